@@ -1,0 +1,317 @@
+/*
+ * lastwords dump [--json] RING...: each ring's run and the timeline of its
+ * valid records, ending with its last words. With --json, one object per
+ * line: a "ring" object per file, then one per record.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "../src/signals.h"
+#include "../src/vocab.h"
+#include "commands.h"
+#include "format.h"
+#include "ring-event.h"
+#include "ring-file.h"
+
+static const char usage[] = "lastwords dump [--json] RING...";
+
+/* "rss 151.0 MiB (94% of budget)" for a record, or "-". */
+static void rss_text(const struct lw_ring_header *h, uint32_t rss_kb, char *buf, size_t len)
+{
+	char kb[24];
+
+	if (!rss_kb) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	fmt_kb(kb, sizeof(kb), rss_kb);
+	if (h->memory_budget_kb)
+		snprintf(buf, len, "%s (%.0f%%)", kb, 100.0 * rss_kb / h->memory_budget_kb);
+	else
+		snprintf(buf, len, "%s", kb);
+}
+
+static const char *stage_name(unsigned stage)
+{
+	const char *n = vocab_name(&vocab_stages, (int)stage);
+
+	return n ? n : "an unknown stage";
+}
+
+static void print_outcome(const struct ring_file *rf, const struct ring_facts *f)
+{
+	enum lw_stage open = ring_open_stage(rf->hdr);
+	char where[64] = "";
+
+	if (open != LW_STAGE_NONE)
+		snprintf(where, sizeof(where), "; %s was open", stage_name(open));
+	switch (ring_file_outcome(rf)) {
+	case RING_OUTCOME_LIVE:
+		printf("outcome   live: a writer holds the file%s\n", where);
+		break;
+	case RING_OUTCOME_CLEAN:
+		printf("outcome   ended cleanly\n");
+		break;
+	case RING_OUTCOME_CRASHED: {
+		const char *sig = signal_name((int)rf->hdr->crash_signo);
+
+		printf("outcome   crashed by %s%s%s\n", sig ? sig : "a fatal signal",
+		       f->has_crash ? " (crash record present)" : " (crash record lost)", where);
+		break;
+	}
+	case RING_OUTCOME_DIED:
+		printf("outcome   died without a clean exit or crash record "
+		       "(killed, e.g. SIGKILL, or power lost)%s\n",
+		       where);
+		break;
+	}
+}
+
+static void print_header(const struct ring_file *rf, const struct ring_facts *f)
+{
+	const struct lw_ring_header *h = rf->hdr;
+	const struct ring_scan *sc = &f->scan;
+	static const uint8_t zero[16];
+	char id[40], boot[40], start[48], kb[24];
+
+	fmt_id128(id, sizeof(id), h->run_id);
+	if (memcmp(h->boot_id, zero, sizeof(zero)) == 0)
+		snprintf(boot, sizeof(boot), "unknown");
+	else
+		fmt_id128(boot, sizeof(boot), h->boot_id);
+	fmt_utc(start, sizeof(start), h->start_real_ns, 1);
+	printf("ring      %s\n", rf->path);
+	printf("process   %.*s  pid %u  app version %" PRIu64 "\n", (int)sizeof(h->process),
+	       h->process, h->pid, h->app_version);
+	printf("run       %s  boot %s\n", id, boot);
+	printf("started   %s  (boottime %.3f s)\n", start, (double)h->start_boot_ns / 1e9);
+	print_outcome(rf, f);
+	if (h->memory_budget_kb) {
+		fmt_kb(kb, sizeof(kb), h->memory_budget_kb);
+		printf("budget    %s\n", kb);
+	}
+	printf("slots     %u x 64 B: %" PRIu64 " valid, %" PRIu64 " torn, %" PRIu64 " stale, %" PRIu64
+	       " corrupt, %" PRIu64 " never written; %" PRIu64 " missing tickets\n",
+	       sc->slot_count, sc->valid, sc->torn, sc->stale, sc->corrupt, sc->empty, sc->missing);
+	printf("losses    lapped %" PRIu64 ", dropped %" PRIu64 "%s\n", h->lapped, h->dropped,
+	       sc->head > h->slot_count ? "; the ring wrapped: older records were overwritten"
+					: "");
+	printf("\n  %12s  %-12s  %7s  %-24s %-18s %s\n", "time", "UTC", "tid", "event", "rss",
+	       "details");
+}
+
+static int print_record(uint64_t ticket, uint32_t index, const struct lw_ring_slot *s, void *arg)
+{
+	const struct ring_file *rf = arg;
+	char label[48], detail[160], clock[24], rss[40];
+
+	(void)ticket;
+	(void)index;
+	ring_event_text(rf->hdr, s, label, sizeof(label), detail, sizeof(detail));
+	fmt_utc(clock, sizeof(clock), ring_event_real_ns(rf->hdr, s), 0);
+	rss_text(rf->hdr, s->rss_kb, rss, sizeof(rss));
+	printf("  %+9.3f ms  %-12s  %7u  %-24s %-18s %s\n",
+	       (double)ring_event_rel_ns(rf->hdr, s) / 1e6, clock, s->tid, label, rss, detail);
+	return 0;
+}
+
+static void print_last_words(const struct ring_file *rf, const struct ring_facts *f)
+{
+	const struct lw_ring_header *h = rf->hdr;
+	const struct lw_ring_slot *s = f->has_crash ? &f->crash : &f->last;
+	enum lw_stage open = ring_open_stage(h);
+	char when[24], rss[40], label[48], detail[160];
+
+	if (f->scan.valid == 0) {
+		printf("\nlast words: none: no valid record survived\n");
+		return;
+	}
+	fmt_utc(when, sizeof(when), ring_event_real_ns(h, s), 0);
+	ring_event_text(h, s, label, sizeof(label), detail, sizeof(detail));
+	printf("\nlast words: ");
+	if (!f->has_crash && open != LW_STAGE_NONE && ring_file_outcome(rf) != RING_OUTCOME_CLEAN)
+		printf("%s was open; last record ", stage_name(open));
+	printf("%s%s%s at %+.3f ms (%s UTC)", label, detail[0] ? " " : "", detail,
+	       (double)ring_event_rel_ns(h, s) / 1e6, when);
+	if (s->rss_kb) {
+		rss_text(h, s->rss_kb, rss, sizeof(rss));
+		printf(", rss %s", rss);
+	}
+	putchar('\n');
+	if (f->peak_rss_kb) {
+		rss_text(h, f->peak_rss_kb, rss, sizeof(rss));
+		printf("peak rss:   %s at %+.3f ms, in %s%s\n", rss,
+		       (double)ring_event_rel_ns(h, &f->peak) / 1e6,
+		       f->peak.stage ? stage_name(f->peak.stage) : "no stage",
+		       h->memory_budget_kb && f->peak_rss_kb > h->memory_budget_kb
+			       ? ": over the memory budget"
+			       : "");
+	}
+}
+
+static int emit_json(cJSON *o)
+{
+	char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+
+	cJSON_Delete(o);
+	if (!text)
+		return -1;
+	puts(text);
+	free(text);
+	return 0;
+}
+
+static cJSON *ring_json(const struct ring_file *rf, const struct ring_facts *f)
+{
+	const struct lw_ring_header *h = rf->hdr;
+	enum lw_stage open = ring_open_stage(h);
+	cJSON *o = cJSON_CreateObject();
+	char id[40], iso[40];
+	int rc = 0;
+
+	if (!o)
+		return NULL;
+	rc |= cJSON_AddStringToObject(o, "type", "ring") ? 0 : -1;
+	rc |= cJSON_AddStringToObject(o, "file", rf->path) ? 0 : -1;
+	rc |= cJSON_AddNumberToObject(o, "format_version", h->version) ? 0 : -1;
+	rc |= (cJSON_AddStringToObject(o, "process", "") ? 0 : -1);
+	if (!rc) {
+		char proc[LW_RING_PROCESS_MAX + 1];
+
+		memcpy(proc, h->process, LW_RING_PROCESS_MAX);
+		proc[LW_RING_PROCESS_MAX] = '\0';
+		cJSON_ReplaceItemInObject(o, "process", cJSON_CreateString(proc));
+	}
+	rc |= cJSON_AddNumberToObject(o, "pid", h->pid) ? 0 : -1;
+	rc |= json_add_u64(o, "app_version", h->app_version);
+	fmt_id128(id, sizeof(id), h->run_id);
+	rc |= cJSON_AddStringToObject(o, "run_id", id) ? 0 : -1;
+	fmt_id128(id, sizeof(id), h->boot_id);
+	rc |= cJSON_AddStringToObject(o, "boot_id", id) ? 0 : -1;
+	fmt_iso(iso, sizeof(iso), h->start_real_ns);
+	rc |= cJSON_AddStringToObject(o, "start_time", iso) ? 0 : -1;
+	rc |= json_add_u64(o, "start_real_ns", h->start_real_ns);
+	rc |= json_add_u64(o, "start_boot_ns", h->start_boot_ns);
+	rc |= json_add_u64(o, "start_mono_ns", h->start_mono_ns);
+	rc |= cJSON_AddStringToObject(o, "outcome", ring_outcome_name(ring_file_outcome(rf))) ? 0
+											    : -1;
+	if (h->crash_signo && signal_name((int)h->crash_signo))
+		rc |= cJSON_AddStringToObject(o, "signal", signal_name((int)h->crash_signo)) ? 0 : -1;
+	rc |= cJSON_AddStringToObject(o, "open_stage", stage_name(open)) ? 0 : -1;
+	rc |= json_add_u64(o, "memory_budget_kb", h->memory_budget_kb);
+	rc |= cJSON_AddNumberToObject(o, "slot_count", h->slot_count) ? 0 : -1;
+	rc |= json_add_u64(o, "valid", f->scan.valid);
+	rc |= json_add_u64(o, "torn", f->scan.torn);
+	rc |= json_add_u64(o, "stale", f->scan.stale);
+	rc |= json_add_u64(o, "corrupt", f->scan.corrupt);
+	rc |= json_add_u64(o, "never_written", f->scan.empty);
+	rc |= json_add_u64(o, "missing", f->scan.missing);
+	rc |= json_add_u64(o, "lapped", h->lapped);
+	rc |= json_add_u64(o, "dropped", h->dropped);
+	rc |= json_add_u64(o, "peak_rss_kb", f->peak_rss_kb);
+	if (rc) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+struct json_arg {
+	const struct ring_file *rf;
+	int failed;
+};
+
+static int print_record_json(uint64_t ticket, uint32_t index, const struct lw_ring_slot *s,
+			     void *arg)
+{
+	struct json_arg *ja = arg;
+
+	(void)index;
+	if (emit_json(ring_event_json(ja->rf->path, ticket, ja->rf->hdr, s)) != 0)
+		ja->failed = 1;
+	return ja->failed;
+}
+
+static int dump_one(const struct ring_file *rf, int json)
+{
+	struct ring_facts f;
+	struct ring_scan again;
+
+	ring_file_facts(rf, &f);
+	if (json) {
+		struct json_arg ja = { rf, 0 };
+
+		if (emit_json(ring_json(rf, &f)) != 0)
+			return -1;
+		ring_scan(rf->hdr, rf->slots, &again, NULL, print_record_json, &ja);
+		return ja.failed ? -1 : 0;
+	}
+	print_header(rf, &f);
+	ring_scan(rf->hdr, rf->slots, &again, NULL, print_record, (void *)rf);
+	print_last_words(rf, &f);
+	return 0;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int json = 0, unreadable = 0, printed = 0, c, i;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			printf("usage: %s\n", usage);
+			return LW_EXIT_OK;
+		default:
+			return usage_error(usage, "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return usage_error(usage, "dump needs at least one ring file");
+	for (i = optind; i < argc; i++) {
+		struct ring_error err;
+		struct ring_file *rf;
+		int rc = ring_file_open(argv[i], &rf, &err);
+
+		if (rc != 0) {
+			report_ring_error(argv[i], rc, &err);
+			if (json) {
+				cJSON *o = cJSON_CreateObject();
+
+				if (o && cJSON_AddStringToObject(o, "type", "error") &&
+				    cJSON_AddStringToObject(o, "file", argv[i]) &&
+				    cJSON_AddStringToObject(o, "error", err.reason))
+					emit_json(o);
+				else
+					cJSON_Delete(o);
+			}
+			unreadable = 1;
+			continue;
+		}
+		if (printed++ && !json)
+			putchar('\n');
+		if (dump_one(rf, json) != 0) {
+			fprintf(stderr, "lastwords: out of memory while dumping '%s'\n", argv[i]);
+			unreadable = 1;
+		}
+		ring_file_free(rf);
+	}
+	if (fflush(stdout) != 0) {
+		perror("lastwords: stdout");
+		return LW_EXIT_INPUT;
+	}
+	return unreadable ? LW_EXIT_INPUT : LW_EXIT_OK;
+}

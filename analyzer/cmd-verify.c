@@ -1,0 +1,166 @@
+/*
+ * lastwords verify [--json] RING...: check every slot of each ring against
+ * the format's validity rules and count what was found. Torn and stale
+ * slots are what kills leave behind; corrupt slots are damage.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cjson/cJSON.h>
+
+#include "../src/signals.h"
+#include "commands.h"
+#include "ring-event.h"
+#include "ring-file.h"
+
+static const char usage[] = "lastwords verify [--json] RING...";
+
+static void outcome_short(const struct ring_file *rf, char *buf, size_t len)
+{
+	enum ring_outcome o = ring_file_outcome(rf);
+	const char *sig = signal_name((int)rf->hdr->crash_signo);
+
+	if (o == RING_OUTCOME_CRASHED && sig)
+		snprintf(buf, len, "crashed (%s)", sig);
+	else if (o == RING_OUTCOME_DIED)
+		snprintf(buf, len, "died (no clean exit, no crash record)");
+	else if (o == RING_OUTCOME_CLEAN)
+		snprintf(buf, len, "ended cleanly");
+	else
+		snprintf(buf, len, "%s", ring_outcome_name(o));
+}
+
+static void print_text(const struct ring_file *rf, const struct ring_scan *sc)
+{
+	char outcome[64];
+
+	outcome_short(rf, outcome, sizeof(outcome));
+	printf("%s: %s; %u slots: %" PRIu64 " valid, %" PRIu64 " torn, %" PRIu64 " stale, %" PRIu64
+	       " corrupt, %" PRIu64 " never written; ",
+	       rf->path, outcome, sc->slot_count, sc->valid, sc->torn, sc->stale, sc->corrupt,
+	       sc->empty);
+	if (sc->valid)
+		printf("tickets %" PRIu64 "..%" PRIu64 ", %" PRIu64 " missing", sc->first_ticket,
+		       sc->last_ticket, sc->missing);
+	else
+		printf("no valid records");
+	if (sc->head_behind)
+		printf("; header head %" PRIu64 " behind the slots (%" PRIu64 ")", sc->head_header,
+		       sc->head);
+	if (sc->corrupt)
+		printf("; CORRUPT");
+	putchar('\n');
+}
+
+static int print_json(const struct ring_file *rf, const struct ring_scan *sc)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *text;
+	int rc = 0;
+
+	if (!o)
+		return -1;
+	rc |= cJSON_AddStringToObject(o, "file", rf->path) ? 0 : -1;
+	rc |= cJSON_AddStringToObject(o, "outcome", ring_outcome_name(ring_file_outcome(rf))) ? 0
+											    : -1;
+	if (rf->hdr->crash_signo && signal_name((int)rf->hdr->crash_signo))
+		rc |= cJSON_AddStringToObject(o, "signal", signal_name((int)rf->hdr->crash_signo))
+			      ? 0
+			      : -1;
+	rc |= cJSON_AddNumberToObject(o, "slot_count", sc->slot_count) ? 0 : -1;
+	rc |= json_add_u64(o, "valid", sc->valid);
+	rc |= json_add_u64(o, "torn", sc->torn);
+	rc |= json_add_u64(o, "stale", sc->stale);
+	rc |= json_add_u64(o, "corrupt", sc->corrupt);
+	rc |= json_add_u64(o, "never_written", sc->empty);
+	rc |= json_add_u64(o, "missing", sc->missing);
+	rc |= json_add_u64(o, "head", sc->head);
+	rc |= json_add_u64(o, "head_header", sc->head_header);
+	if (sc->valid) {
+		rc |= json_add_u64(o, "first_ticket", sc->first_ticket);
+		rc |= json_add_u64(o, "last_ticket", sc->last_ticket);
+	}
+	rc |= json_add_u64(o, "lapped", rf->hdr->lapped);
+	rc |= json_add_u64(o, "dropped", rf->hdr->dropped);
+	rc |= cJSON_AddBoolToObject(o, "ok", sc->corrupt == 0) ? 0 : -1;
+	text = rc ? NULL : cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!text)
+		return -1;
+	puts(text);
+	free(text);
+	return 0;
+}
+
+static void print_json_error(const char *path, const struct ring_error *err)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *text = NULL;
+
+	if (o && cJSON_AddStringToObject(o, "file", path) &&
+	    cJSON_AddStringToObject(o, "error", err->reason))
+		text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (text)
+		puts(text);
+	free(text);
+}
+
+int cmd_verify(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int json = 0, corrupt = 0, unreadable = 0, c, i;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			printf("usage: %s\n", usage);
+			return LW_EXIT_OK;
+		default:
+			return usage_error(usage, "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return usage_error(usage, "verify needs at least one ring file");
+	for (i = optind; i < argc; i++) {
+		struct ring_error err;
+		struct ring_file *rf;
+		struct ring_scan sc;
+		int rc = ring_file_open(argv[i], &rf, &err);
+
+		if (rc != 0) {
+			report_ring_error(argv[i], rc, &err);
+			if (json)
+				print_json_error(argv[i], &err);
+			unreadable = 1;
+			continue;
+		}
+		ring_scan(rf->hdr, rf->slots, &sc, NULL, NULL, NULL);
+		if (sc.corrupt)
+			corrupt = 1;
+		if (json) {
+			if (print_json(rf, &sc) != 0) {
+				fprintf(stderr, "lastwords: out of memory\n");
+				unreadable = 1;
+			}
+		} else {
+			print_text(rf, &sc);
+		}
+		ring_file_free(rf);
+	}
+	if (fflush(stdout) != 0) {
+		perror("lastwords: stdout");
+		return LW_EXIT_INPUT;
+	}
+	return unreadable ? LW_EXIT_INPUT : corrupt ? LW_EXIT_CORRUPT : LW_EXIT_OK;
+}

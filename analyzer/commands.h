@@ -1,0 +1,30 @@
+/*
+ * The lastwords subcommands (one file each: cmd-<name>.c) and what they
+ * share: exit statuses and the one-line error for a file that cannot be read.
+ */
+#ifndef LW_ANALYZER_COMMANDS_H
+#define LW_ANALYZER_COMMANDS_H
+
+#include "../src/ring.h"
+
+/* Exit statuses, documented in lastwords(1). */
+enum lastwords_exit {
+	LW_EXIT_OK = 0,      /* success */
+	LW_EXIT_CORRUPT = 1, /* verify found corrupt slots */
+	LW_EXIT_USAGE = 2,   /* bad command line */
+	LW_EXIT_FAIL_ON = 3, /* reserved: report --fail-on matched */
+	LW_EXIT_INPUT = 4,   /* an input could not be read; the others were processed */
+};
+
+int cmd_dump(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_digest(int argc, char **argv);
+
+/* Print "lastwords: 'FILE': REASON" (or "cannot open") for a ring_file_open()
+ * failure to stderr. */
+void report_ring_error(const char *path, int rc, const struct ring_error *err);
+
+/* Print a usage error for a command to stderr; returns LW_EXIT_USAGE. */
+int usage_error(const char *usage, const char *fmt, ...);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * lastwords: tells why an on-device AI process died, from the rings its
+ * probe left and the system's own evidence. This file dispatches to the
+ * subcommands (cmd-*.c) and holds what they share for messages.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+#define LASTWORDS_VERSION "0.1.0"
+
+static const char usage_text[] =
+	"usage: lastwords <command> [options] [args]\n"
+	"\n"
+	"commands:\n"
+	"  dump [--json] RING...     the timeline of each ring: its last words\n"
+	"  verify [--json] RING...   check each ring slot by slot; exit 1 on corruption\n"
+	"  digest NAME...            the candidate digest the probe records for a name\n"
+	"  help                      this text\n"
+	"\n"
+	"exit status: 0 ok, 1 corruption found, 2 usage error, 4 an input could not be read\n"
+	"see lastwords(1)\n";
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+	{ "dump", cmd_dump },
+	{ "verify", cmd_verify },
+	{ "digest", cmd_digest },
+};
+
+void report_ring_error(const char *path, int rc, const struct ring_error *err)
+{
+	if (rc < 0) {
+		fprintf(stderr, "lastwords: cannot open '%s': %s\n", path, err->reason);
+		return;
+	}
+	switch ((enum ring_header_status)rc) {
+	case RING_HEADER_BYTE_ORDER:
+	case RING_HEADER_FUTURE:
+	case RING_HEADER_CHECKSUM:
+	case RING_HEADER_GEOMETRY:
+	case RING_HEADER_FIELD:
+		fprintf(stderr, "lastwords: '%s': %s (header offset %zu)\n", path, err->reason,
+			err->offset);
+		break;
+	default:
+		fprintf(stderr, "lastwords: '%s': %s\n", path, err->reason);
+	}
+}
+
+int usage_error(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("lastwords: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nusage: %s\n", usage);
+	return LW_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		fputs(usage_text, stderr);
+		return LW_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0) {
+		fputs(usage_text, stdout);
+		return LW_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		printf("lastwords %s (ring format %d)\n", LASTWORDS_VERSION, LW_RING_VERSION);
+		return LW_EXIT_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "lastwords: unknown command '%s'\n", argv[1]);
+	fputs(usage_text, stderr);
+	return LW_EXIT_USAGE;
+}

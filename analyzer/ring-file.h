@@ -1,0 +1,64 @@
+/*
+ * Reading a ring file pulled from a device: untrusted input. The file is
+ * mapped read-only and its header checked (rules R1..R7 of
+ * schemas/ring-format.md) before any slot is looked at. Never prints.
+ */
+#ifndef LW_ANALYZER_RING_FILE_H
+#define LW_ANALYZER_RING_FILE_H
+
+#include <stddef.h>
+
+#include <stdint.h>
+
+#include "../src/ring.h"
+
+struct ring_file {
+	char *path;
+	int fd;
+	const void *map;
+	size_t size;
+	const struct lw_ring_header *hdr;
+	const struct lw_ring_slot *slots;
+	int live; /* a writer holds the file's flock right now */
+};
+
+/* How a run ended, as far as the ring tells. */
+enum ring_outcome {
+	RING_OUTCOME_LIVE,    /* a writer still holds it */
+	RING_OUTCOME_CLEAN,   /* lw_close() ran */
+	RING_OUTCOME_CRASHED, /* the fatal-signal handler ran */
+	RING_OUTCOME_DIED,    /* neither: killed (SIGKILL) or power lost */
+};
+
+/*
+ * Open, map and check a ring file. On success *out is set (free with
+ * ring_file_free) and 0 is returned. Otherwise *err holds a one-line reason
+ * and the offset it concerns, and the return value is a negative errno for
+ * a system error (the reason is then strerror's text) or a positive enum
+ * ring_header_status for a file that is not a ring this reader can read.
+ */
+int ring_file_open(const char *path, struct ring_file **out, struct ring_error *err);
+
+/* Accepts NULL. */
+void ring_file_free(struct ring_file *rf);
+
+enum ring_outcome ring_file_outcome(const struct ring_file *rf);
+
+/* "live", "clean", "crashed", "died". */
+const char *ring_outcome_name(enum ring_outcome o);
+
+
+/* What the valid records say about the run, gathered in one scan. */
+struct ring_facts {
+	struct ring_scan scan;
+	uint32_t peak_rss_kb;
+	struct lw_ring_slot peak;     /* the record with the peak RSS */
+	struct lw_ring_slot last;     /* the newest valid record */
+	struct lw_ring_slot crash;    /* the crash record, if has_crash */
+	int has_crash;
+};
+
+/* Scan the file's slots and gather its facts. Never fails. */
+void ring_file_facts(const struct ring_file *rf, struct ring_facts *out);
+
+#endif

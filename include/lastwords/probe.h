@@ -1,0 +1,198 @@
+/*
+ * liblastwords: the probe linked into an on-device inference process.
+ *
+ * The probe records redacted lifecycle events (stages, marks, memory, crash)
+ * into a crash-safe ring in an mmap'd file, one file per run, so the last
+ * events survive SIGKILL and native crashes. Records hold enums, numbers and
+ * digests only. At open it reads the previous runs of this process and
+ * advises the app when they died in a loop.
+ *
+ * Functions return 0 or a negative errno value and never set errno (except
+ * where noted). Each comment ends with the function's context:
+ *   signal-safe: may be called from a signal handler;
+ *   allocates:   may call malloc or create threads;
+ *   blocks:      may wait on I/O or another thread.
+ * The event functions are lock-free: any number of threads may call them at
+ * once, and a writer never waits for another.
+ */
+#ifndef LASTWORDS_PROBE_H
+#define LASTWORDS_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lastwords/vocab.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define LW_API __attribute__((visibility("default")))
+#else
+#define LW_API
+#endif
+
+#define LW_VERSION_MAJOR 0
+#define LW_VERSION_MINOR 1
+#define LW_VERSION_PATCH 0
+
+#define LW_DEFAULT_SLOTS 4096u
+#define LW_DEFAULT_RUNS_KEPT 4u
+
+struct lw;
+
+struct lw_config {
+	const char *dir;            /* directory for ring files; NULL: anonymous memory only */
+	const char *process_name;   /* e.g. "com.example.app:inference"; required */
+	uint32_t slot_count;        /* power of two in [16, 2^24]; 0: LW_DEFAULT_SLOTS */
+	uint32_t runs_kept;         /* previous runs kept beside this one; 0: LW_DEFAULT_RUNS_KEPT */
+	uint64_t app_version;       /* the app's versionCode */
+	uint32_t memory_budget_kb;  /* memory budget for this process; 0: none */
+	uint32_t sampler_period_ms; /* RSS sampler thread period; 0: no thread */
+};
+
+/* lw_info.backing */
+enum lw_backing {
+	LW_BACKING_FILE = 1,      /* the ring is a preallocated file */
+	LW_BACKING_ANONYMOUS = 2, /* the file could not be made; events stay in memory */
+};
+
+/* lw_open() returns this when it fell back to anonymous memory. */
+#define LW_OPEN_ANONYMOUS 1
+
+struct lw_info {
+	enum lw_backing backing;
+	int fallback_error;       /* negative errno that forced the fallback, or 0 */
+	char path[512];           /* ring file path; empty when anonymous */
+	uint8_t run_id[16];       /* random id of this run */
+	char run_id_hex[33];      /* the same, as 32 lowercase hex digits */
+	uint32_t slot_count;
+	uint64_t candidate;       /* current candidate digest, 0 if none */
+};
+
+struct lw_advice {
+	enum lw_advice_kind kind; /* none, skip_prewarm (one death), quarantine (two or more) */
+	enum lw_stage stage;      /* stage the previous runs died in */
+	uint32_t count;           /* consecutive deaths in that stage with that candidate */
+	uint64_t candidate;       /* digest of the candidate they died with */
+	uint64_t stable_candidate; /* last candidate that completed an inference in a
+	                             run that ended cleanly; 0 if none is known */
+};
+
+/*
+ * Open the probe: create and preallocate this run's ring file in cfg->dir
+ * (named "<process>.<UTC start>.<pid>.lwr"), map it, hold an exclusive flock
+ * on it, compute the boot-loop advice from the previous runs' files, and
+ * remove runs beyond cfg->runs_kept. If the directory, the disk or the
+ * mapping fails, the probe runs on anonymous memory instead and returns
+ * LW_OPEN_ANONYMOUS; lw_info() gives the error. Starts the sampler thread
+ * when cfg->sampler_period_ms is set. *out is set on success (0 or
+ * LW_OPEN_ANONYMOUS) and must be released with lw_close().
+ * Returns -EINVAL for a bad config, -EBUSY if a probe is already open in this
+ * process, -ENOMEM if even anonymous memory fails.
+ * Context: not signal-safe; allocates; blocks (file I/O).
+ */
+LW_API int lw_open(const struct lw_config *cfg, struct lw **out);
+
+/*
+ * Mark the run as ended cleanly, stop the sampler, uninstall the crash
+ * handler, unmap and release the probe. Accepts NULL. The lw pointer is
+ * invalid afterwards; no event function may be running on it.
+ * Context: not signal-safe; frees; blocks (joins the sampler thread).
+ */
+LW_API int lw_close(struct lw *lw);
+
+/* Fill *out with this run's backing, path and run id.
+ * Context: signal-safe; does not allocate; does not block. */
+LW_API int lw_info(const struct lw *lw, struct lw_info *out);
+
+/*
+ * The digest of a candidate name: 64-bit FNV-1a over its bytes. The name
+ * never leaves the process; `lastwords digest NAME` computes the same value.
+ * Context: signal-safe; does not allocate; does not block.
+ */
+LW_API uint64_t lw_digest(const char *name);
+
+/* Record the candidate (model version on trial) by the digest of its name,
+ * and make it current for later events and for advice.
+ * Context: signal-safe; does not allocate; does not block. */
+LW_API int lw_candidate(struct lw *lw, const char *name);
+
+/* Record the beginning of a stage, with an RSS sample and a clock triple.
+ * Returns -EINVAL for a stage outside the vocabulary.
+ * Context: signal-safe; does not allocate; does not block. */
+LW_API int lw_stage_begin(struct lw *lw, enum lw_stage stage);
+
+/* Record the end of a stage with its error class (LW_ERR_NONE on success).
+ * An inference that ends without error marks the current candidate as having
+ * completed one in this run.
+ * Context: signal-safe; does not allocate; does not block. */
+LW_API int lw_stage_end(struct lw *lw, enum lw_stage stage, enum lw_error err);
+
+/* Record a point mark: session count, queue depth, fallback taken (value: an
+ * enum lw_delegate), recovery action taken (value: an enum lw_action), ...
+ * Context: signal-safe; does not allocate; does not block. */
+LW_API int lw_mark(struct lw *lw, enum lw_mark kind, uint64_t value);
+
+/*
+ * Read RSS now from the kept-open /proc/self/statm, publish it for later
+ * events, and record a memory event. Costs about a microsecond: call it at
+ * chosen moments, not per event. Stage events do this themselves unless the
+ * sampler thread runs.
+ * Context: signal-safe; does not allocate; does not block.
+ */
+LW_API int lw_memory_sample(struct lw *lw);
+
+/*
+ * Write the ring to storage (msync + fdatasync), for power loss. Call it at
+ * valuable moments, such as before delegate_prepare; never per event.
+ * Returns -ENODEV when the ring is on anonymous memory.
+ * Context: not signal-safe; does not allocate; blocks (storage I/O).
+ */
+LW_API int lw_sync(struct lw *lw);
+
+/*
+ * Install the fatal-signal handler for SIGSEGV, SIGBUS, SIGABRT, SIGFPE,
+ * SIGILL and SIGTRAP on an alternate stack (the calling thread's existing one
+ * is kept; otherwise one made at open is used). On a fatal signal it writes
+ * one crash record (signal, code, fault address, open stage), marks the
+ * header CRASHED, restores the handler that was installed before, and lets
+ * the signal take its course, so the process still dies by it and debuggerd
+ * still writes its tombstone. Only one probe per process may install it.
+ * Context: not signal-safe; does not allocate; does not block.
+ */
+LW_API int lw_crash_install(struct lw *lw);
+
+/* Restore the handlers that were installed before lw_crash_install().
+ * Context: not signal-safe; does not allocate; does not block. */
+LW_API int lw_crash_uninstall(struct lw *lw);
+
+/*
+ * The boot-loop advice computed at open from the previous runs of this
+ * process with the same app version: skip_prewarm after one death in the same
+ * early stage (before inference), quarantine after two or more in a row with
+ * the same candidate. It reads none once the current candidate differs from
+ * the one that died, after lw_advice_reset(), or when a previous run ended
+ * cleanly. Advice is data: the probe never deletes or switches anything.
+ * Context: signal-safe; does not allocate; does not block.
+ */
+LW_API int lw_advice(const struct lw *lw, struct lw_advice *out);
+
+/* Clear the advice, for an explicit user action; later runs no longer count
+ * the deaths before this run.
+ * Context: signal-safe; does not allocate; does not block. */
+LW_API int lw_advice_reset(struct lw *lw);
+
+/* Name of a vocabulary value ("delegate_prepare", "queue_depth", ...), or
+ * NULL when the value is not in the vocabulary. The string is static.
+ * Context: signal-safe; does not allocate; does not block. */
+LW_API const char *lw_stage_name(enum lw_stage stage);
+LW_API const char *lw_error_name(enum lw_error err);
+LW_API const char *lw_mark_name(enum lw_mark kind);
+LW_API const char *lw_advice_name(enum lw_advice_kind kind);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LASTWORDS_PROBE_H */

@@ -1,0 +1,142 @@
+/*
+ * lastwords ring format, version 1: the on-disk structures.
+ *
+ * A ring file (*.lwr) is one run of one process: a 4096-byte header page
+ * followed by slot_count 64-byte slots. schemas/ring-format.md is the
+ * normative description, with the numbered validity rules that a reader
+ * applies; this header only pins the byte layout so that third-party readers
+ * can use the same definitions. All integers are little-endian (the writer's
+ * native order, checked through byte_order).
+ *
+ * The structs use plain integer types. The writer accesses the fields marked
+ * "atomic" through C11 atomics (see src/atomics.h); a reader of a dead run's
+ * file may read them plainly.
+ */
+#ifndef LASTWORDS_RING_H
+#define LASTWORDS_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "\x89LWR\r\n\x1a\n": the high byte and the line endings catch 7-bit and
+ * text-mode transfers, as in PNG. */
+#define LW_RING_MAGIC "\x89LWR\r\n\x1a\n"
+#define LW_RING_MAGIC_LEN 8
+
+#define LW_RING_VERSION 1          /* format written by this library */
+#define LW_RING_MIN_VERSION 1      /* oldest reader version that can read it */
+#define LW_RING_BYTE_ORDER 0x01020304u
+#define LW_RING_HEADER_SIZE 4096u
+#define LW_RING_SLOT_SIZE 64u
+#define LW_RING_SLOTS_MIN 16u
+#define LW_RING_SLOTS_MAX (1u << 24) /* 1 GiB of slots */
+#define LW_RING_PROCESS_MAX 64     /* process name field, NUL padded */
+#define LW_RING_STAGE_SLOTS 8      /* open_count entries, indexed by stage */
+
+/* Bytes [0, LW_RING_HEADER_CRC_SPAN) of the header are written once at open
+ * and covered by header_crc. */
+#define LW_RING_HEADER_CRC_SPAN 252u
+
+/* header.state */
+enum lw_ring_state {
+	LW_STATE_RUNNING = 1,    /* writer open; if no flock is held, it died */
+	LW_STATE_CLEAN_EXIT = 2, /* lw_close() ran */
+	LW_STATE_CRASHED = 3,    /* the fatal-signal handler ran */
+};
+
+/* header.flags (atomic, set during the run) */
+#define LW_RUN_ADVICE_RESET 0x1u /* lw_advice_reset() was called in this run */
+#define LW_RUN_SAMPLER 0x2u      /* a memory sampler thread was running */
+
+/* header.open_flags (fixed at open) */
+#define LW_OPEN_FLAG_CRASH_HANDLER 0x1u /* reserved: set when installed at open */
+
+struct lw_ring_header {
+	/* Written once at open; covered by header_crc. */
+	uint8_t magic[8];           /*   0 LW_RING_MAGIC */
+	uint16_t version;           /*   8 format version of the writer */
+	uint16_t min_version;       /*  10 oldest reader version that can read it */
+	uint16_t header_size;       /*  12 bytes before slot 0; multiple of 4096 */
+	uint16_t slot_size;         /*  14 always 64 */
+	uint32_t slot_count;        /*  16 power of two */
+	uint32_t byte_order;        /*  20 LW_RING_BYTE_ORDER as written */
+	uint32_t pid;               /*  24 */
+	uint32_t writer_version;    /*  28 liblastwords (major << 16 | minor << 8 | patch) */
+	uint8_t run_id[16];         /*  32 random; for setProcessStateSummary() */
+	uint8_t boot_id[16];        /*  48 /proc/sys/kernel/random/boot_id, or zeros */
+	uint64_t start_mono_ns;     /*  64 CLOCK_MONOTONIC at open */
+	uint64_t start_boot_ns;     /*  72 CLOCK_BOOTTIME at open */
+	uint64_t start_real_ns;     /*  80 CLOCK_REALTIME at open, ns since the epoch */
+	uint64_t app_version;       /*  88 app versionCode given by the caller */
+	uint64_t stable_candidate;  /*  96 inherited last stable candidate digest, or 0 */
+	uint32_t memory_budget_kb;  /* 104 caller's memory budget, 0 if none */
+	uint32_t open_flags;        /* 108 LW_OPEN_FLAG_* */
+	char process[LW_RING_PROCESS_MAX]; /* 112 process name, NUL padded */
+	uint8_t reserved0[76];      /* 176 zero */
+	uint32_t header_crc;        /* 252 CRC32C of bytes [0, 252) */
+
+	/* Written during the run. */
+	uint64_t head;              /* 256 atomic: next ticket; alone in its cache line */
+	uint8_t reserved1[56];      /* 264 */
+	uint32_t state;             /* 320 atomic: enum lw_ring_state */
+	uint32_t crash_signo;       /* 324 atomic: signal seen by the crash handler */
+	uint64_t candidate;         /* 328 atomic: current candidate digest, 0 if none */
+	uint64_t ok_candidate;      /* 336 atomic: candidate whose inference ended without error */
+	uint32_t last_stage;        /* 344 atomic: last stage begun (enum lw_stage), 0 if none */
+	uint32_t flags;             /* 348 atomic: LW_RUN_* */
+	uint32_t open_count[LW_RING_STAGE_SLOTS]; /* 352 atomic: begun minus ended, per stage */
+	uint64_t lapped;            /* 384 atomic: claims that found their slot still being written */
+	uint64_t dropped;           /* 392 atomic: events refused (bad arguments) */
+	uint64_t syncs;             /* 400 atomic: lw_sync() calls that reached storage */
+	uint8_t reserved2[104];     /* 408 zero */
+	/* 512 .. header_size: zero */
+};
+
+/*
+ * One slot. seq is the commit word: 0 never written, 2t+1 while ticket t is
+ * being written, 2t+2 once ticket t is published. crc is CRC32C over the
+ * ticket t (8 bytes, little-endian) followed by bytes [8, 60) of the slot.
+ */
+struct lw_ring_slot {
+	uint64_t seq;               /*  0 atomic commit word */
+	uint64_t t_mono_ns;         /*  8 CLOCK_MONOTONIC */
+	uint8_t type;               /* 16 enum lw_event_type */
+	uint8_t stage;              /* 17 enum lw_stage, or 0 */
+	uint8_t code;               /* 18 per type: error class, mark kind, signal, advice */
+	uint8_t flags;              /* 19 LW_SLOT_F_* */
+	uint32_t tid;               /* 20 writer thread id */
+	uint32_t rss_kb;            /* 24 last RSS sample, 0 if none */
+	uint32_t rss_age_ms;        /* 28 age of that sample when the event was written */
+	uint64_t a;                 /* 32 per type, see schemas/ring-format.md */
+	uint64_t b;                 /* 40 */
+	uint64_t c;                 /* 48 */
+	uint32_t d;                 /* 56 */
+	uint32_t crc;               /* 60 */
+};
+
+#define LW_SLOT_PAYLOAD_OFFSET 8u
+#define LW_SLOT_PAYLOAD_SIZE 52u /* bytes [8, 60) */
+
+/* slot.flags */
+#define LW_SLOT_F_RSS_SAMPLED 0x1u  /* rss came from the sampler thread */
+#define LW_SLOT_F_CLOCK_SAMPLED 0x2u /* a/b clocks derived from sampled offsets */
+
+_Static_assert(sizeof(struct lw_ring_header) == 512, "ring header layout");
+_Static_assert(offsetof(struct lw_ring_header, header_crc) == LW_RING_HEADER_CRC_SPAN,
+	       "header_crc offset");
+_Static_assert(offsetof(struct lw_ring_header, head) == 256, "head offset");
+_Static_assert(offsetof(struct lw_ring_header, state) == 320, "state offset");
+_Static_assert(offsetof(struct lw_ring_header, open_count) == 352, "open_count offset");
+_Static_assert(offsetof(struct lw_ring_header, lapped) == 384, "lapped offset");
+_Static_assert(sizeof(struct lw_ring_slot) == LW_RING_SLOT_SIZE, "slot layout");
+_Static_assert(offsetof(struct lw_ring_slot, a) == 32, "slot.a offset");
+_Static_assert(offsetof(struct lw_ring_slot, crc) == 60, "slot.crc offset");
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LASTWORDS_RING_H */

@@ -1,0 +1,80 @@
+/*
+ * Installing and removing the fatal-signal handler of crash.c, and its
+ * alternate stack. Not on the crash path.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "internal.h"
+
+int lw_crash_install(struct lw *lw)
+{
+	struct lw *expected = NULL;
+	struct sigaction sa;
+	stack_t cur, ss;
+	int i;
+
+	if (!lw)
+		return -EINVAL;
+	if (!atomic_compare_exchange_strong(&crash_lw, &expected, lw))
+		return -EBUSY;
+	/* Keep the thread's alternate stack if it has one (bionic gives every
+	 * thread one); otherwise use ours. */
+	if (sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE) && lw->altstack) {
+		memset(&ss, 0, sizeof(ss));
+		ss.ss_sp = lw->altstack;
+		ss.ss_size = lw->altstack_size;
+		sigaltstack(&ss, NULL);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = crash_handler_sigsafe;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	atomic_store(&crash_recorded, 0);
+	for (i = 0; i < LW_CRASH_SIGNALS; i++) {
+		if (sigaction(crash_signals[i], &sa, &crash_prev[i]) != 0) {
+			int err = -errno;
+
+			while (--i >= 0)
+				sigaction(crash_signals[i], &crash_prev[i], NULL);
+			atomic_store(&crash_lw, NULL);
+			return err;
+		}
+	}
+	lw->crash_installed = 1;
+	return 0;
+}
+
+int lw_crash_uninstall(struct lw *lw)
+{
+	struct sigaction cur;
+	int i;
+
+	if (!lw || !lw->crash_installed)
+		return -EINVAL;
+	for (i = 0; i < LW_CRASH_SIGNALS; i++) {
+		/* Restore only where our handler is still the one installed. */
+		if (sigaction(crash_signals[i], NULL, &cur) == 0 &&
+		    (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == crash_handler_sigsafe)
+			sigaction(crash_signals[i], &crash_prev[i], NULL);
+	}
+	lw->crash_installed = 0;
+	atomic_store(&crash_lw, NULL);
+	return 0;
+}
+
+/* Called by lw_close(): uninstall, and stop using our alternate stack. */
+void crash_release(struct lw *lw)
+{
+	stack_t cur, off;
+
+	if (lw->crash_installed)
+		lw_crash_uninstall(lw);
+	if (lw->altstack && sigaltstack(NULL, &cur) == 0 && cur.ss_sp == lw->altstack &&
+	    !(cur.ss_flags & SS_ONSTACK)) {
+		memset(&off, 0, sizeof(off));
+		off.ss_flags = SS_DISABLE;
+		sigaltstack(&off, NULL);
+	}
+}

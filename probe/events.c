@@ -1,0 +1,182 @@
+/*
+ * The event functions: the probe's hot path. Each builds a 64-byte record on
+ * the stack and writes it with the ring protocol (src/ring_write.h). No
+ * locks, no malloc, no waiting; the only system calls are clock reads
+ * (vDSO) and, at stage boundaries without a sampler thread, one pread of the
+ * kept-open /proc/self/statm.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../src/digest.h"
+#include "internal.h"
+
+uint64_t lw_now_ns(int clock_id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock_id, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The calling thread's id. bionic caches it in its thread struct; elsewhere
+ * we cache it in thread-local storage after one system call per thread. */
+static uint32_t current_tid(void)
+{
+#if defined(__BIONIC__)
+	return (uint32_t)gettid();
+#else
+	static _Thread_local uint32_t tid;
+
+	if (tid == 0)
+		tid = (uint32_t)syscall(SYS_gettid);
+	return tid;
+#endif
+}
+
+void lw_event_fill(struct lw *lw, struct lw_ring_slot *s, enum lw_event_type type,
+		   unsigned stage, unsigned code)
+{
+	uint64_t now = lw_now_ns(CLOCK_MONOTONIC);
+	uint64_t at = atomic_load_explicit(&lw->rss_at_ns, memory_order_acquire);
+	uint64_t age;
+
+	memset(s, 0, sizeof(*s));
+	s->t_mono_ns = now;
+	s->type = (uint8_t)type;
+	s->stage = (uint8_t)stage;
+	s->code = (uint8_t)code;
+	s->tid = current_tid();
+	if (at) {
+		s->rss_kb = atomic_load_explicit(&lw->rss_kb, memory_order_relaxed);
+		age = now > at ? (now - at) / 1000000u : 0;
+		s->rss_age_ms = age > UINT32_MAX ? UINT32_MAX : (uint32_t)age;
+		if (atomic_load_explicit(&lw->sampler_running, memory_order_relaxed))
+			s->flags |= LW_SLOT_F_RSS_SAMPLED;
+	}
+}
+
+static int refuse(struct lw *lw)
+{
+	atomic_fetch_add_explicit(A64(&lw->hdr->dropped), 1, memory_order_relaxed);
+	return -EINVAL;
+}
+
+/* Put a clock triple into a/b: BOOTTIME and REALTIME for the event's
+ * MONOTONIC time, read directly or derived from the sampler's offsets. */
+static void fill_clocks(struct lw *lw, struct lw_ring_slot *s)
+{
+	if (atomic_load_explicit(&lw->sampler_running, memory_order_relaxed)) {
+		s->a = s->t_mono_ns + atomic_load_explicit(&lw->boot_off_ns, memory_order_relaxed);
+		s->b = s->t_mono_ns + atomic_load_explicit(&lw->real_off_ns, memory_order_relaxed);
+		s->flags |= LW_SLOT_F_CLOCK_SAMPLED;
+	} else {
+		s->a = lw_now_ns(CLOCK_BOOTTIME);
+		s->b = lw_now_ns(CLOCK_REALTIME);
+	}
+}
+
+static int stage_event(struct lw *lw, enum lw_event_type type, enum lw_stage stage, unsigned code)
+{
+	struct lw_ring_slot s;
+
+	if (!atomic_load_explicit(&lw->sampler_running, memory_order_relaxed))
+		memory_sample_sigsafe(lw);
+	lw_event_fill(lw, &s, type, stage, code);
+	fill_clocks(lw, &s);
+	s.c = atomic_load_explicit(A64(&lw->hdr->candidate), memory_order_relaxed);
+	ring_write(&lw->w, &s);
+	return 0;
+}
+
+int lw_stage_begin(struct lw *lw, enum lw_stage stage)
+{
+	if (!lw)
+		return -EINVAL;
+	if (stage <= LW_STAGE_NONE || stage >= LW_STAGE_COUNT)
+		return refuse(lw);
+	atomic_fetch_add_explicit(A32(&lw->hdr->open_count[stage]), 1, memory_order_relaxed);
+	atomic_store_explicit(A32(&lw->hdr->last_stage), (uint32_t)stage, memory_order_relaxed);
+	return stage_event(lw, LW_EV_STAGE_BEGIN, stage, 0);
+}
+
+int lw_stage_end(struct lw *lw, enum lw_stage stage, enum lw_error err)
+{
+	_Atomic uint32_t *open;
+	uint32_t n;
+
+	if (!lw)
+		return -EINVAL;
+	if (stage <= LW_STAGE_NONE || stage >= LW_STAGE_COUNT || (int)err < 0 ||
+	    err > LW_ERR_OTHER)
+		return refuse(lw);
+	/* Decrement without going below zero: an unmatched end stays visible
+	 * in the ring but cannot close another thread's stage. */
+	open = A32(&lw->hdr->open_count[stage]);
+	n = atomic_load_explicit(open, memory_order_relaxed);
+	while (n > 0 && !atomic_compare_exchange_weak_explicit(open, &n, n - 1, memory_order_relaxed,
+							       memory_order_relaxed))
+		;
+	if (stage == LW_STAGE_INFERENCE && err == LW_ERR_NONE)
+		atomic_store_explicit(A64(&lw->hdr->ok_candidate),
+				      atomic_load_explicit(A64(&lw->hdr->candidate),
+							   memory_order_relaxed),
+				      memory_order_relaxed);
+	return stage_event(lw, LW_EV_STAGE_END, stage, err);
+}
+
+int lw_mark(struct lw *lw, enum lw_mark kind, uint64_t value)
+{
+	struct lw_ring_slot s;
+
+	if (!lw)
+		return -EINVAL;
+	if (kind < LW_MARK_SESSIONS || kind > LW_MARK_BUDGET)
+		return refuse(lw);
+	lw_event_fill(lw, &s, LW_EV_MARK, ring_open_stage(lw->hdr), kind);
+	s.a = value;
+	ring_write(&lw->w, &s);
+	return 0;
+}
+
+uint64_t lw_digest(const char *name)
+{
+	return digest_name(name);
+}
+
+int lw_candidate(struct lw *lw, const char *name)
+{
+	struct lw_ring_slot s;
+	uint64_t d;
+
+	if (!lw)
+		return -EINVAL;
+	if (!name || !*name)
+		return refuse(lw);
+	d = lw_digest(name);
+	atomic_store_explicit(A64(&lw->hdr->candidate), d, memory_order_relaxed);
+	lw_event_fill(lw, &s, LW_EV_CANDIDATE, ring_open_stage(lw->hdr), 0);
+	s.a = d;
+	ring_write(&lw->w, &s);
+	return 0;
+}
+
+int lw_memory_sample(struct lw *lw)
+{
+	struct lw_ring_slot s;
+	int rc;
+
+	if (!lw)
+		return -EINVAL;
+	rc = memory_sample_sigsafe(lw);
+	if (rc < 0)
+		return rc;
+	lw_event_fill(lw, &s, LW_EV_MEMORY, ring_open_stage(lw->hdr), 0);
+	s.a = (uint64_t)rc; /* VmSize in kB */
+	ring_write(&lw->w, &s);
+	return 0;
+}

@@ -1,0 +1,101 @@
+/*
+ * The probe's private state, shared by its files:
+ *   setup.c   open, close, info, the run's file, rotation (may allocate)
+ *   events.c  the event functions: the hot path (no locks, no malloc)
+ *   memory.c  RSS from /proc/self/statm and the sampler thread
+ *   crash.c   the fatal-signal handler (async-signal-safe only)
+ *   crash-install.c  installing it, with its alternate stack
+ *   advice.c  boot-loop advice from the previous runs' files
+ *   storage.c sync to storage, and the previous-run file listing
+ */
+#ifndef LW_PROBE_INTERNAL_H
+#define LW_PROBE_INTERNAL_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <lastwords/probe.h>
+#include <lastwords/ring.h>
+
+#include "../src/ring.h"
+#include "../src/ring_write.h"
+
+#define LW_CRASH_SIGNALS 6
+
+struct lw {
+	struct ring_writer w;
+	struct lw_ring_header *hdr;
+	void *map;
+	size_t map_size;
+	int fd;                     /* the ring file, holding its flock; -1 when anonymous */
+	int statm_fd;               /* /proc/self/statm, kept open; -1 if unavailable */
+	uint32_t page_kb;
+	enum lw_backing backing;
+	int fallback_error;
+	char path[512];
+	char process[LW_RING_PROCESS_MAX];
+	uint64_t app_version;
+	struct lw_advice advice;    /* computed at open */
+
+	/* Samples published for the event path (memory.c). */
+	_Atomic uint32_t rss_kb;
+	_Atomic uint64_t rss_at_ns;     /* CLOCK_MONOTONIC of the sample, 0 if none */
+	_Atomic uint64_t boot_off_ns;   /* BOOTTIME - MONOTONIC, from the sampler */
+	_Atomic uint64_t real_off_ns;   /* REALTIME - MONOTONIC (two's complement) */
+	atomic_int sampler_running;
+
+	/* Sampler thread. */
+	uint32_t sampler_period_ms;
+	pthread_t sampler;
+	pthread_mutex_t sampler_mu;
+	pthread_cond_t sampler_cv;
+	int sampler_stop;
+	int sampler_started;
+
+	/* Crash handler (crash.c). */
+	void *altstack;
+	size_t altstack_size;
+	int crash_installed;
+};
+
+/* events.c */
+uint64_t lw_now_ns(int clock_id);
+void lw_event_fill(struct lw *lw, struct lw_ring_slot *s, enum lw_event_type type,
+		   unsigned stage, unsigned code);
+
+/* memory.c */
+int memory_sample_sigsafe(struct lw *lw);
+int memory_sampler_start(struct lw *lw);
+void memory_sampler_stop(struct lw *lw);
+
+/* crash.c: the handler and what it shares with crash-install.c */
+extern const int crash_signals[LW_CRASH_SIGNALS];
+extern struct sigaction crash_prev[LW_CRASH_SIGNALS];
+extern struct lw *_Atomic crash_lw;
+extern atomic_int crash_recorded;
+void crash_handler_sigsafe(int sig, siginfo_t *si, void *uc);
+
+/* crash-install.c */
+void crash_release(struct lw *lw);
+
+/* advice.c */
+struct advice_result {
+	struct lw_advice advice;
+	uint64_t stable_candidate;
+};
+void advice_compute(const char *dir, const char *process, uint64_t app_version,
+		    const char *exclude_name, struct advice_result *out);
+
+/* storage.c */
+struct run_list {
+	char **names; /* file names (not paths), oldest first */
+	size_t count;
+};
+int storage_list_runs(const char *dir, const char *process, struct run_list *out);
+void storage_free_runs(struct run_list *l);
+int storage_file_is_live(int fd);
+void storage_name_process(char *dst, size_t len, const char *process);
+
+#endif

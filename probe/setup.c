@@ -1,0 +1,398 @@
+/*
+ * Opening and closing the probe: the run's file (created, preallocated with
+ * real blocks, mapped, locked), the fallback to anonymous memory, the header,
+ * rotation of previous runs, advice, and the resources the event path and
+ * the crash path use later. Everything that allocates happens here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../src/cpu.h"
+#include "../src/ring.h"
+#include "internal.h"
+
+#define LW_RUNS_KEPT_MAX 64u
+#define LW_ALTSTACK_SIZE (64u * 1024u)
+
+static atomic_int lw_active;
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The kernel's boot id ("xxxxxxxx-xxxx-..."), as 16 bytes; zeros if absent. */
+static void read_boot_id(uint8_t out[16])
+{
+	char buf[64];
+	ssize_t n;
+	int fd, i = 0, j, hi = -1;
+
+	memset(out, 0, 16);
+	fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	for (j = 0; j < n && i < 16; j++) {
+		int v = hexval(buf[j]);
+
+		if (v < 0)
+			continue;
+		if (hi < 0) {
+			hi = v;
+		} else {
+			out[i++] = (uint8_t)(hi << 4 | v);
+			hi = -1;
+		}
+	}
+	if (i != 16)
+		memset(out, 0, 16);
+}
+
+/* 16 random bytes from /dev/urandom, or mixed from clocks and pid. */
+static void make_run_id(uint8_t out[16])
+{
+	uint64_t x, y;
+	ssize_t n = -1;
+	int fd, i;
+
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, out, 16);
+		close(fd);
+	}
+	if (n == 16)
+		return;
+	x = lw_now_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32);
+	y = lw_now_ns(CLOCK_MONOTONIC) ^ (uint64_t)(uintptr_t)out;
+	for (i = 0; i < 16; i++) {
+		uint64_t *v = i < 8 ? &x : &y;
+
+		/* splitmix64 step */
+		*v += 0x9e3779b97f4a7c15u;
+		out[i] = (uint8_t)((*v ^ (*v >> 31)) * 0xbf58476d1ce4e5b9u >> 56);
+	}
+}
+
+static int config_check(const struct lw_config *cfg, uint32_t *slots, uint32_t *kept)
+{
+	if (!cfg || !cfg->process_name || !cfg->process_name[0] ||
+	    strlen(cfg->process_name) >= LW_RING_PROCESS_MAX)
+		return -EINVAL;
+	*slots = cfg->slot_count ? cfg->slot_count : LW_DEFAULT_SLOTS;
+	if (*slots < LW_RING_SLOTS_MIN || *slots > LW_RING_SLOTS_MAX || (*slots & (*slots - 1)))
+		return -EINVAL;
+	*kept = cfg->runs_kept ? cfg->runs_kept : LW_DEFAULT_RUNS_KEPT;
+	if (*kept > LW_RUNS_KEPT_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+/* Give the file real blocks: posix_fallocate, or zero writes where the file
+ * system cannot. A sparse MAP_SHARED file raises SIGBUS when the disk fills. */
+static int preallocate(int fd, size_t size)
+{
+	static const char zeros[4096];
+	struct rlimit rl;
+	size_t off;
+	int rc;
+
+	/* Growing past RLIMIT_FSIZE would raise SIGXFSZ, which kills. */
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (rlim_t)size > rl.rlim_cur)
+		return -EFBIG;
+	rc = posix_fallocate(fd, 0, (off_t)size);
+	if (rc == 0)
+		return 0;
+	if (rc != EOPNOTSUPP && rc != ENOSYS && rc != EINVAL)
+		return -rc;
+	for (off = 0; off < size; off += sizeof(zeros)) {
+		size_t len = size - off < sizeof(zeros) ? size - off : sizeof(zeros);
+		ssize_t n = pwrite(fd, zeros, len, (off_t)off);
+
+		if (n != (ssize_t)len)
+			return n < 0 ? -errno : -ENOSPC;
+	}
+	return 0;
+}
+
+/* The run's file name: "<process>.<YYYYMMDDTHHMMSS.mmmZ>.<pid>.lwr". */
+static void run_file_name(char *dst, size_t len, const char *process, uint64_t real_ns,
+			  pid_t pid)
+{
+	char proc[LW_RING_PROCESS_MAX];
+	time_t secs = (time_t)(real_ns / 1000000000u);
+	struct tm tm;
+
+	storage_name_process(proc, sizeof(proc), process);
+	memset(&tm, 0, sizeof(tm));
+	gmtime_r(&secs, &tm);
+	snprintf(dst, len, "%s.%04d%02d%02dT%02d%02d%02d.%03uZ.%d.lwr", proc, tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (unsigned)(real_ns / 1000000u % 1000u), (int)pid);
+}
+
+/* Create, preallocate, lock and map the run's file. Returns 0 or -errno;
+ * on failure nothing is left behind. */
+static int map_file(struct lw *lw, const char *dir, const char *name)
+{
+	int fd, rc;
+	void *map;
+
+	if (snprintf(lw->path, sizeof(lw->path), "%s/%s", dir, name) >= (int)sizeof(lw->path)) {
+		lw->path[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	fd = open(lw->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = -errno;
+		goto fail_path;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		rc = -errno;
+		goto fail_unlink;
+	}
+	rc = preallocate(fd, lw->map_size);
+	if (rc != 0)
+		goto fail_unlink;
+	map = mmap(NULL, lw->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		rc = -errno;
+		goto fail_unlink;
+	}
+	lw->map = map;
+	lw->fd = fd;
+	return 0;
+
+fail_unlink:
+	unlink(lw->path);
+	close(fd);
+fail_path:
+	lw->path[0] = '\0';
+	return rc;
+}
+
+static int map_anonymous(struct lw *lw)
+{
+	void *map = mmap(NULL, lw->map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+
+	if (map == MAP_FAILED)
+		return -errno;
+	lw->map = map;
+	lw->fd = -1;
+	return 0;
+}
+
+/* Take the write fault of every page now rather than on the event path. */
+static void touch_pages(struct lw *lw)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), off;
+	volatile unsigned char *p = lw->map;
+
+	if (page == 0 || page == (size_t)-1)
+		page = 4096;
+	for (off = LW_RING_HEADER_SIZE; off < lw->map_size; off += page)
+		p[off] = 0;
+}
+
+/* Remove this process's runs beyond the newest kept + 1 (this one), oldest
+ * first, skipping any that a live writer still holds. */
+static void rotate(const char *dir, const char *process, uint32_t kept)
+{
+	struct run_list runs;
+	char path[1024];
+	size_t i, excess;
+
+	if (storage_list_runs(dir, process, &runs) != 0)
+		return;
+	excess = runs.count > kept + 1 ? runs.count - (kept + 1) : 0;
+	for (i = 0; i < excess; i++) {
+		int fd;
+
+		if (snprintf(path, sizeof(path), "%s/%s", dir, runs.names[i]) >= (int)sizeof(path))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!storage_file_is_live(fd))
+			unlink(path);
+		close(fd);
+	}
+	storage_free_runs(&runs);
+}
+
+static void write_open_events(struct lw *lw, uint32_t budget_kb)
+{
+	struct lw_ring_slot s;
+
+	lw_event_fill(lw, &s, LW_EV_OPEN, LW_STAGE_NONE, 0);
+	s.a = lw->hdr->start_boot_ns;
+	s.b = lw->hdr->start_real_ns;
+	s.c = lw->app_version;
+	s.d = (uint32_t)lw->backing;
+	ring_write(&lw->w, &s);
+	if (lw->advice.kind != LW_ADVICE_NONE) {
+		lw_event_fill(lw, &s, LW_EV_ADVICE, lw->advice.stage, lw->advice.kind);
+		s.a = lw->advice.candidate;
+		s.b = lw->advice.count;
+		s.c = lw->advice.stable_candidate;
+		ring_write(&lw->w, &s);
+	}
+	if (budget_kb) {
+		lw_event_fill(lw, &s, LW_EV_MARK, LW_STAGE_NONE, LW_MARK_BUDGET);
+		s.a = budget_kb;
+		ring_write(&lw->w, &s);
+	}
+}
+
+int lw_open(const struct lw_config *cfg, struct lw **out)
+{
+	struct ring_header_params hp;
+	struct advice_result adv;
+	uint8_t run_id[16], boot_id[16];
+	char name[LW_RING_PROCESS_MAX + 48];
+	uint32_t slots, kept;
+	struct lw *lw;
+	int expected = 0, rc;
+	long page;
+
+	rc = config_check(cfg, &slots, &kept);
+	if (rc != 0)
+		return rc;
+	if (!atomic_compare_exchange_strong(&lw_active, &expected, 1))
+		return -EBUSY;
+	cpu_crc32c_setup();
+	lw = calloc(1, sizeof(*lw));
+	if (!lw) {
+		rc = -ENOMEM;
+		goto fail_active;
+	}
+	lw->fd = -1;
+	lw->statm_fd = -1;
+	snprintf(lw->process, sizeof(lw->process), "%s", cfg->process_name);
+	lw->app_version = cfg->app_version;
+	lw->map_size = LW_RING_HEADER_SIZE + (size_t)slots * LW_RING_SLOT_SIZE;
+	page = sysconf(_SC_PAGESIZE);
+	lw->page_kb = page > 1024 ? (uint32_t)(page / 1024) : 4;
+
+	memset(&hp, 0, sizeof(hp));
+	hp.start_mono_ns = lw_now_ns(CLOCK_MONOTONIC);
+	hp.start_boot_ns = lw_now_ns(CLOCK_BOOTTIME);
+	hp.start_real_ns = lw_now_ns(CLOCK_REALTIME);
+	make_run_id(run_id);
+	read_boot_id(boot_id);
+	run_file_name(name, sizeof(name), cfg->process_name, hp.start_real_ns, getpid());
+
+	advice_compute(cfg->dir, cfg->process_name, cfg->app_version, name, &adv);
+	lw->advice = adv.advice;
+
+	rc = cfg->dir ? map_file(lw, cfg->dir, name) : -ENOENT;
+	if (rc == 0) {
+		lw->backing = LW_BACKING_FILE;
+		touch_pages(lw);
+	} else {
+		lw->backing = LW_BACKING_ANONYMOUS;
+		lw->fallback_error = cfg->dir ? rc : 0;
+		rc = map_anonymous(lw);
+		if (rc != 0)
+			goto fail_free;
+	}
+	lw->hdr = lw->map;
+	lw->w.hdr = lw->hdr;
+	lw->w.slots = (struct lw_ring_slot *)((unsigned char *)lw->map + LW_RING_HEADER_SIZE);
+	lw->w.mask = slots - 1;
+
+	hp.slot_count = slots;
+	hp.pid = (uint32_t)getpid();
+	hp.writer_version = LW_VERSION_MAJOR << 16 | LW_VERSION_MINOR << 8 | LW_VERSION_PATCH;
+	hp.run_id = run_id;
+	hp.boot_id = boot_id;
+	hp.app_version = cfg->app_version;
+	hp.stable_candidate = adv.stable_candidate;
+	hp.memory_budget_kb = cfg->memory_budget_kb;
+	hp.process = cfg->process_name;
+	ring_header_init(lw->hdr, &hp);
+
+	lw->statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	memory_sample_sigsafe(lw);
+	write_open_events(lw, cfg->memory_budget_kb);
+
+	lw->altstack = malloc(LW_ALTSTACK_SIZE);
+	lw->altstack_size = lw->altstack ? LW_ALTSTACK_SIZE : 0;
+	lw->sampler_period_ms = cfg->sampler_period_ms;
+	if (cfg->sampler_period_ms)
+		memory_sampler_start(lw); /* without it, stage events read statm */
+
+	if (lw->backing == LW_BACKING_FILE)
+		rotate(cfg->dir, cfg->process_name, kept);
+	*out = lw;
+	return lw->backing == LW_BACKING_FILE ? 0 : LW_OPEN_ANONYMOUS;
+
+fail_free:
+	free(lw);
+fail_active:
+	atomic_store(&lw_active, 0);
+	return rc;
+}
+
+int lw_close(struct lw *lw)
+{
+	struct lw_ring_slot s;
+
+	if (!lw)
+		return 0;
+	memory_sampler_stop(lw);
+	crash_release(lw);
+	lw_event_fill(lw, &s, LW_EV_CLOSE, LW_STAGE_NONE, 0);
+	s.a = lw_now_ns(CLOCK_BOOTTIME);
+	s.b = lw_now_ns(CLOCK_REALTIME);
+	ring_write(&lw->w, &s);
+	atomic_store_explicit(A32(&lw->hdr->state), LW_STATE_CLEAN_EXIT, memory_order_release);
+	munmap(lw->map, lw->map_size);
+	if (lw->fd >= 0)
+		close(lw->fd); /* drops the flock */
+	if (lw->statm_fd >= 0)
+		close(lw->statm_fd);
+	free(lw->altstack);
+	free(lw);
+	atomic_store(&lw_active, 0);
+	return 0;
+}
+
+int lw_info(const struct lw *lw, struct lw_info *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	int i;
+
+	if (!lw || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->backing = lw->backing;
+	out->fallback_error = lw->fallback_error;
+	memcpy(out->path, lw->path, sizeof(out->path));
+	memcpy(out->run_id, lw->hdr->run_id, sizeof(out->run_id));
+	for (i = 0; i < 16; i++) {
+		out->run_id_hex[2 * i] = hex[lw->hdr->run_id[i] >> 4];
+		out->run_id_hex[2 * i + 1] = hex[lw->hdr->run_id[i] & 15];
+	}
+	out->slot_count = lw->w.mask + 1;
+	out->candidate = atomic_load_explicit(CA64(&lw->hdr->candidate), memory_order_relaxed);
+	return 0;
+}

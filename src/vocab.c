@@ -1,0 +1,39 @@
+/* Name tables generated from the X-macro lists in include/lastwords/vocab.h. */
+#include "vocab.h"
+
+#include <string.h>
+
+#define NAME_ENTRY(up, name, val) [val] = #name,
+#define DEFINE_VOCAB(ident, label, LIST)                                         \
+	static const char *const ident##_names[] = { LIST(NAME_ENTRY) };         \
+	const struct vocab ident = { label, ident##_names,                       \
+				     (int)(sizeof(ident##_names) / sizeof(ident##_names[0])) };
+
+DEFINE_VOCAB(vocab_stages, "stage", LW_STAGES)
+DEFINE_VOCAB(vocab_event_types, "event type", LW_EVENT_TYPES)
+DEFINE_VOCAB(vocab_errors, "error class", LW_ERRORS)
+DEFINE_VOCAB(vocab_marks, "mark", LW_MARKS)
+DEFINE_VOCAB(vocab_delegates, "delegate", LW_DELEGATES)
+DEFINE_VOCAB(vocab_actions, "recovery action", LW_ACTIONS)
+DEFINE_VOCAB(vocab_advices, "advice", LW_ADVICES)
+DEFINE_VOCAB(vocab_exit_classes, "exit class", LW_EXIT_CLASSES)
+DEFINE_VOCAB(vocab_evidence_levels, "evidence level", LW_EVIDENCE_LEVELS)
+
+const char *vocab_name(const struct vocab *v, int value)
+{
+	if (value < 0 || value >= v->count)
+		return NULL;
+	return v->names[value];
+}
+
+int vocab_value(const struct vocab *v, const char *name)
+{
+	int i;
+
+	if (!name)
+		return -1;
+	for (i = 0; i < v->count; i++)
+		if (v->names[i] && strcmp(v->names[i], name) == 0)
+			return i;
+	return -1;
+}

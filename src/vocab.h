@@ -1,0 +1,27 @@
+/*
+ * Names of the vocabulary values (include/lastwords/vocab.h), generated from
+ * the same X-macro lists. Every printer and parser goes through these.
+ */
+#ifndef LW_SRC_VOCAB_H
+#define LW_SRC_VOCAB_H
+
+#include <lastwords/vocab.h>
+
+/* One vocabulary list: names indexed by value, NULL where a value is unused. */
+struct vocab {
+	const char *what;          /* "stage", "error class", ... for messages */
+	const char *const *names;
+	int count;                 /* values 0 .. count-1 */
+};
+
+extern const struct vocab vocab_stages, vocab_event_types, vocab_errors, vocab_marks,
+	vocab_delegates, vocab_actions, vocab_advices, vocab_exit_classes,
+	vocab_evidence_levels;
+
+/* The name of value v, or NULL. Context: signal-safe; no allocation; no blocking. */
+const char *vocab_name(const struct vocab *v, int value);
+
+/* The value named name, or -1. Context: signal-safe; no allocation; no blocking. */
+int vocab_value(const struct vocab *v, const char *name);
+
+#endif

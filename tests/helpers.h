@@ -1,0 +1,70 @@
+/*
+ * Shared test helpers: exit codes as meson reads them, failure reporting,
+ * and a scratch directory per test.
+ */
+#ifndef LW_TESTS_HELPERS_H
+#define LW_TESTS_HELPERS_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum t_result {
+	T_PASS = 0,
+	T_FAIL = 1,
+	T_SKIP = 77,
+};
+
+/* Print a failure with its place and exit T_FAIL. */
+#define T_FAILF(...)                                                          \
+	do {                                                                  \
+		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);               \
+		fprintf(stderr, __VA_ARGS__);                                 \
+		fputc('\n', stderr);                                          \
+		exit(T_FAIL);                                                 \
+	} while (0)
+
+#define T_ASSERT(cond, ...)                                                   \
+	do {                                                                  \
+		if (!(cond))                                                  \
+			T_FAILF("assertion failed: %s: %s", #cond,            \
+				t_fmt(__VA_ARGS__));                          \
+	} while (0)
+
+static inline const char *t_fmt(const char *fmt, ...)
+{
+	static char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+/* A fresh directory under $TMPDIR (or /tmp); the caller removes it. */
+static inline char *t_tmpdir(const char *tag)
+{
+	static char path[256];
+	const char *base = getenv("TMPDIR");
+
+	snprintf(path, sizeof(path), "%s/lw-%s-XXXXXX", base && *base ? base : "/tmp", tag);
+	if (!mkdtemp(path))
+		T_FAILF("mkdtemp %s: %s", path, strerror(errno));
+	return path;
+}
+
+/* rm -rf of a scratch directory made by t_tmpdir (one level of files). */
+static inline void t_rmdir(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "warning: could not remove %s\n", dir);
+}
+
+#endif
