@@ -118,6 +118,7 @@ int cmd_verify(int argc, char **argv)
 	int json = 0, corrupt = 0, unreadable = 0, c, i;
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -127,7 +128,7 @@ int cmd_verify(int argc, char **argv)
 			printf("usage: %s\n", usage);
 			return LW_EXIT_OK;
 		default:
-			return usage_error(usage, "unknown option");
+			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
