@@ -69,7 +69,13 @@ static void print_outcome(const struct ring_file *rf, const struct ring_facts *f
 		       "(killed, e.g. SIGKILL, or power lost)%s\n",
 		       where);
 		break;
+	case RING_OUTCOME_UNKNOWN:
+		printf("outcome   unknown: the state field is damaged\n");
+		break;
 	}
+	if (rf->header_damaged)
+		printf("damage    %s (header offset %zu); the slots are read as usual\n",
+		       rf->damage.reason, rf->damage.offset);
 }
 
 static void print_header(const struct ring_file *rf, const struct ring_facts *f)
@@ -203,6 +209,8 @@ static cJSON *ring_json(const struct ring_file *rf, const struct ring_facts *f)
 	if (h->crash_signo && signal_name((int)h->crash_signo))
 		rc |= cJSON_AddStringToObject(o, "signal", signal_name((int)h->crash_signo)) ? 0 : -1;
 	rc |= cJSON_AddStringToObject(o, "open_stage", stage_name(open)) ? 0 : -1;
+	if (rf->header_damaged)
+		rc |= cJSON_AddStringToObject(o, "header_damage", rf->damage.reason) ? 0 : -1;
 	rc |= json_add_u64(o, "memory_budget_kb", h->memory_budget_kb);
 	rc |= cJSON_AddNumberToObject(o, "slot_count", h->slot_count) ? 0 : -1;
 	rc |= json_add_u64(o, "valid", f->scan.valid);

@@ -28,6 +28,8 @@ static void outcome_short(const struct ring_file *rf, char *buf, size_t len)
 		snprintf(buf, len, "died (no clean exit, no crash record)");
 	else if (o == RING_OUTCOME_CLEAN)
 		snprintf(buf, len, "ended cleanly");
+	else if (o == RING_OUTCOME_UNKNOWN)
+		snprintf(buf, len, "outcome unknown (state field damaged)");
 	else
 		snprintf(buf, len, "%s", ring_outcome_name(o));
 }
@@ -49,7 +51,9 @@ static void print_text(const struct ring_file *rf, const struct ring_scan *sc)
 	if (sc->head_behind)
 		printf("; header head %" PRIu64 " behind the slots (%" PRIu64 ")", sc->head_header,
 		       sc->head);
-	if (sc->corrupt)
+	if (rf->header_damaged)
+		printf("; header damaged: %s (offset %zu)", rf->damage.reason, rf->damage.offset);
+	if (sc->corrupt || rf->header_damaged)
 		printf("; CORRUPT");
 	putchar('\n');
 }
@@ -84,7 +88,9 @@ static int print_json(const struct ring_file *rf, const struct ring_scan *sc)
 	}
 	rc |= json_add_u64(o, "lapped", rf->hdr->lapped);
 	rc |= json_add_u64(o, "dropped", rf->hdr->dropped);
-	rc |= cJSON_AddBoolToObject(o, "ok", sc->corrupt == 0) ? 0 : -1;
+	if (rf->header_damaged)
+		rc |= cJSON_AddStringToObject(o, "header_damage", rf->damage.reason) ? 0 : -1;
+	rc |= cJSON_AddBoolToObject(o, "ok", sc->corrupt == 0 && !rf->header_damaged) ? 0 : -1;
 	text = rc ? NULL : cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	if (!text)
@@ -147,7 +153,7 @@ int cmd_verify(int argc, char **argv)
 			continue;
 		}
 		ring_scan(rf->hdr, rf->slots, &sc, NULL, NULL, NULL);
-		if (sc.corrupt)
+		if (sc.corrupt || rf->header_damaged)
 			corrupt = 1;
 		if (json) {
 			if (print_json(rf, &sc) != 0) {

@@ -60,7 +60,7 @@ int ring_file_open(const char *path, struct ring_file **out, struct ring_error *
 	/* A header shorter than the struct is refused by R1 before any field
 	 * beyond the magic is read. */
 	st = ring_header_check(map, (size_t)sb.st_size, err);
-	if (st != RING_HEADER_OK) {
+	if (st != RING_HEADER_OK && st != RING_HEADER_FIELD) {
 		rc = (int)st;
 		goto fail_unmap;
 	}
@@ -69,6 +69,10 @@ int ring_file_open(const char *path, struct ring_file **out, struct ring_error *
 		free(rf);
 		rc = sys_fail(err, ENOMEM);
 		goto fail_unmap;
+	}
+	if (st == RING_HEADER_FIELD) {
+		rf->header_damaged = 1;
+		rf->damage = *err;
 	}
 	rf->fd = fd;
 	rf->map = map;
@@ -108,8 +112,10 @@ enum ring_outcome ring_file_outcome(const struct ring_file *rf)
 		return RING_OUTCOME_CLEAN;
 	case LW_STATE_CRASHED:
 		return RING_OUTCOME_CRASHED;
-	default:
+	case LW_STATE_RUNNING:
 		return RING_OUTCOME_DIED;
+	default:
+		return RING_OUTCOME_UNKNOWN;
 	}
 }
 
@@ -124,6 +130,8 @@ const char *ring_outcome_name(enum ring_outcome o)
 		return "crashed";
 	case RING_OUTCOME_DIED:
 		return "died";
+	case RING_OUTCOME_UNKNOWN:
+		break;
 	}
 	return "unknown";
 }

@@ -20,6 +20,10 @@ struct ring_file {
 	const struct lw_ring_header *hdr;
 	const struct lw_ring_slot *slots;
 	int live; /* a writer holds the file's flock right now */
+	/* R7 failed: a run-time header field holds an impossible value. The
+	 * slots are still read (R1..R6 hold); the outcome is unknown. */
+	int header_damaged;
+	struct ring_error damage;
 };
 
 /* How a run ended, as far as the ring tells. */
@@ -28,11 +32,13 @@ enum ring_outcome {
 	RING_OUTCOME_CLEAN,   /* lw_close() ran */
 	RING_OUTCOME_CRASHED, /* the fatal-signal handler ran */
 	RING_OUTCOME_DIED,    /* neither: killed (SIGKILL) or power lost */
+	RING_OUTCOME_UNKNOWN, /* the state field is damaged */
 };
 
 /*
  * Open, map and check a ring file. On success *out is set (free with
- * ring_file_free) and 0 is returned. Otherwise *err holds a one-line reason
+ * ring_file_free) and 0 is returned; a file that fails only R7 is opened,
+ * with header_damaged set. Otherwise *err holds a one-line reason
  * and the offset it concerns, and the return value is a negative errno for
  * a system error (the reason is then strerror's text) or a positive enum
  * ring_header_status for a file that is not a ring this reader can read.

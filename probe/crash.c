@@ -41,6 +41,8 @@ static void crash_record_sigsafe(struct lw *lw, int sig, const siginfo_t *si)
 {
 	struct lw_ring_slot s;
 	struct timespec ts;
+	uint64_t at;
+	int i;
 
 	memset(&s, 0, sizeof(s));
 	if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
@@ -50,6 +52,13 @@ static void crash_record_sigsafe(struct lw *lw, int sig, const siginfo_t *si)
 	s.code = (uint8_t)sig;
 	s.tid = (uint32_t)syscall(SYS_gettid);
 	s.rss_kb = atomic_load_explicit(&lw->rss_kb, memory_order_relaxed);
+	at = atomic_load_explicit(&lw->rss_at_ns, memory_order_relaxed);
+	if (at && s.t_mono_ns > at)
+		s.rss_age_ms = (s.t_mono_ns - at) / 1000000u > UINT32_MAX
+				       ? UINT32_MAX
+				       : (uint32_t)((s.t_mono_ns - at) / 1000000u);
+	if (atomic_load_explicit(&lw->sampler_running, memory_order_relaxed))
+		s.flags |= LW_SLOT_F_RSS_SAMPLED;
 	if (si) {
 		s.a = (uint64_t)(uintptr_t)si->si_addr;
 		s.b = (uint64_t)(int64_t)si->si_code;
@@ -57,7 +66,9 @@ static void crash_record_sigsafe(struct lw *lw, int sig, const siginfo_t *si)
 			s.d = (uint32_t)si->si_pid;
 	}
 	s.c = atomic_load_explicit(A64(&lw->hdr->candidate), memory_order_relaxed);
-	ring_write(&lw->w, &s);
+	/* A lap collision drops a record; this one is worth a few tickets. */
+	for (i = 0; i < 4 && ring_write(&lw->w, &s) != 0; i++)
+		;
 	atomic_store_explicit(A32(&lw->hdr->crash_signo), (uint32_t)sig, memory_order_relaxed);
 	atomic_store_explicit(A32(&lw->hdr->state), LW_STATE_CRASHED, memory_order_release);
 }

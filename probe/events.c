@@ -89,8 +89,7 @@ static int stage_event(struct lw *lw, enum lw_event_type type, enum lw_stage sta
 	lw_event_fill(lw, &s, type, stage, code);
 	fill_clocks(lw, &s);
 	s.c = atomic_load_explicit(A64(&lw->hdr->candidate), memory_order_relaxed);
-	ring_write(&lw->w, &s);
-	return 0;
+	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
 }
 
 int lw_stage_begin(struct lw *lw, enum lw_stage stage)
@@ -139,8 +138,7 @@ int lw_mark(struct lw *lw, enum lw_mark kind, uint64_t value)
 		return refuse(lw);
 	lw_event_fill(lw, &s, LW_EV_MARK, ring_open_stage(lw->hdr), kind);
 	s.a = value;
-	ring_write(&lw->w, &s);
-	return 0;
+	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
 }
 
 uint64_t lw_digest(const char *name)
@@ -161,8 +159,7 @@ int lw_candidate(struct lw *lw, const char *name)
 	atomic_store_explicit(A64(&lw->hdr->candidate), d, memory_order_relaxed);
 	lw_event_fill(lw, &s, LW_EV_CANDIDATE, ring_open_stage(lw->hdr), 0);
 	s.a = d;
-	ring_write(&lw->w, &s);
-	return 0;
+	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
 }
 
 int lw_memory_sample(struct lw *lw)
@@ -177,6 +174,5 @@ int lw_memory_sample(struct lw *lw)
 		return rc;
 	lw_event_fill(lw, &s, LW_EV_MEMORY, ring_open_stage(lw->hdr), 0);
 	s.a = (uint64_t)rc; /* VmSize in kB */
-	ring_write(&lw->w, &s);
-	return 0;
+	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
 }

@@ -270,9 +270,11 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 	char name[LW_RING_PROCESS_MAX + 48];
 	uint32_t slots, kept;
 	struct lw *lw;
-	int expected = 0, rc;
+	int expected = 0, rc, tries;
 	long page;
 
+	if (!out)
+		return -EINVAL;
 	rc = config_check(cfg, &slots, &kept);
 	if (rc != 0)
 		return rc;
@@ -304,6 +306,13 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 	lw->advice = adv.advice;
 
 	rc = cfg->dir ? map_file(lw, cfg->dir, name) : -ENOENT;
+	/* A run of the same pid in the same millisecond (a reopen): the name
+	 * only orders the files, so move its time on by a millisecond. */
+	for (tries = 1; rc == -EEXIST && tries < 16; tries++) {
+		run_file_name(name, sizeof(name), cfg->process_name,
+			      hp.start_real_ns + (uint64_t)tries * 1000000u, getpid());
+		rc = map_file(lw, cfg->dir, name);
+	}
 	if (rc == 0) {
 		lw->backing = LW_BACKING_FILE;
 		touch_pages(lw);
@@ -355,6 +364,7 @@ fail_active:
 int lw_close(struct lw *lw)
 {
 	struct lw_ring_slot s;
+	int i;
 
 	if (!lw)
 		return 0;
@@ -363,7 +373,8 @@ int lw_close(struct lw *lw)
 	lw_event_fill(lw, &s, LW_EV_CLOSE, LW_STAGE_NONE, 0);
 	s.a = lw_now_ns(CLOCK_BOOTTIME);
 	s.b = lw_now_ns(CLOCK_REALTIME);
-	ring_write(&lw->w, &s);
+	for (i = 0; i < 4 && ring_write(&lw->w, &s) != 0; i++)
+		;
 	atomic_store_explicit(A32(&lw->hdr->state), LW_STATE_CLEAN_EXIT, memory_order_release);
 	munmap(lw->map, lw->map_size);
 	if (lw->fd >= 0)

@@ -90,7 +90,12 @@ enum ring_header_status ring_header_check(const void *buf, size_t file_size,
 			    why);
 	}
 	/* R2 */
-	if (h->min_version > LW_RING_VERSION || h->version < 1) {
+	if (h->version < 1 || h->min_version < 1) {
+		snprintf(why, sizeof(why), "format version %u (reader version %u) is not valid",
+			 (unsigned)h->version, (unsigned)h->min_version);
+		return fail(err, RING_HEADER_FUTURE, offsetof(struct lw_ring_header, version), why);
+	}
+	if (h->min_version > LW_RING_VERSION) {
 		snprintf(why, sizeof(why),
 			 "ring format version %u needs a reader of version %u; this reader reads %u",
 			 (unsigned)h->version, (unsigned)h->min_version, (unsigned)LW_RING_VERSION);

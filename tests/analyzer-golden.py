@@ -137,6 +137,15 @@ def meaning(lw):
     expect(v["valid"] == 16 and v["first_ticket"] == 27 and v["last_ticket"] == 42,
            "wrapped ring keeps the newest 16 records: %s" % v)
 
+    # A damaged run-time header field (R7): slots still read, verify exits 1.
+    p = run(lw, ["verify", "--json", "fixtures/rings/damaged-state.lwr"])
+    v = json_lines(p.stdout)[0]
+    expect(p.returncode == 1 and not v["ok"] and v["valid"] == 24
+           and "state field holds 9" in v.get("header_damage", ""),
+           "damaged state: exit %d, %s" % (p.returncode, v))
+    text = run(lw, ["dump", "fixtures/rings/damaged-state.lwr"]).stdout
+    expect("outcome   unknown: the state field is damaged" in text, "damaged state: dump outcome")
+
     # Untrusted input: one clear line naming the file, exit 4, nothing on stdout.
     bad = {
         "truncated": "truncated: 5000 bytes, the header describes 20480",

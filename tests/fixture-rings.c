@@ -232,8 +232,15 @@ int main(int argc, char **argv)
 	snprintf(out, sizeof(out), "%s/bad/truncated.lwr", dest);
 	spit(out, buf, 5000);
 
-	/* bad/future-version: a reader of version 2 or later is needed. */
+	/* damaged-state: the killed run with an impossible state field (R7):
+	 * readable, but verify reports the damage. */
 	h = (struct lw_ring_header *)buf;
+	h->state = 9;
+	snprintf(out, sizeof(out), "%s/rings/damaged-state.lwr", dest);
+	spit(out, buf, len);
+	h->state = LW_STATE_RUNNING;
+
+	/* bad/future-version: a reader of version 2 or later is needed. */
 	h->version = 2;
 	h->min_version = 2;
 	h->header_crc = ring_header_crc(h);

@@ -13,7 +13,10 @@
  *   allocates:   may call malloc or create threads;
  *   blocks:      may wait on I/O or another thread.
  * The event functions are lock-free: any number of threads may call them at
- * once, and a writer never waits for another.
+ * once, and a writer never waits for another. When a record's slot is still
+ * being written by a writer a full lap of the ring behind (one preempted for
+ * that long), the newer record is dropped rather than mixed with it: the
+ * function returns -EAGAIN and the header's lapped counter counts it.
  */
 #ifndef LASTWORDS_PROBE_H
 #define LASTWORDS_PROBE_H

@@ -52,15 +52,13 @@ enum lw_ring_state {
 #define LW_RUN_ADVICE_RESET 0x1u /* lw_advice_reset() was called in this run */
 #define LW_RUN_SAMPLER 0x2u      /* a memory sampler thread was running */
 
-/* header.open_flags (fixed at open) */
-#define LW_OPEN_FLAG_CRASH_HANDLER 0x1u /* reserved: set when installed at open */
-
 struct lw_ring_header {
 	/* Written once at open; covered by header_crc. */
 	uint8_t magic[8];           /*   0 LW_RING_MAGIC */
 	uint16_t version;           /*   8 format version of the writer */
 	uint16_t min_version;       /*  10 oldest reader version that can read it */
-	uint16_t header_size;       /*  12 bytes before slot 0; multiple of 4096 */
+	uint16_t header_size;       /*  12 bytes before slot 0: a multiple of 64, at least
+	                               512; version 1 writers write 4096 */
 	uint16_t slot_size;         /*  14 always 64 */
 	uint32_t slot_count;        /*  16 power of two */
 	uint32_t byte_order;        /*  20 LW_RING_BYTE_ORDER as written */
@@ -74,7 +72,7 @@ struct lw_ring_header {
 	uint64_t app_version;       /*  88 app versionCode given by the caller */
 	uint64_t stable_candidate;  /*  96 inherited last stable candidate digest, or 0 */
 	uint32_t memory_budget_kb;  /* 104 caller's memory budget, 0 if none */
-	uint32_t open_flags;        /* 108 LW_OPEN_FLAG_* */
+	uint32_t open_flags;        /* 108 reserved, zero in version 1 */
 	char process[LW_RING_PROCESS_MAX]; /* 112 process name, NUL padded */
 	uint8_t reserved0[76];      /* 176 zero */
 	uint32_t header_crc;        /* 252 CRC32C of bytes [0, 252) */
@@ -89,7 +87,8 @@ struct lw_ring_header {
 	uint32_t last_stage;        /* 344 atomic: last stage begun (enum lw_stage), 0 if none */
 	uint32_t flags;             /* 348 atomic: LW_RUN_* */
 	uint32_t open_count[LW_RING_STAGE_SLOTS]; /* 352 atomic: begun minus ended, per stage */
-	uint64_t lapped;            /* 384 atomic: claims that found their slot still being written */
+	uint64_t lapped;            /* 384 atomic: records dropped: their slot was still being
+	                               written a lap behind, or held a newer record */
 	uint64_t dropped;           /* 392 atomic: events refused (bad arguments) */
 	uint64_t syncs;             /* 400 atomic: lw_sync() calls that reached storage */
 	uint8_t reserved2[104];     /* 408 zero */
