@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../src/cpu.h"
 #include "commands.h"
 
 #define LASTWORDS_VERSION "0.1.0"
@@ -70,6 +71,7 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	cpu_crc32c_setup();
 	if (argc < 2) {
 		fputs(usage_text, stderr);
 		return LW_EXIT_USAGE;

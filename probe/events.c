@@ -23,6 +23,27 @@ uint64_t lw_now_ns(int clock_id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+#if !defined(__BIONIC__)
+static _Thread_local uint32_t cached_tid;
+
+/* A forked child is one thread: the one that called fork(), whose cached id
+ * is now its parent's. */
+static void forget_tid_in_child(void)
+{
+	cached_tid = 0;
+}
+#endif
+
+void lw_tid_cache_setup(void)
+{
+#if !defined(__BIONIC__)
+	static atomic_int registered;
+
+	if (!atomic_exchange(&registered, 1))
+		pthread_atfork(NULL, NULL, forget_tid_in_child);
+#endif
+}
+
 /* The calling thread's id. bionic caches it in its thread struct; elsewhere
  * we cache it in thread-local storage after one system call per thread. */
 static uint32_t current_tid(void)
@@ -30,11 +51,9 @@ static uint32_t current_tid(void)
 #if defined(__BIONIC__)
 	return (uint32_t)gettid();
 #else
-	static _Thread_local uint32_t tid;
-
-	if (tid == 0)
-		tid = (uint32_t)syscall(SYS_gettid);
-	return tid;
+	if (cached_tid == 0)
+		cached_tid = (uint32_t)syscall(SYS_gettid);
+	return cached_tid;
 #endif
 }
 

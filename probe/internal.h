@@ -62,6 +62,7 @@ struct lw {
 
 /* events.c */
 uint64_t lw_now_ns(int clock_id);
+void lw_tid_cache_setup(void);
 void lw_event_fill(struct lw *lw, struct lw_ring_slot *s, enum lw_event_type type,
 		   unsigned stage, unsigned code);
 

@@ -281,6 +281,7 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 	if (!atomic_compare_exchange_strong(&lw_active, &expected, 1))
 		return -EBUSY;
 	cpu_crc32c_setup();
+	lw_tid_cache_setup();
 	lw = calloc(1, sizeof(*lw));
 	if (!lw) {
 		rc = -ENOMEM;

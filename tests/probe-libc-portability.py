@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Check that liblastwords.so imports only what Android's bionic libc has.
+
+usage: probe-libc-portability.py LIBLASTWORDS.so ALLOWLIST [B_SANITIZE]
+
+Every undefined dynamic symbol (nm -D --undefined-only), with its version
+suffix (@GLIBC_2.2.5) stripped, must be on ALLOWLIST
+(tests/bionic-libc.allow). When the build is sanitized (B_SANITIZE is not
+"none"), the sanitizer runtime's symbols are ignored. A symbol that only
+glibc has is rejected, or the test itself is broken.
+
+Environment: NM overrides the tool. Exit 0 pass, 77 skip, 1 fail.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+SANITIZER_PREFIXES = ("__asan_", "__ubsan_", "__sanitizer_", "__tsan_", "__lsan_", "__msan_")
+GLIBC_ONLY = "argp_parse"  # GNU argp: not in bionic
+
+
+def fail(msg):
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def read_allow(path):
+    allow = set()
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            body, _, why = line.partition("#")
+            words = body.split()
+            if not words:
+                continue
+            if len(words) != 1 or not why.strip():
+                fail("%s:%d: expected 'symbol  # why', got '%s'" % (path, n, line.rstrip()))
+            allow.add(words[0])
+    if GLIBC_ONLY in allow:
+        fail("%s lists %s, which bionic does not have" % (path, GLIBC_ONLY))
+    return allow
+
+
+def parse_nm(text):
+    """(name, kind) of each undefined symbol, version suffix stripped."""
+    syms = []
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) < 2:
+            continue
+        kind, name = words[-2], words[-1]
+        syms.append((name.split("@")[0], kind))
+    return syms
+
+
+def rejected(syms, allow, sanitized):
+    bad = []
+    for name, _kind in syms:
+        if sanitized and name.startswith(SANITIZER_PREFIXES):
+            continue
+        if name not in allow:
+            bad.append(name)
+    return sorted(set(bad))
+
+
+def main():
+    if len(sys.argv) not in (3, 4):
+        fail(__doc__.strip().splitlines()[2])
+    lib, allow_path = sys.argv[1], sys.argv[2]
+    sanitize = sys.argv[3] if len(sys.argv) == 4 else "none"
+    sanitized = sanitize not in ("", "none", "[]")
+    nm = os.environ.get("NM") or shutil.which("nm")
+    if not nm:
+        print("SKIP: no 'nm'")
+        return 77
+    allow = read_allow(allow_path)
+    if sanitized:
+        print("sanitized build (b_sanitize=%s): ignoring symbols starting with %s"
+              % (sanitize, ", ".join(SANITIZER_PREFIXES)))
+
+    res = subprocess.run([nm, "-D", "--undefined-only", lib], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, universal_newlines=True)
+    if res.returncode != 0:
+        fail("nm -D %s: %s" % (lib, res.stderr.strip()))
+    syms = parse_nm(res.stdout)
+    names = {n for n, _ in syms}
+    if "sigaction" not in names or "mmap64" not in names and "mmap" not in names:
+        fail("%s does not import sigaction and mmap: is it liblastwords.so?" % lib)
+
+    # The check must be able to fail.
+    probe = parse_nm("                 U %s@GLIBC_2.2.5\n" % GLIBC_ONLY)
+    if rejected(probe, allow, sanitized) != [GLIBC_ONLY]:
+        fail("the check accepted %s, which bionic lacks" % GLIBC_ONLY)
+
+    bad = rejected(syms, allow, sanitized)
+    if bad:
+        for name in bad:
+            print("not known to be in bionic (not in %s): %s"
+                  % (os.path.basename(allow_path), name), file=sys.stderr)
+        fail("%s imports %d symbol(s) off the bionic allow-list" % (os.path.basename(lib),
+                                                                    len(bad)))
+    print("%s: %d undefined dynamic symbols, all in bionic's libc"
+          % (os.path.basename(lib), len(names)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,300 @@
+/*
+ * Ring format v1 below the probe: CRC32C (known vector, hardware path equal
+ * to the table path, chaining, the slot checksum) and the header rules
+ * R1..R7 of ring_header_check(): a fresh header passes, and each damage
+ * gives its own status, a reason and the offset of the field at fault.
+ */
+#include <inttypes.h>
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "helpers.h"
+
+#include "../src/cpu.h"
+#include "../src/crc32c.h"
+#include "../src/ring.h"
+
+#define SLOTS 64u
+
+static uint64_t rng_state = 0x243f6a8885a308d3u;
+
+static uint64_t rng_next(void)
+{
+	uint64_t x = rng_state += 0x9e3779b97f4a7c15u;
+
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
+	return x ^ (x >> 31);
+}
+
+static void check_vector(const char *path)
+{
+	T_ASSERT(crc32c(0, "123456789", 9) == 0xe3069283u, "%s: crc32c(\"123456789\") = 0x%08x",
+		 path, crc32c(0, "123456789", 9));
+	T_ASSERT(crc32c(0, "", 0) == 0, "%s: crc32c of nothing = 0x%08x", path, crc32c(0, "", 0));
+	/* Chaining: "1234" then "56789" is the CRC of the whole. */
+	T_ASSERT(crc32c(crc32c(0, "1234", 4), "56789", 5) == 0xe3069283u,
+		 "%s: chained crc32c = 0x%08x", path, crc32c(crc32c(0, "1234", 4), "56789", 5));
+}
+
+static void check_crc(void)
+{
+	unsigned char buf[300 + 8];
+	size_t len, off, split;
+	int hw = 0;
+
+	T_ASSERT(crc32c_sw(0, "123456789", 9) == 0xe3069283u, "table path: 0x%08x",
+		 crc32c_sw(0, "123456789", 9));
+	crc32c_use_hw(0);
+	check_vector("table path");
+
+	if (cpu_has_crc32c()) {
+		hw = crc32c_use_hw(1);
+#if defined(__x86_64__) || defined(__aarch64__)
+		T_ASSERT(hw == 1, "the CPU has CRC32C but crc32c_use_hw(1) returned %d", hw);
+#endif
+	}
+	if (!hw)
+		printf("no hardware CRC32C here: the table path is compared with itself\n");
+	check_vector(hw ? "hardware path" : "table path");
+
+	/* Every length 0..300, at every alignment mod 8, one-shot and chained. */
+	for (len = 0; len <= 300; len++) {
+		for (off = 0; off < 8; off++) {
+			unsigned char *p = buf + off;
+			uint32_t want, seed = (uint32_t)rng_next();
+
+			for (size_t i = 0; i < len; i++)
+				p[i] = (unsigned char)rng_next();
+			want = crc32c_sw(0, p, len);
+			T_ASSERT(crc32c(0, p, len) == want,
+				 "len %zu off %zu: 0x%08x != table 0x%08x",
+				 len, off, crc32c(0, p, len), want);
+			T_ASSERT(crc32c(seed, p, len) == crc32c_sw(seed, p, len),
+				 "len %zu off %zu: seeded crc differs", len, off);
+			split = len ? (size_t)(rng_next() % (len + 1)) : 0;
+			T_ASSERT(crc32c(crc32c(0, p, split), p + split, len - split) == want,
+				 "len %zu split %zu: chained crc differs", len, split);
+			T_ASSERT(crc32c_sw(crc32c_sw(0, p, split), p + split, len - split) == want,
+				 "len %zu split %zu: chained table crc differs", len, split);
+		}
+	}
+
+	/* The slot checksum: CRC32C over the ticket (8 bytes LE) and 52 bytes,
+	 * on the table path and on the hardware path (which has its own code). */
+	for (int path = 0; path <= hw; path++) {
+		unsigned char zero[52] = { 0 };
+
+		crc32c_use_hw(path);
+		for (int k = 0; k < 64; k++) {
+			unsigned char img[60], payload[52];
+			uint64_t t = k < 4 ? (uint64_t)k : rng_next() >> (k % 64);
+
+			for (size_t i = 0; i < sizeof(payload); i++)
+				payload[i] = (unsigned char)rng_next();
+			for (int i = 0; i < 8; i++)
+				img[i] = (unsigned char)(t >> (8 * i));
+			memcpy(img + 8, payload, sizeof(payload));
+			T_ASSERT(crc32c_slot(t, payload) == crc32c_sw(0, img, sizeof(img)),
+				 "%s path: crc32c_slot(%" PRIu64 ") = 0x%08x, expected 0x%08x",
+				 path ? "hardware" : "table", t, crc32c_slot(t, payload),
+				 crc32c_sw(0, img, sizeof(img)));
+			T_ASSERT(crc32c_slot(t ^ 1, payload) != crc32c_slot(t, payload),
+				 "crc32c_slot ignores the ticket");
+		}
+		/* Check value from schemas/ring-format.md: 60 zero bytes. */
+		T_ASSERT(crc32c_slot(0, zero) == 0x5a0b0531u,
+			 "%s path: crc32c_slot(0, zeros) = 0x%08x",
+			 path ? "hardware" : "table", crc32c_slot(0, zero));
+	}
+	crc32c_use_hw(hw);
+}
+
+static alignas(64) unsigned char good[LW_RING_HEADER_SIZE];
+static alignas(64) unsigned char work[LW_RING_HEADER_SIZE];
+
+static void make_header(void)
+{
+	static const uint8_t run_id[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+	struct ring_header_params p;
+	struct lw_ring_header *h = (struct lw_ring_header *)good;
+
+	memset(&p, 0, sizeof(p));
+	p.slot_count = SLOTS;
+	p.pid = 4242;
+	p.writer_version = 0x000100;
+	p.run_id = run_id;
+	p.start_mono_ns = 1;
+	p.start_boot_ns = 2;
+	p.start_real_ns = 3;
+	p.app_version = 77;
+	p.process = "com.example.app:inference";
+	ring_header_init(h, &p);
+
+	T_ASSERT(memcmp(h->magic, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0, "magic not written");
+	T_ASSERT(h->version == LW_RING_VERSION && h->min_version == LW_RING_MIN_VERSION,
+		 "version %u min %u", h->version, h->min_version);
+	T_ASSERT(h->header_size == LW_RING_HEADER_SIZE && h->slot_size == LW_RING_SLOT_SIZE,
+		 "header_size %u slot_size %u", h->header_size, h->slot_size);
+	T_ASSERT(h->slot_count == SLOTS && h->pid == 4242 && h->app_version == 77,
+		 "fields not copied");
+	T_ASSERT(h->byte_order == LW_RING_BYTE_ORDER, "byte_order 0x%08x", h->byte_order);
+	T_ASSERT(memcmp(h->run_id, run_id, 16) == 0, "run_id not copied");
+	T_ASSERT(strcmp(h->process, "com.example.app:inference") == 0, "process '%.64s'",
+		 h->process);
+	T_ASSERT(h->state == LW_STATE_RUNNING, "state %u", h->state);
+	T_ASSERT(h->header_crc == crc32c_sw(0, h, LW_RING_HEADER_CRC_SPAN),
+		 "header_crc 0x%08x is not the CRC32C of bytes [0, 252)", h->header_crc);
+	T_ASSERT(ring_header_crc(h) == h->header_crc, "ring_header_crc disagrees");
+	T_ASSERT(ring_file_size(h) == LW_RING_HEADER_SIZE + SLOTS * LW_RING_SLOT_SIZE,
+		 "ring_file_size %" PRIu64, ring_file_size(h));
+}
+
+static struct lw_ring_header *fresh(void)
+{
+	memcpy(work, good, sizeof(work));
+	return (struct lw_ring_header *)work;
+}
+
+static void reseal(struct lw_ring_header *h)
+{
+	h->header_crc = ring_header_crc(h);
+}
+
+/* One damaged header: the status, the offset and a reason. */
+static void expect(const char *what, size_t file_size, enum ring_header_status want,
+		   size_t want_offset)
+{
+	struct ring_error err;
+	enum ring_header_status st;
+
+	memset(&err, 0xa5, sizeof(err));
+	err.reason[0] = '\0';
+	st = ring_header_check(work, file_size, &err);
+	T_ASSERT(st == want, "%s: status %d, expected %d (%s)", what, (int)st, (int)want,
+		 err.reason);
+	T_ASSERT(err.reason[0] != '\0' && strlen(err.reason) < sizeof(err.reason),
+		 "%s: no reason given", what);
+	T_ASSERT(err.offset == want_offset, "%s: offset %zu, expected %zu (%s)", what, err.offset,
+		 want_offset, err.reason);
+	/* The same damage without an error struct must not crash. */
+	T_ASSERT(ring_header_check(work, file_size, NULL) == want, "%s: differs without err",
+		 what);
+}
+
+static void check_header(void)
+{
+	const size_t full = LW_RING_HEADER_SIZE + SLOTS * LW_RING_SLOT_SIZE;
+	struct lw_ring_header *h;
+	struct ring_error err;
+	enum ring_header_status st;
+
+	make_header();
+	fresh();
+	st = ring_header_check(work, full, &err);
+	T_ASSERT(st == RING_HEADER_OK, "fresh header refused: %d at %zu: %s", (int)st, err.offset,
+		 err.reason);
+	T_ASSERT(ring_header_check(work, full + 4096, NULL) == RING_HEADER_OK,
+		 "a longer file is refused");
+
+	h = fresh();
+	h->magic[3] = 'X';
+	expect("foreign magic", full, RING_HEADER_FOREIGN, 0);
+	fresh();
+	expect("4 bytes", 4, RING_HEADER_FOREIGN, 0);
+
+	fresh();
+	expect("short header", 100, RING_HEADER_TOO_SMALL, 100);
+
+	h = fresh();
+	h->byte_order = 0x04030201u;
+	expect("byte order", full, RING_HEADER_BYTE_ORDER,
+	       offsetof(struct lw_ring_header, byte_order));
+
+	h = fresh();
+	h->min_version = 2;
+	expect("min_version 2", full, RING_HEADER_FUTURE, offsetof(struct lw_ring_header, version));
+	h = fresh();
+	h->min_version = 2;
+	reseal(h);
+	expect("min_version 2, resealed", full, RING_HEADER_FUTURE,
+	       offsetof(struct lw_ring_header, version));
+	h = fresh();
+	h->version = 2; /* a newer writer that old readers can still read */
+	reseal(h);
+	T_ASSERT(ring_header_check(work, full, &err) == RING_HEADER_OK,
+		 "version 2 with min_version 1 refused: %s", err.reason);
+
+	h = fresh();
+	h->process[0] ^= 0x20;
+	expect("checksum", full, RING_HEADER_CHECKSUM, offsetof(struct lw_ring_header, header_crc));
+	h = fresh();
+	h->header_crc ^= 1;
+	expect("checksum field", full, RING_HEADER_CHECKSUM,
+	       offsetof(struct lw_ring_header, header_crc));
+
+	h = fresh();
+	h->slot_count = 100;
+	reseal(h);
+	expect("slot_count 100", full, RING_HEADER_GEOMETRY,
+	       offsetof(struct lw_ring_header, slot_count));
+	h = fresh();
+	h->slot_count = 8;
+	reseal(h);
+	expect("slot_count 8", full, RING_HEADER_GEOMETRY,
+	       offsetof(struct lw_ring_header, slot_count));
+	h = fresh();
+	h->slot_size = 32;
+	reseal(h);
+	expect("slot_size 32", full, RING_HEADER_GEOMETRY,
+	       offsetof(struct lw_ring_header, slot_size));
+	h = fresh();
+	h->header_size = 100;
+	reseal(h);
+	expect("header_size 100", full, RING_HEADER_GEOMETRY,
+	       offsetof(struct lw_ring_header, header_size));
+	h = fresh();
+	h->slot_count = 100;
+	expect("slot_count 100, not resealed", full, RING_HEADER_CHECKSUM,
+	       offsetof(struct lw_ring_header, header_crc));
+
+	fresh();
+	expect("truncated by one byte", full - 1, RING_HEADER_TRUNCATED, full - 1);
+	fresh();
+	expect("header only", LW_RING_HEADER_SIZE, RING_HEADER_TRUNCATED, LW_RING_HEADER_SIZE);
+
+	h = fresh();
+	h->state = 9;
+	expect("state 9", full, RING_HEADER_FIELD, offsetof(struct lw_ring_header, state));
+	h = fresh();
+	h->state = 0;
+	expect("state 0", full, RING_HEADER_FIELD, offsetof(struct lw_ring_header, state));
+	h = fresh();
+	h->last_stage = LW_RING_STAGE_SLOTS;
+	expect("last_stage", full, RING_HEADER_FIELD, offsetof(struct lw_ring_header, last_stage));
+	h = fresh();
+	h->crash_signo = 65;
+	expect("crash_signo", full, RING_HEADER_FIELD,
+	       offsetof(struct lw_ring_header, crash_signo));
+	h = fresh();
+	h->open_count[3] = 0x80000000u;
+	expect("open_count[3]", full, RING_HEADER_FIELD,
+	       offsetof(struct lw_ring_header, open_count) + 3 * 4);
+	/* Run-time fields are outside the checksum: CLEAN_EXIT and CRASHED pass. */
+	h = fresh();
+	h->state = LW_STATE_CRASHED;
+	h->crash_signo = 11;
+	T_ASSERT(ring_header_check(work, full, &err) == RING_HEADER_OK,
+		 "crashed header refused: %s", err.reason);
+}
+
+int main(void)
+{
+	check_crc();
+	check_header();
+	printf("crc32c: vector, %s path == table path for lengths 0..300, slot checksum; "
+	       "header: OK and 8 failure statuses with offsets\n",
+	       cpu_has_crc32c() ? "hardware" : "table");
+	return T_PASS;
+}
