@@ -21,6 +21,7 @@
 
 #include "../src/crc32c.h"
 #include "../src/ring.h"
+#include "helpers.h"
 
 static char *volatile held[64];
 static volatile int *volatile bad_pointer = (volatile int *)(uintptr_t)0x10;
@@ -36,14 +37,6 @@ static void grow(size_t bytes)
 	for (i = 0; i < bytes; i += 4096)
 		p[i] = 1;
 	held[held_count++ % 64] = p;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
 }
 
 static struct lw *open_probe(const char *dir, const char *process, uint32_t slots)

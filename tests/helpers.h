@@ -5,11 +5,13 @@
 #ifndef LW_TESTS_HELPERS_H
 #define LW_TESTS_HELPERS_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 enum t_result {
@@ -65,6 +67,30 @@ static inline void t_rmdir(const char *dir)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "warning: could not remove %s\n", dir);
+}
+
+/* Sleep ms milliseconds, through signal interruptions. */
+static inline void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* Entries of dir, not counting dot files. */
+static inline int count_files(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	T_ASSERT(d != NULL, "opendir %s: %s", dir, strerror(errno));
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
 }
 
 #endif

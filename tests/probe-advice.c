@@ -48,14 +48,6 @@ static struct lw_config config(uint64_t version)
 	return cfg;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 static void die_now(enum death how)
 {
 	if (how == DIE_CRASH) {

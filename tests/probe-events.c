@@ -92,28 +92,6 @@ static void release_ring(struct ring_copy *rc)
 	munmap(rc->map, rc->size);
 }
 
-static int count_files(const char *dir)
-{
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int n = 0;
-
-	T_ASSERT(d != NULL, "opendir %s: %s", dir, strerror(errno));
-	while ((de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 /*
  * Real blocks behind every byte: no hole, and no delayed-allocation extent
  * (pages dirtied in a sparse file look allocated to st_blocks, but their

@@ -25,20 +25,6 @@
 #define SLOTS 64u
 #define RING_BYTES (LW_RING_HEADER_SIZE + SLOTS * LW_RING_SLOT_SIZE)
 
-static int count_files(const char *dir)
-{
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int n = 0;
-
-	T_ASSERT(d != NULL, "opendir %s: %s", dir, strerror(errno));
-	while ((de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
 struct seen {
 	uint8_t types[16];
 	uint8_t stages[16];

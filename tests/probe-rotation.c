@@ -18,14 +18,6 @@
 #define RUNS 7
 #define KEPT 3u
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 static void touch(const char *dir, const char *name)
 {
 	char path[600];
