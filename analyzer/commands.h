@@ -19,6 +19,7 @@ enum lastwords_exit {
 int cmd_dump(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_digest(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
 
 /* Print "lastwords: 'FILE': REASON" (or "cannot open") for a ring_file_open()
  * failure to stderr. */

@@ -1,0 +1,219 @@
+/*
+ * lastwords inspect [--json] FILE...: what each file is, detected from its
+ * content, and the records parsed from it. A file of no known kind, or one
+ * that cannot be parsed at all, is an error (exit 4); lines a parser does
+ * not understand are counted and skipped.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cjson/cJSON.h>
+
+#include "commands.h"
+#include "evidence.h"
+#include "input.h"
+#include "parsers.h"
+#include "ring-event.h"
+#include "ring-file.h"
+
+static const char usage[] = "lastwords inspect [--json] FILE...";
+
+static const char unknown_reason[] =
+	"unknown kind: not a ring, seed events, exit-info (dump, JSON or toString), "
+	"tombstone, ANR trace, logcat or event log";
+
+struct ring_records {
+	const struct ring_file *rf;
+	cJSON *arr;
+	int failed;
+	int text;
+};
+
+static int ring_record(uint64_t ticket, uint32_t index, const struct lw_ring_slot *s, void *arg)
+{
+	struct ring_records *rr = arg;
+	cJSON *o;
+
+	(void)index;
+	if (rr->text) {
+		char label[48], detail[160];
+
+		ring_event_text(rr->rf->hdr, s, label, sizeof(label), detail, sizeof(detail));
+		printf("  ticket %llu: %s %s\n", (unsigned long long)ticket, label, detail);
+		return 0;
+	}
+	o = ring_event_json(rr->rf->path, ticket, rr->rf->hdr, s);
+	if (!o || !cJSON_AddItemToArray(rr->arr, o)) {
+		cJSON_Delete(o);
+		rr->failed = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* A ring: its valid records, through the ring reader. */
+static int inspect_ring(const char *path, cJSON *obj, int json)
+{
+	struct ring_records rr = { NULL, NULL, 0, !json };
+	struct ring_error rerr;
+	struct ring_file *rf;
+	struct ring_scan sc;
+	int rc = ring_file_open(path, &rf, &rerr);
+
+	if (rc != 0) {
+		report_ring_error(path, rc, &rerr);
+		if (obj)
+			cJSON_AddStringToObject(obj, "error", rerr.reason);
+		return -1;
+	}
+	rr.rf = rf;
+	if (json) {
+		rr.arr = cJSON_AddArrayToObject(obj, "records");
+		if (!rr.arr) {
+			ring_file_free(rf);
+			return -1;
+		}
+	} else {
+		printf("%s: ring, %s\n", path, ring_outcome_name(ring_file_outcome(rf)));
+	}
+	ring_scan(rf->hdr, rf->slots, &sc, NULL, ring_record, &rr);
+	ring_file_free(rf);
+	return rr.failed ? -1 : 0;
+}
+
+static int inspect_one(const char *path, cJSON *list, int json)
+{
+	struct ev_file f = { 0 };
+	struct ev_error err = { 0, "" };
+	struct input in;
+	cJSON *obj = NULL;
+	enum ev_kind kind;
+	size_t i, n;
+	int rc = -1;
+
+	if (json) {
+		obj = cJSON_CreateObject();
+		if (!obj || !cJSON_AddItemToArray(list, obj)) {
+			cJSON_Delete(obj);
+			return -1;
+		}
+		cJSON_AddStringToObject(obj, "file", path);
+	}
+	if (input_read(path, &in, &err) != 0) {
+		fprintf(stderr, "lastwords: cannot read '%s': %s\n", path, err.reason);
+		if (obj) {
+			cJSON_AddStringToObject(obj, "kind", "unknown");
+			cJSON_AddStringToObject(obj, "error", err.reason);
+		}
+		return -1;
+	}
+	kind = ev_detect(in.data, in.len);
+	if (obj) {
+		cJSON_AddStringToObject(obj, "kind", ev_kind_name(kind));
+		cJSON_AddBoolToObject(obj, "gzipped", in.gzipped);
+	}
+	if (kind == EV_KIND_UNKNOWN) {
+		fprintf(stderr, "lastwords: '%s': %s\n", path, unknown_reason);
+		if (obj)
+			cJSON_AddStringToObject(obj, "error", unknown_reason);
+		goto out;
+	}
+	if (kind == EV_KIND_RING) {
+		input_release(&in);
+		return inspect_ring(path, obj, json);
+	}
+	if (ev_parse(kind, in.data, in.len, &f, &err) != 0) {
+		if (err.line)
+			fprintf(stderr, "lastwords: '%s': line %zu: %s\n", path, err.line, err.reason);
+		else
+			fprintf(stderr, "lastwords: '%s': %s\n", path, err.reason);
+		if (obj) {
+			cJSON_AddStringToObject(obj, "error", err.reason);
+			if (err.line)
+				cJSON_AddNumberToObject(obj, "error_line", (double)err.line);
+		}
+		goto out;
+	}
+	n = ev_record_count(&f);
+	if (json) {
+		cJSON *records = ev_records_json(&f);
+
+		if (!records)
+			goto out;
+		cJSON_AddNumberToObject(obj, "lines", (double)f.stats.lines);
+		cJSON_AddNumberToObject(obj, "skipped", (double)f.stats.skipped);
+		if (f.stats.first_skipped)
+			cJSON_AddNumberToObject(obj, "first_skipped_line", (double)f.stats.first_skipped);
+		cJSON_AddItemToObject(obj, "records", records);
+	} else {
+		char line[1024];
+
+		printf("%s: %s%s, %zu record%s, %zu lines", path, ev_kind_name(kind),
+		       in.gzipped ? " (gzip)" : "", n, n == 1 ? "" : "s", f.stats.lines);
+		if (f.stats.skipped)
+			printf(" (%zu not understood, first at line %zu)", f.stats.skipped,
+			       f.stats.first_skipped);
+		putchar('\n');
+		for (i = 0; i < n; i++) {
+			ev_record_text(&f, i, line, sizeof(line));
+			printf("  %s\n", line);
+		}
+	}
+	rc = 0;
+out:
+	ev_file_release(&f);
+	input_release(&in);
+	return rc;
+}
+
+int cmd_inspect(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	cJSON *list = NULL;
+	int json = 0, failed = 0, c, i;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			printf("usage: %s\n", usage);
+			return LW_EXIT_OK;
+		default:
+			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return usage_error(usage, "inspect needs at least one file");
+	if (json && !(list = cJSON_CreateArray())) {
+		fprintf(stderr, "lastwords: out of memory\n");
+		return LW_EXIT_INPUT;
+	}
+	for (i = optind; i < argc; i++)
+		if (inspect_one(argv[i], list, json) != 0)
+			failed = 1;
+	if (json) {
+		char *text = cJSON_Print(list);
+
+		cJSON_Delete(list);
+		if (!text) {
+			fprintf(stderr, "lastwords: out of memory\n");
+			return LW_EXIT_INPUT;
+		}
+		puts(text);
+		free(text);
+	}
+	if (fflush(stdout) != 0) {
+		perror("lastwords: stdout");
+		return LW_EXIT_INPUT;
+	}
+	return failed ? LW_EXIT_INPUT : LW_EXIT_OK;
+}

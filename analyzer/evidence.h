@@ -1,0 +1,235 @@
+/*
+ * The evidence a device gives about a process death, as parsed records.
+ *
+ * Each input file has one kind, detected from its content (detect.c). A
+ * parser (one file per format) turns a file's bytes into records of one of
+ * the types below and never prints. Integers that a format leaves out are
+ * -1 (EV_NONE); text that a format leaves out, or that reads "null", is NULL.
+ * All text is a heap copy owned by its list; ev_file_release() frees it.
+ */
+#ifndef LW_ANALYZER_EVIDENCE_H
+#define LW_ANALYZER_EVIDENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#define EV_NONE (-1)
+#define EV_NO_TIME INT64_MIN
+
+#define EV_KINDS(X)                                   \
+	X(UNKNOWN, unknown)                           \
+	X(RING, ring)                                 \
+	X(SEED_EVENTS, seed-events)                   \
+	X(EXIT_INFO_DUMP, exit-info-dump)             \
+	X(EXIT_INFO_JSON, exit-info-json)             \
+	X(EXIT_INFO_TOSTRING, exit-info-tostring)     \
+	X(TOMBSTONE, tombstone)                       \
+	X(ANR_TRACE, anr-trace)                       \
+	X(LOGCAT, logcat)                             \
+	X(EVENT_LOG, event-log)
+
+enum ev_kind {
+#define X(up, name) EV_KIND_##up,
+	EV_KINDS(X)
+#undef X
+	EV_KIND_COUNT
+};
+
+/* "exit-info-dump", ... */
+const char *ev_kind_name(enum ev_kind k);
+
+/* A parse failure that stops a file: where, and what was expected. */
+struct ev_error {
+	size_t line; /* 1-based; 0 when not about a line */
+	char reason[240];
+};
+
+/* Lines read and lines not understood (counted and skipped, never fatal). */
+struct ev_stats {
+	size_t lines;
+	size_t skipped;
+	size_t first_skipped; /* line number of the first skipped line, 0 if none */
+};
+
+/* One ApplicationExitInfo, from a dump, a toString() line or app JSON. */
+struct exit_record {
+	size_t line;                /* where the record starts */
+	int64_t pid;
+	char *process;
+	char *package;              /* the dump's "package:" section */
+	int64_t uid;                /* the dump's "Historical Process Exit for uid=" */
+	int64_t real_uid, package_uid, defining_uid, user;
+	int64_t reason;             /* the integer; unknown future codes kept as numbers */
+	int64_t subreason;          /* -1 where the format has none (Android 11) */
+	int64_t status;
+	int64_t importance;
+	int64_t pss_kb, rss_kb;     /* -1: not sampled ("0.00") or absent */
+	char *pss_text, *rss_text;  /* as written: "221MB", "0,00" */
+	char *timestamp_text;       /* as written */
+	int64_t timestamp_ms;       /* EV_NO_TIME if not parsed; see timestamp_local */
+	int timestamp_local;        /* 1: local wall time with no zone, as if UTC (needs --tz) */
+	int64_t timestamp_precision_ms; /* 1, or 60000 for toString()'s minutes */
+	char *description;
+	int64_t state_bytes;        /* process-state summary length; -1 if empty or absent */
+	char *state;                /* the summary itself, where the input has it (JSON) */
+	char *trace;                /* trace file path */
+	int64_t app_version;        /* JSON only */
+	int anr_info;               /* 1 if an anrInfo=AnrInfo(...) was present */
+	int64_t anr_id, anr_type, anr_timeout_ms;
+	int anr_user_perceptible;   /* -1 unknown */
+};
+
+/* One stack frame of a tombstone. */
+struct frame {
+	int64_t index;
+	uint64_t pc;
+	char *library;              /* path of the mapping, as written */
+	char *symbol;               /* function (+offset) if symbolized */
+	const char *runtime;        /* GPU/NN runtime the library belongs to, or NULL */
+};
+
+struct tombstone {
+	size_t line;
+	int logcat_prefixed;        /* lines carried a logcat prefix (F DEBUG, A/DEBUG, ...) */
+	char *fingerprint;
+	char *abi;
+	char *timestamp_text;
+	int64_t pid, tid, uid;
+	char *thread;               /* name: */
+	char *process;              /* >>> name <<< */
+	char *cmdline;
+	int64_t signo;
+	int64_t code;
+	char *code_name;            /* "SEGV_MAPERR" */
+	int has_fault_addr;
+	uint64_t fault_addr;
+	char *cause;
+	char *abort_message;
+	struct frame *frames;
+	size_t nframes;
+	size_t runtime_frames;      /* frames in GPU/NN runtime libraries */
+	const char *first_runtime;  /* runtime of the top-most such frame */
+};
+
+struct anr_trace {
+	size_t line;
+	char *layout;               /* "art" (----- pid N at ...) or "subject" */
+	int64_t pid;
+	char *time_text;
+	char *cmdline;
+	char *subject;              /* Subject: line, newer layout */
+	int64_t rss_kb;             /* RssKb: of the newer layout */
+	int has_java_threads;
+	int64_t thread_count;
+	int main_found;
+	char *main_state;           /* "Sleeping", "Blocked", "Native", ... */
+	int64_t main_tid, main_sys_tid;
+	char *main_lock;            /* the monitor main waits on or is blocked on */
+	int64_t lock_owner_tid;     /* "held by thread N", -1 if none */
+	char *main_top_frame;       /* first "at ..." or "#00 pc" line */
+};
+
+/* A line of logcat (main/system/crash buffers) or of the event log. */
+#define LOG_EVENTS(X)                                          \
+	X(LMKD_KILL, lmkd_kill)           /* lowmemorykiller: Kill '...' */          \
+	X(AM_KILLING, am_killing)         /* ActivityManager: Killing pid:proc */   \
+	X(AM_DIED, am_died)               /* ActivityManager: Process ... has died */ \
+	X(AM_LOW_MEMORY, am_low_memory)   /* ActivityManager: Low on memory: */     \
+	X(ZYGOTE_SIGNAL, zygote_signal)   /* Zygote: Process N exited due to signal */ \
+	X(CRASH_BEGIN, crash_begin)       /* --------- beginning of crash */        \
+	X(FATAL_SIGNAL, fatal_signal)     /* libc: Fatal signal N (SIG...) */        \
+	X(JAVA_CRASH, java_crash)         /* AndroidRuntime: FATAL EXCEPTION */     \
+	X(EV_AM_KILL, am_kill)            /* event log am_kill */                   \
+	X(EV_AM_PROC_DIED, am_proc_died)                                             \
+	X(EV_AM_ANR, am_anr)                                                         \
+	X(EV_AM_CRASH, am_crash)                                                     \
+	X(EV_AM_PROC_START, am_proc_start)                                           \
+	X(EV_KILLINFO, killinfo)          /* lmkd killinfo, tag 10195355 */
+
+enum log_event_type {
+#define X(up, name) LOG_##up,
+	LOG_EVENTS(X)
+#undef X
+	LOG_EVENT_COUNT
+};
+
+const char *log_event_name(enum log_event_type t);
+
+struct log_event {
+	size_t line;
+	enum log_event_type type;
+	char *format;               /* "threadtime", "brief", "uid", "time", "raw" */
+	char *time_text;            /* as written; logcat has no year */
+	int64_t time_ms;            /* month-day wall time in ms within a year, EV_NO_TIME */
+	int64_t pid;                /* the process the line is about */
+	int64_t uid;
+	int64_t user;
+	char *process;
+	int64_t oom_score_adj;
+	int64_t rss_kb, swap_kb, free_kb;
+	int64_t anon_rss_kb, dmabuf_pss_kb, dmabuf_rss_kb;
+	int64_t signo;
+	char *reason;               /* lmkd/am kill reason, ANR subject, crash exception */
+	int64_t kill_reason_code;   /* killinfo's kill reason, -1 */
+};
+
+/* A record of the seed's events JSON (seeds/lifecycle_probe.py). */
+struct seed_event {
+	size_t index;
+	int64_t time_ms;
+	char *stage;
+	int64_t rss_mb, budget_mb, sessions;
+	char *exit_reason;
+};
+
+/* Everything parsed from one file. Only the list of its kind is filled. */
+struct ev_file {
+	char *path;
+	enum ev_kind kind;
+	int gzipped;
+	struct ev_stats stats;
+	struct exit_record *exits;
+	size_t nexits;
+	struct tombstone *tombstones;
+	size_t ntombstones;
+	struct anr_trace *anrs;
+	size_t nanrs;
+	struct log_event *logs;
+	size_t nlogs;
+	struct seed_event *seeds;
+	size_t nseeds;
+};
+
+/* Initialise records with every field absent. */
+void exit_record_init(struct exit_record *r);
+void tombstone_init(struct tombstone *t);
+void anr_trace_init(struct anr_trace *a);
+void log_event_init(struct log_event *e);
+
+/* Append a zeroed-then-initialised record to a list; NULL on ENOMEM. */
+struct exit_record *ev_add_exit(struct ev_file *f);
+struct tombstone *ev_add_tombstone(struct ev_file *f);
+struct anr_trace *ev_add_anr(struct ev_file *f);
+struct log_event *ev_add_log(struct ev_file *f);
+struct frame *ev_add_frame(struct tombstone *t);
+
+/* A heap copy of n bytes of s, NUL-terminated; NULL on ENOMEM. */
+char *ev_strndup(const char *s, size_t n);
+
+/* Free everything a file's lists hold, and reset it. Accepts NULL. */
+void ev_file_release(struct ev_file *f);
+
+/* Count a line that was not understood. */
+void ev_skip(struct ev_stats *st, size_t line);
+
+/* The records as JSON (one object per record), or NULL on ENOMEM. */
+cJSON *ev_records_json(const struct ev_file *f);
+
+/* One line of text per record, for people; returns bytes written like
+ * snprintf. i indexes the kind's list. */
+int ev_record_text(const struct ev_file *f, size_t i, char *buf, size_t len);
+size_t ev_record_count(const struct ev_file *f);
+
+#endif

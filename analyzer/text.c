@@ -1,0 +1,236 @@
+#include "text.h"
+
+#include <string.h>
+
+void line_iter_init(struct line_iter *it, const char *buf, size_t len)
+{
+	it->p = buf;
+	it->end = buf + len;
+	it->lineno = 0;
+}
+
+int line_next(struct line_iter *it, struct span *line)
+{
+	const char *nl;
+
+	if (it->p >= it->end)
+		return 0;
+	nl = memchr(it->p, '\n', (size_t)(it->end - it->p));
+	line->s = it->p;
+	line->n = nl ? (size_t)(nl - it->p) : (size_t)(it->end - it->p);
+	it->p = nl ? nl + 1 : it->end;
+	if (line->n && line->s[line->n - 1] == '\r')
+		line->n--;
+	it->lineno++;
+	return 1;
+}
+
+struct span span_of(const char *s, size_t n)
+{
+	struct span sp = { s, n };
+
+	return sp;
+}
+
+struct span span_trim(struct span s)
+{
+	while (s.n && (s.s[0] == ' ' || s.s[0] == '\t')) {
+		s.s++;
+		s.n--;
+	}
+	while (s.n && (s.s[s.n - 1] == ' ' || s.s[s.n - 1] == '\t'))
+		s.n--;
+	return s;
+}
+
+struct span span_skip_spaces(struct span s)
+{
+	while (s.n && (s.s[0] == ' ' || s.s[0] == '\t')) {
+		s.s++;
+		s.n--;
+	}
+	return s;
+}
+
+int span_starts(struct span s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s.n >= n && memcmp(s.s, lit, n) == 0;
+}
+
+int span_ends(struct span s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s.n >= n && memcmp(s.s + s.n - n, lit, n) == 0;
+}
+
+int span_eq(struct span s, const char *lit)
+{
+	return s.n == strlen(lit) && memcmp(s.s, lit, s.n) == 0;
+}
+
+long span_find(struct span s, const char *needle)
+{
+	size_t n = strlen(needle), i;
+
+	if (n == 0)
+		return 0;
+	if (s.n < n)
+		return -1;
+	for (i = 0; i + n <= s.n; i++) {
+		const char *hit = memchr(s.s + i, needle[0], s.n - n + 1 - i);
+
+		if (!hit)
+			return -1;
+		i = (size_t)(hit - s.s);
+		if (memcmp(hit, needle, n) == 0)
+			return (long)i;
+	}
+	return -1;
+}
+
+struct span span_from(struct span s, size_t off)
+{
+	if (off > s.n)
+		off = s.n;
+	s.s += off;
+	s.n -= off;
+	return s;
+}
+
+size_t span_int64(struct span s, int64_t *out)
+{
+	size_t i = 0, digits = 0;
+	uint64_t v = 0;
+	int neg = 0;
+
+	if (i < s.n && (s.s[i] == '-' || s.s[i] == '+')) {
+		neg = s.s[i] == '-';
+		i++;
+	}
+	for (; i < s.n && s.s[i] >= '0' && s.s[i] <= '9'; i++, digits++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(s.s[i] - '0');
+	}
+	if (!digits || v > (uint64_t)INT64_MAX + (uint64_t)neg)
+		return 0;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return i;
+}
+
+size_t span_hex64(struct span s, uint64_t *out)
+{
+	size_t i = 0, digits = 0;
+	uint64_t v = 0;
+
+	if (s.n >= 2 && s.s[0] == '0' && (s.s[1] == 'x' || s.s[1] == 'X'))
+		i = 2;
+	for (; i < s.n; i++, digits++) {
+		char c = s.s[i];
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			break;
+		if (digits >= 16)
+			return 0;
+		v = v << 4 | d;
+	}
+	if (!digits)
+		return 0;
+	*out = v;
+	return i;
+}
+
+int span_field(struct span line, const char *key, struct span *val)
+{
+	size_t kn = strlen(key);
+	struct span rest = line;
+	long at;
+
+	while ((at = span_find(rest, key)) >= 0) {
+		size_t off = (size_t)at;
+		int boundary = (rest.s + off == line.s) || rest.s[off - 1] == ' ' ||
+			       rest.s[off - 1] == '\t' || rest.s[off - 1] == '(';
+
+		if (boundary && off + kn < rest.n + 1 && key[kn - 1] == '=') {
+			size_t i = off + kn;
+			size_t j = i;
+
+			while (j < rest.n && rest.s[j] != ' ' && rest.s[j] != '\t')
+				j++;
+			val->s = rest.s + i;
+			val->n = j - i;
+			return 1;
+		}
+		rest = span_from(rest, off + 1);
+	}
+	return 0;
+}
+
+int64_t text_days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	/* Howard Hinnant's days_from_civil. */
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static int digits_at(struct span s, size_t at, size_t n, int64_t *out)
+{
+	int64_t v = 0;
+	size_t i;
+
+	if (at + n > s.n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char c = s.s[at + i];
+
+		if (c < '0' || c > '9')
+			return 0;
+		v = v * 10 + (c - '0');
+	}
+	*out = v;
+	return 1;
+}
+
+size_t text_parse_datetime(struct span s, int64_t *ms)
+{
+	int64_t y, mo, d, h, mi, sec, frac = 0;
+	size_t used = 19, i;
+
+	if (!digits_at(s, 0, 4, &y) || s.n < 19 || s.s[4] != '-' || !digits_at(s, 5, 2, &mo) ||
+	    s.s[7] != '-' || !digits_at(s, 8, 2, &d) || (s.s[10] != ' ' && s.s[10] != 'T') ||
+	    !digits_at(s, 11, 2, &h) || s.s[13] != ':' || !digits_at(s, 14, 2, &mi) ||
+	    s.s[16] != ':' || !digits_at(s, 17, 2, &sec))
+		return 0;
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+		return 0;
+	if (s.n > 19 && s.s[19] == '.') {
+		/* Milliseconds from the first three digits; finer digits are read
+		 * and dropped (ANR dumps print nanoseconds). */
+		for (i = 20; i < s.n && s.s[i] >= '0' && s.s[i] <= '9'; i++) {
+			if (i < 23)
+				frac = frac * 10 + (s.s[i] - '0');
+		}
+		for (size_t k = i; k < 23; k++)
+			frac *= 10;
+		used = i;
+	}
+	*ms = ((text_days_from_civil(y, (unsigned)mo, (unsigned)d) * 24 + h) * 60 + mi) * 60000 +
+	      sec * 1000 + frac;
+	return used;
+}
