@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Real evidence from real devices (../shared/corpus/): every file is
+detected as its right kind, and its records match the expectations in
+fixtures/corpus-expect/<file>.json, written by hand from reading each file.
+
+An expectation is {"kind": K, "records": [R, ...]} where each R lists the
+fields that record must have, in order; "records" may be left out when only
+the kind is asserted. A corpus file without an expectation fails the test,
+so a new sample cannot go unchecked. Skips (77) when the corpus is absent.
+
+usage: evidence-corpus.py LASTWORDS SOURCE_ROOT
+"""
+import json
+import os
+import subprocess
+import sys
+
+
+def main():
+    lw, root = sys.argv[1], sys.argv[2]
+    corpus = os.environ.get("LASTWORDS_CORPUS",
+                            os.path.join(root, "..", "shared", "corpus"))
+    if not os.path.isdir(corpus):
+        print("skip: no corpus at %s" % corpus)
+        return 77
+    expect_dir = os.path.join(root, "fixtures", "corpus-expect")
+    failures = []
+    checked = 0
+    for name in sorted(os.listdir(corpus)):
+        if name == "README.md" or name.startswith("."):
+            continue
+        path = os.path.join(corpus, name)
+        exp_path = os.path.join(expect_dir, name + ".json")
+        if not os.path.exists(exp_path):
+            failures.append("%s: no expectation in fixtures/corpus-expect/" % name)
+            continue
+        with open(exp_path) as f:
+            exp = json.load(f)
+        p = subprocess.run([lw, "inspect", "--json", path], capture_output=True, text=True)
+        if p.returncode < 0:
+            failures.append("%s: inspect killed by signal %d" % (name, -p.returncode))
+            continue
+        try:
+            got = json.loads(p.stdout)[0]
+        except (ValueError, IndexError):
+            failures.append("%s: inspect printed no JSON (exit %d): %s"
+                            % (name, p.returncode, p.stderr.strip()))
+            continue
+        if got.get("kind") != exp["kind"]:
+            failures.append("%s: detected as %s, expected %s" % (name, got.get("kind"), exp["kind"]))
+            continue
+        if "error" in got:
+            failures.append("%s: %s" % (name, got["error"]))
+            continue
+        checked += 1
+        if "records" not in exp:
+            continue
+        records = got.get("records", [])
+        if len(records) != len(exp["records"]):
+            failures.append("%s: %d records, expected %d" % (name, len(records), len(exp["records"])))
+        for i, (want, have) in enumerate(zip(exp["records"], records)):
+            for key, value in want.items():
+                if have.get(key) != value:
+                    failures.append("%s record %d: %s is %r, expected %r"
+                                    % (name, i, key, have.get(key), value))
+    for f in failures:
+        print("FAIL: " + f)
+    print("%d corpus files detected and checked; %d failures" % (checked, len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+#!/bin/sh
+# Build the libFuzzer harnesses of tests/fuzz/ with clang, ASan and UBSan,
+# and run each for SECONDS, seeded with the project's fixtures. A crash,
+# leak or sanitizer report fails the test, and the input that caused it is
+# kept (printed here) so it can become a fixture. Skips (77) without clang
+# or its libFuzzer runtime.
+#
+# usage: fuzz.sh SOURCE_ROOT SECONDS [HARNESS...]
+set -u
+src=$1
+seconds=$2
+shift 2
+
+clang=""
+for c in clang clang-14 clang-15 clang-16; do
+	if command -v "$c" >/dev/null 2>&1; then
+		clang=$c
+		break
+	fi
+done
+[ -n "$clang" ] || { echo "skip: clang is not installed (.ci/install-deps installs it)"; exit 77; }
+
+tmp=$(mktemp -d)
+keep="${FUZZ_KEEP:-}"
+trap '[ -z "$keep" ] && rm -rf "$tmp"' EXIT
+echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }' \
+	>"$tmp/probe.c"
+if ! "$clang" -fsanitize=fuzzer "$tmp/probe.c" -o "$tmp/probe" >/dev/null 2>&1; then
+	echo "skip: $clang has no libFuzzer runtime (libclang-rt-14-dev)"
+	exit 77
+fi
+
+unset ASAN_OPTIONS UBSAN_OPTIONS
+# Every analyzer module; not the commands or main().
+modules=""
+for f in "$src"/analyzer/*.c; do
+	case $(basename "$f") in
+	main.c | cmd-*.c) ;;
+	*) modules="$modules $f" ;;
+	esac
+done
+core="$src/src/signals.c $src/src/vocab.c $src/src/crc32c.c $src/src/ring.c $src/src/cpu.c $src/src/digest.c"
+cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_DEFAULT_SOURCE -std=c11"
+incs="-I$src/include -I$src/src -I$src/analyzer -I$src/tests/fuzz"
+
+# Build the shared objects once, then link each harness against them.
+mkdir "$tmp/obj"
+for f in $modules $core; do
+	o="$tmp/obj/$(basename "$(dirname "$f")")-$(basename "$f" .c).o"
+	# shellcheck disable=SC2086
+	if ! "$clang" $cflags -fsanitize=fuzzer-no-link $incs -c "$f" -o "$o" 2>"$tmp/cc.log"; then
+		cat "$tmp/cc.log"
+		echo "FAIL: cannot compile $f for fuzzing"
+		exit 1
+	fi
+done
+
+[ $# -gt 0 ] || set -- $(cd "$src/tests/fuzz" && ls *.c | sed 's/\.c$//')
+seeds_for() {
+	case $1 in
+	ring) echo "$src/fixtures/rings $src/fixtures/bad" ;;
+	*) echo "$src/fixtures/evidence" ;;
+	esac
+}
+
+failed=0
+for h in "$@"; do
+	# shellcheck disable=SC2086
+	if ! "$clang" $cflags $incs "$src/tests/fuzz/$h.c" "$tmp"/obj/*.o -lcjson -lz \
+		-o "$tmp/$h" 2>"$tmp/cc.log"; then
+		cat "$tmp/cc.log"
+		echo "FAIL: cannot build harness $h"
+		failed=1
+		continue
+	fi
+	mkdir -p "$tmp/corpus-$h"
+	for d in $(seeds_for "$h"); do
+		[ -d "$d" ] && find "$d" -type f -size -1000k -exec cp {} "$tmp/corpus-$h/" \; 2>/dev/null
+	done
+	if "$tmp/$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+		-print_final_stats=1 -artifact_prefix="$tmp/crash-$h-" "$tmp/corpus-$h" \
+		>"$tmp/$h.log" 2>&1; then
+		runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$tmp/$h.log" | grep -o '[0-9]*$')
+		cov=$(grep -o 'cov: [0-9]*' "$tmp/$h.log" | tail -n 1)
+		echo "fuzz $h: ${runs:-?} runs in ${seconds}s, $cov, no crash"
+	else
+		failed=1
+		keep=1
+		echo "FAIL: fuzz $h found a problem:"
+		grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$tmp/$h.log" | head -n 20
+		for c in "$tmp"/crash-"$h"-*; do
+			[ -f "$c" ] || continue
+			echo "input $c (make it a fixture under fixtures/evidence/fuzz/):"
+			od -c "$c" | head -n 20
+		done
+	fi
+done
+[ $failed -eq 0 ] || echo "fuzz work files kept in $tmp"
+exit $failed

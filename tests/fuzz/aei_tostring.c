@@ -1,0 +1,9 @@
+/* libFuzzer harness for aei_tostring_parse(). */
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return fuzz_parse(data, size, aei_tostring_parse);
+}
