@@ -1,18 +1,533 @@
-/* Placeholder: being written. */
+/*
+ * The exit-info JSON an app writes itself from
+ * ActivityManager.getHistoricalProcessExitReasons(), specified by
+ * schemas/exit-info.schema.json: a list of records, or an object with
+ * "records" and optional "packageName", "appVersion" and "device". Record
+ * fields are named after the getters (pid, processName, reason, subReason,
+ * status, importance, pss, rss, timestamp, description, ...), pss and rss in
+ * kB, timestamp in ms since the epoch.
+ *
+ * Fields outside the schema, and fields of the wrong type, are stripped and
+ * counted in stats.skipped, never stored; an element that is not an object
+ * with an integer "reason" and a pid or processName is skipped whole.
+ * Malformed JSON stops the file with the line and what was expected.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "parsers.h"
+#include "text.h"
+
+#define SNIFF_BYTES ((size_t)64 << 10)
+
+static const char *const top_keys[] = { "records", "packageName", "appVersion", "device", NULL };
+static const char *const device_keys[] = { "manufacturer", "model", "sdkInt", "fingerprint",
+					   NULL };
+static const char *const record_keys[] = {
+	"pid", "processName", "reason", "subReason", "status", "importance", "pss", "rss",
+	"timestamp", "description", "realUid", "packageUid", "definingUid", "appVersion",
+	"processStateSummary", "processStateSummaryLength", NULL,
+};
+
+/* Whitespace and a UTF-8 byte order mark before the first value. */
+static size_t json_skip(const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+		i = 3;
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+		i++;
+	return i;
+}
+
+static size_t line_of(const char *buf, const char *at)
+{
+	size_t line = 1;
+	const char *p;
+
+	for (p = buf; p < at; p++)
+		line += *p == '\n';
+	return line;
+}
+
+/* Whether "name" appears as a key (followed by ':') in s. */
+static int has_key(struct span s, const char *quoted)
+{
+	long at;
+
+	while ((at = span_find(s, quoted)) >= 0) {
+		s = span_skip_spaces(span_from(s, (size_t)at + strlen(quoted)));
+		while (s.n && (s.s[0] == '\n' || s.s[0] == '\r'))
+			s = span_skip_spaces(span_from(s, 1));
+		if (s.n && s.s[0] == ':')
+			return 1;
+	}
+	return 0;
+}
 
 int aei_json_sniff(const char *buf, size_t len)
 {
-	(void)buf;
-	(void)len;
+	size_t off = json_skip(buf, len);
+	struct span head = span_of(buf, len < SNIFF_BYTES ? len : SNIFF_BYTES);
+
+	return off < len && (buf[off] == '[' || buf[off] == '{') && has_key(head, "\"reason\"") &&
+	       (span_find(head, "\"pid\"") >= 0 || span_find(head, "\"processName\"") >= 0);
+}
+
+/* --- where each record starts --- */
+
+/* The line of every object that is an element of the records list (the
+ * root array, or the root object's first "records"), in order; at most
+ * cap of them. buf holds valid JSON (json_check). Returns NULL on ENOMEM;
+ * free() it. */
+static size_t *record_lines(const char *buf, size_t len, size_t cap, size_t *count)
+{
+	size_t depth = 0, rec_depth = 0, line = 1, i, n = 0;
+	size_t *lines = calloc(cap ? cap : 1, sizeof(*lines));
+	struct span last = { buf, 0 };
+	int root_obj = 0, seen = 0;
+
+	if (!lines)
+		return NULL;
+
+	for (i = 0; i < len; i++) {
+		char c = buf[i];
+
+		if (c == '\n') {
+			line++;
+		} else if (c == '"') {
+			size_t s = ++i;
+
+			for (; i < len && buf[i] != '"'; i++) {
+				line += buf[i] == '\n';
+				i += buf[i] == '\\';
+			}
+			last = span_of(buf + s, i - s);
+		} else if (c == '{' || c == '[') {
+			if (depth == 0) {
+				root_obj = c == '{';
+				rec_depth = root_obj ? 0 : 1;
+				seen = !root_obj;
+			} else if (depth == rec_depth && c == '{' && n < cap) {
+				lines[n++] = line;
+			} else if (depth == 1 && root_obj && !seen && c == '[' &&
+				   span_eq(last, "records")) {
+				rec_depth = 2;
+				seen = 1;
+			}
+			depth++;
+		} else if ((c == '}' || c == ']') && depth > 0) {
+			if (depth-- == rec_depth)
+				rec_depth = 0;
+		}
+	}
+	*count = n;
+	return lines;
+}
+
+/* --- fields --- */
+
+struct rec_ctx {
+	struct ev_stats *st;
+	size_t line;
+};
+
+/* Count (and so strip) the members of o whose names are not in allowed. */
+static void strip_unknown(const cJSON *o, const char *const *allowed, struct rec_ctx *c)
+{
+	const cJSON *m;
+	size_t k;
+
+	cJSON_ArrayForEach(m, o) {
+		for (k = 0; allowed[k]; k++)
+			if (m->string && strcmp(m->string, allowed[k]) == 0)
+				break;
+		if (!allowed[k])
+			ev_skip(c->st, c->line);
+	}
+}
+
+static int is_int(const cJSON *v, int64_t *out)
+{
+	double d;
+
+	if (!cJSON_IsNumber(v))
+		return 0;
+	d = v->valuedouble;
+	if (!isfinite(d) || d != floor(d) || fabs(d) > 9.0e15)
+		return 0;
+	*out = (int64_t)d;
+	return 1;
+}
+
+/* An integer member into *out; a member of another type is stripped. */
+static void get_int(const cJSON *o, const char *key, int64_t *out, struct rec_ctx *c)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (v && !is_int(v, out))
+		ev_skip(c->st, c->line);
+}
+
+/* A string member (or null, where nullable) into *out; -1 on ENOMEM. */
+static int get_str(const cJSON *o, const char *key, int nullable, char **out, struct rec_ctx *c)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!v || (nullable && cJSON_IsNull(v)))
+		return 0;
+	if (!cJSON_IsString(v)) {
+		ev_skip(c->st, c->line);
+		return 0;
+	}
+	*out = ev_strndup(v->valuestring, strlen(v->valuestring));
+	return *out ? 0 : -1;
+}
+
+/* Zero kB, or a zero-length summary, means none (as the dump's "0.00",
+ * "state=empty"). */
+static void none_if_zero(int64_t *v)
+{
+	if (*v <= 0)
+		*v = EV_NONE;
+}
+
+static int fill_record(const cJSON *o, struct exit_record *r, struct rec_ctx *c)
+{
+	char text[24];
+
+	get_int(o, "pid", &r->pid, c);
+	get_int(o, "subReason", &r->subreason, c);
+	get_int(o, "status", &r->status, c);
+	get_int(o, "importance", &r->importance, c);
+	get_int(o, "pss", &r->pss_kb, c);
+	get_int(o, "rss", &r->rss_kb, c);
+	get_int(o, "realUid", &r->real_uid, c);
+	get_int(o, "packageUid", &r->package_uid, c);
+	get_int(o, "definingUid", &r->defining_uid, c);
+	get_int(o, "appVersion", &r->app_version, c);
+	get_int(o, "processStateSummaryLength", &r->state_bytes, c);
+	none_if_zero(&r->pss_kb);
+	none_if_zero(&r->rss_kb);
+	none_if_zero(&r->state_bytes);
+	get_int(o, "timestamp", &r->timestamp_ms, c);
+	if (r->timestamp_ms != EV_NO_TIME) {
+		snprintf(text, sizeof(text), "%" PRId64, r->timestamp_ms);
+		if (!(r->timestamp_text = ev_strndup(text, strlen(text))))
+			return -1;
+	}
+	if (get_str(o, "processName", 0, &r->process, c) != 0 ||
+	    get_str(o, "description", 1, &r->description, c) != 0 ||
+	    get_str(o, "processStateSummary", 1, &r->state, c) != 0)
+		return -1;
+	strip_unknown(o, record_keys, c);
+	return 0;
+}
+
+/* Whether an element can be a record: an object with an integer reason
+ * and a pid or a processName. */
+static int record_ok(const cJSON *o, int64_t *reason)
+{
+	return cJSON_IsObject(o) && is_int(cJSON_GetObjectItemCaseSensitive(o, "reason"), reason) &&
+	       (cJSON_GetObjectItemCaseSensitive(o, "pid") ||
+		cJSON_GetObjectItemCaseSensitive(o, "processName"));
+}
+
+/* --- the file --- */
+
+struct top {
+	const cJSON *records;
+	char *package;
+	int64_t app_version;
+};
+
+static int fail(struct ev_error *err, size_t line, const char *reason)
+{
+	err->line = line;
+	snprintf(err->reason, sizeof(err->reason), "%s", reason);
+	return -1;
+}
+
+/* --- syntax errors ---
+ *
+ * cJSON says only where it gave up, which can be well after the mistake.
+ * This strict RFC 8259 check runs first and names the first byte that the
+ * grammar does not allow, and what it allows there.
+ */
+
+#define JV_MAX_DEPTH 1000 /* cJSON's CJSON_NESTING_LIMIT */
+
+struct jv {
+	const char *p, *end;
+	const char *want; /* what the grammar allows at p, on failure */
+	int depth;
+};
+
+static int jv_fail(struct jv *v, const char *want)
+{
+	v->want = want;
+	return -1;
+}
+
+static void jv_ws(struct jv *v)
+{
+	while (v->p < v->end && (*v->p == ' ' || *v->p == '\t' || *v->p == '\n' || *v->p == '\r'))
+		v->p++;
+}
+
+static int jv_is_digit(const struct jv *v)
+{
+	return v->p < v->end && *v->p >= '0' && *v->p <= '9';
+}
+
+static int jv_digits(struct jv *v)
+{
+	if (!jv_is_digit(v))
+		return jv_fail(v, "a digit");
+	while (jv_is_digit(v))
+		v->p++;
+	return 0;
+}
+
+static int jv_number(struct jv *v)
+{
+	if (*v->p == '-')
+		v->p++;
+	if (v->p < v->end && *v->p == '0')
+		v->p++;
+	else if (jv_digits(v) != 0)
+		return -1;
+	if (v->p < v->end && *v->p == '.') {
+		v->p++;
+		if (jv_digits(v) != 0)
+			return -1;
+	}
+	if (v->p < v->end && (*v->p == 'e' || *v->p == 'E')) {
+		v->p++;
+		if (v->p < v->end && (*v->p == '+' || *v->p == '-'))
+			v->p++;
+		return jv_digits(v);
+	}
+	return 0;
+}
+
+static int jv_string(struct jv *v)
+{
+	int i;
+
+	for (v->p++; v->p < v->end; v->p++) {
+		if (*v->p == '"') {
+			v->p++;
+			return 0;
+		}
+		if ((unsigned char)*v->p < 0x20)
+			return jv_fail(v, "a closing '\"' (control characters in strings must be "
+					  "escaped)");
+		if (*v->p != '\\')
+			continue;
+		v->p++;
+		if (v->p < v->end && strchr("\"\\/bfnrt", *v->p) && *v->p)
+			continue;
+		if (v->p >= v->end || *v->p != 'u')
+			return jv_fail(v, "an escape: \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX");
+		for (i = 0; i < 4; i++) {
+			v->p++;
+			if (v->p >= v->end || !strchr("0123456789abcdefABCDEF", *v->p) || !*v->p)
+				return jv_fail(v, "four hexadecimal digits after \\u");
+		}
+	}
+	return jv_fail(v, "a closing '\"'");
+}
+
+static int jv_literal(struct jv *v, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if ((size_t)(v->end - v->p) < n || memcmp(v->p, lit, n) != 0)
+		return jv_fail(v, "a value");
+	v->p += n;
+	return 0;
+}
+
+static int jv_value(struct jv *v);
+
+/* The members of an object or the elements of an array, after its opening
+ * bracket. */
+static int jv_container(struct jv *v, char close)
+{
+	int obj = close == '}';
+
+	jv_ws(v);
+	if (v->p < v->end && *v->p == close) {
+		v->p++;
+		return 0;
+	}
+	for (;;) {
+		if (obj) {
+			if (v->p >= v->end || *v->p != '"')
+				return jv_fail(v, "a member name in double quotes");
+			if (jv_string(v) != 0)
+				return -1;
+			jv_ws(v);
+			if (v->p >= v->end || *v->p != ':')
+				return jv_fail(v, "':' after the member name");
+			v->p++;
+		}
+		if (jv_value(v) != 0)
+			return -1;
+		jv_ws(v);
+		if (v->p < v->end && *v->p == close) {
+			v->p++;
+			return 0;
+		}
+		if (v->p >= v->end || *v->p != ',')
+			return jv_fail(v, obj ? "',' or '}'" : "',' or ']'");
+		v->p++;
+		jv_ws(v);
+	}
+}
+
+static int jv_value(struct jv *v)
+{
+	int rc;
+
+	jv_ws(v);
+	if (v->p >= v->end)
+		return jv_fail(v, "a value");
+	switch (*v->p) {
+	case '{':
+	case '[':
+		if (++v->depth > JV_MAX_DEPTH)
+			return jv_fail(v, "at most 1000 nested objects and arrays");
+		v->p++;
+		rc = jv_container(v, v->p[-1] == '{' ? '}' : ']');
+		v->depth--;
+		return rc;
+	case '"':
+		return jv_string(v);
+	case 't':
+		return jv_literal(v, "true");
+	case 'f':
+		return jv_literal(v, "false");
+	case 'n':
+		return jv_literal(v, "null");
+	default:
+		if (*v->p == '-' || (*v->p >= '0' && *v->p <= '9'))
+			return jv_number(v);
+		return jv_fail(v, "a value");
+	}
+}
+
+/* 0 if buf is one JSON value (with whitespace around it); otherwise -1
+ * with err naming the line, the column, what was expected and found. */
+static int json_check(const char *buf, size_t len, size_t off, struct ev_error *err)
+{
+	struct jv v = { buf + off, buf + len, NULL, 0 };
+	const char *bol;
+	char found[32];
+
+	if (jv_value(&v) == 0) {
+		jv_ws(&v);
+		if (v.p == v.end)
+			return 0;
+		v.want = "the end of the input after the top-level value";
+	}
+	for (bol = v.p; bol > buf && bol[-1] != '\n'; bol--)
+		;
+	if (v.p >= v.end)
+		snprintf(found, sizeof(found), "the end of the input");
+	else if ((unsigned char)*v.p < 0x20 || (unsigned char)*v.p > 0x7e)
+		snprintf(found, sizeof(found), "byte 0x%02x", (unsigned char)*v.p);
+	else
+		snprintf(found, sizeof(found), "'%c'", *v.p);
+	err->line = line_of(buf, v.p);
+	snprintf(err->reason, sizeof(err->reason), "malformed JSON at column %zu: expected %s, found %s",
+		 (size_t)(v.p - bol) + 1, v.want, found);
+	return -1;
+}
+
+static int read_top(const cJSON *root, struct top *t, struct rec_ctx *c, struct ev_error *err)
+{
+	const cJSON *dev;
+
+	t->records = root;
+	if (cJSON_IsArray(root))
+		return 0;
+	if (!cJSON_IsObject(root))
+		return fail(err, c->line, "expected a JSON list of exit records or an object "
+					  "with \"records\"");
+	t->records = cJSON_GetObjectItemCaseSensitive(root, "records");
+	if (!cJSON_IsArray(t->records))
+		return fail(err, c->line, "expected \"records\": a JSON list of exit records");
+	strip_unknown(root, top_keys, c);
+	get_int(root, "appVersion", &t->app_version, c);
+	if (get_str(root, "packageName", 0, &t->package, c) != 0)
+		return fail(err, 0, "out of memory");
+	dev = cJSON_GetObjectItemCaseSensitive(root, "device");
+	if (dev && !cJSON_IsObject(dev))
+		ev_skip(c->st, c->line);
+	else if (dev)
+		strip_unknown(dev, device_keys, c);
+	return 0;
+}
+
+static int add_records(const struct top *t, const size_t *lines, size_t nlines,
+		       struct ev_file *out, struct ev_error *err)
+{
+	struct rec_ctx c = { &out->stats, 0 };
+	struct exit_record *r;
+	const cJSON *item;
+	size_t obj = 0;
+	int64_t reason;
+
+	cJSON_ArrayForEach(item, t->records) {
+		c.line = cJSON_IsObject(item) && obj < nlines ? lines[obj] : 0;
+		obj += cJSON_IsObject(item);
+		if (!record_ok(item, &reason)) {
+			ev_skip(&out->stats, c.line);
+			continue;
+		}
+		if (!(r = ev_add_exit(out)))
+			return fail(err, 0, "out of memory");
+		r->line = c.line;
+		r->reason = reason;
+		r->app_version = t->app_version;
+		if (t->package && !(r->package = ev_strndup(t->package, strlen(t->package))))
+			return fail(err, 0, "out of memory");
+		if (fill_record(item, r, &c) != 0)
+			return fail(err, 0, "out of memory");
+	}
 	return 0;
 }
 
 int aei_json_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err)
 {
-	(void)buf;
-	(void)len;
-	(void)out;
-	(void)err;
-	return 0;
+	size_t off = json_skip(buf, len), nlines = 0, *lines = NULL, i;
+	struct top t = { NULL, NULL, EV_NONE };
+	struct rec_ctx c = { &out->stats, line_of(buf, buf + off) };
+	cJSON *root;
+	int rc = -1;
+
+	out->stats.lines = line_of(buf, buf + len) - (len && buf[len - 1] == '\n');
+	if (json_check(buf, len, off, err) != 0)
+		return -1;
+	root = cJSON_ParseWithLength(buf + off, len - off);
+	if (!root)
+		return fail(err, 0, "cJSON cannot read it: out of memory, or a \\u escape that is "
+				    "not valid UTF-16");
+	if (read_top(root, &t, &c, err) != 0)
+		goto out_root;
+	lines = record_lines(buf + off, len - off, (size_t)cJSON_GetArraySize(t.records), &nlines);
+	for (i = 0; lines && i < nlines; i++)
+		lines[i] += c.line - 1;
+	rc = add_records(&t, lines, nlines, out, err);
+	free(lines);
+	free(t.package);
+out_root:
+	cJSON_Delete(root);
+	return rc;
 }

@@ -37,15 +37,65 @@ enum ev_kind ev_detect(const char *buf, size_t len)
 	return EV_KIND_UNKNOWN;
 }
 
+/* A logcat that holds a tombstone or toString() lines is read as that kind,
+ * and also as logcat, so its lmkd, ActivityManager and crash lines are kept. */
+static int add_logcat_events(const char *buf, size_t len, struct ev_file *out,
+			     struct ev_error *err)
+{
+	struct ev_file logs = { 0 };
+
+	if (logcat_parse(buf, len, &logs, err) != 0) {
+		ev_file_release(&logs);
+		return 0; /* the main kind was read; its records stand */
+	}
+	out->logs = logs.logs;
+	out->nlogs = logs.nlogs;
+	if (out->kind == EV_KIND_TOMBSTONE) {
+		/* The tombstone parser counts every non-DEBUG line as not
+		 * understood; logcat understands them all. */
+		out->stats = logs.stats;
+	} else {
+		out->stats.skipped += logs.stats.skipped;
+		if (logs.stats.first_skipped &&
+		    (!out->stats.first_skipped || logs.stats.first_skipped < out->stats.first_skipped))
+			out->stats.first_skipped = logs.stats.first_skipped;
+	}
+	logs.logs = NULL;
+	logs.nlogs = 0;
+	ev_file_release(&logs);
+	return 0;
+}
+
+/* Was this tombstone or toString() file read out of a logcat? (A plain
+ * tombstone's own log section does not count.) */
+static int logcat_wrapped(enum ev_kind kind, const struct ev_file *f)
+{
+	size_t i;
+
+	if (kind == EV_KIND_EXIT_INFO_TOSTRING)
+		return 1;
+	for (i = 0; kind == EV_KIND_TOMBSTONE && i < f->ntombstones; i++)
+		if (f->tombstones[i].logcat_prefixed)
+			return 1;
+	return 0;
+}
+
 int ev_parse(enum ev_kind kind, const char *buf, size_t len, struct ev_file *out,
 	     struct ev_error *err)
 {
 	size_t i;
+	int rc;
 
 	out->kind = kind;
-	for (i = 0; i < sizeof(detectors) / sizeof(detectors[0]); i++)
-		if (detectors[i].kind == kind)
-			return detectors[i].parse(buf, len, out, err);
+	for (i = 0; i < sizeof(detectors) / sizeof(detectors[0]); i++) {
+		if (detectors[i].kind != kind)
+			continue;
+		rc = detectors[i].parse(buf, len, out, err);
+		if (rc == 0 && out->nlogs == 0 && logcat_wrapped(kind, out) &&
+		    logcat_sniff(buf, len))
+			rc = add_logcat_events(buf, len, out, err);
+		return rc;
+	}
 	err->line = 0;
 	strcpy(err->reason, "no parser for this kind");
 	return -1;

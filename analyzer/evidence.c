@@ -267,6 +267,7 @@ static cJSON *exit_json(const struct exit_record *r)
 
 	if (!o)
 		return NULL;
+	rc |= add_str(o, "record", "exit");
 	rc |= add_int(o, "line", (int64_t)r->line);
 	rc |= add_int(o, "pid", r->pid);
 	rc |= add_str(o, "process", r->process);
@@ -325,6 +326,7 @@ static cJSON *tombstone_json(const struct tombstone *t)
 
 	if (!o)
 		return NULL;
+	rc |= add_str(o, "record", "tombstone");
 	rc |= add_int(o, "line", (int64_t)t->line);
 	rc |= cJSON_AddBoolToObject(o, "logcat_prefixed", t->logcat_prefixed) ? 0 : -1;
 	rc |= add_str(o, "fingerprint", t->fingerprint);
@@ -338,7 +340,12 @@ static cJSON *tombstone_json(const struct tombstone *t)
 	rc |= add_str(o, "cmdline", t->cmdline);
 	rc |= add_int(o, "signo", t->signo);
 	rc |= add_str(o, "signal", t->signo > 0 ? signal_name((int)t->signo) : NULL);
-	rc |= add_int(o, "code", t->code);
+	if (t->has_code) {
+		snprintf(buf, sizeof(buf), "%" PRId64, t->code);
+		rc |= cJSON_AddRawToObject(o, "code", buf) ? 0 : -1;
+	} else {
+		rc |= cJSON_AddNullToObject(o, "code") ? 0 : -1;
+	}
 	rc |= add_str(o, "code_name", t->code_name);
 	if (t->has_fault_addr) {
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, t->fault_addr);
@@ -382,6 +389,7 @@ static cJSON *anr_json(const struct anr_trace *a)
 
 	if (!o)
 		return NULL;
+	rc |= add_str(o, "record", "anr");
 	rc |= add_int(o, "line", (int64_t)a->line);
 	rc |= add_str(o, "layout", a->layout);
 	rc |= add_int(o, "pid", a->pid);
@@ -412,10 +420,12 @@ static cJSON *log_json(const struct log_event *e)
 
 	if (!o)
 		return NULL;
+	rc |= add_str(o, "record", "log");
 	rc |= add_int(o, "line", (int64_t)e->line);
 	rc |= add_str(o, "event", log_event_name(e->type));
 	rc |= add_str(o, "format", e->format);
 	rc |= add_str(o, "time", e->time_text);
+	rc |= add_time(o, "time_ms", e->time_ms);
 	rc |= add_int(o, "pid", e->pid);
 	rc |= add_int(o, "uid", e->uid);
 	rc |= add_int(o, "user", e->user);
@@ -444,6 +454,7 @@ static cJSON *seed_json(const struct seed_event *s)
 
 	if (!o)
 		return NULL;
+	rc |= add_str(o, "record", "seed");
 	rc |= add_int(o, "index", (int64_t)s->index);
 	rc |= add_int(o, "time_ms", s->time_ms);
 	rc |= add_str(o, "stage", s->stage);

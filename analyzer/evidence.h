@@ -101,7 +101,8 @@ struct tombstone {
 	char *process;              /* >>> name <<< */
 	char *cmdline;
 	int64_t signo;
-	int64_t code;
+	int64_t code;               /* si_code; may be -1 (SI_QUEUE): see has_code */
+	int has_code;
 	char *code_name;            /* "SEGV_MAPERR" */
 	int has_fault_addr;
 	uint64_t fault_addr;

@@ -2,7 +2,7 @@
  * The evidence parsers, one file each, and content detection (detect.c).
  *
  * X_sniff(buf, len) says whether the bytes look like its kind; it looks only
- * at what it needs (a few KiB at most). X_parse(buf, len, out, err) appends
+ * at what it needs (64 KiB at most). X_parse(buf, len, out, err) appends
  * records to out and counts lines it skips in out->stats; it returns 0, or
  * -1 with *err naming the line and what was expected when the file cannot
  * be read at all (for instance malformed JSON). Neither prints. buf has a

@@ -1,18 +1,792 @@
-/* Placeholder: being written. */
+/*
+ * Native crash reports (tombstones) as text.
+ *
+ * The same report comes in two dresses: the file debuggerd writes to
+ * /data/tombstones (or the text of getTraceInputStream()), and the copy it
+ * logs, where every line carries a logcat prefix:
+ *
+ *   threadtime   02-26 15:12:56.100  1234  1234 F DEBUG   : pid: 1, tid: ...
+ *   uid          02-26 15:12:56.100 root  1234  1234 F DEBUG   : ...
+ *   brief, time  [02-26 15:12:56.100 ]F/DEBUG ( 194): ..., A/DEBUG(  194): ...
+ *   old          I/DEBUG   (   31): ...
+ *   IDE          02-26 15:12:56.100 1234-1234/? A/DEBUG: ...
+ *
+ * A report in a logcat is usually announced by libc's "Fatal signal N"
+ * line, logged by the dying process before crash_dump runs, then logged by
+ * crash_dump under the DEBUG tag:
+ *
+ *   Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x18 in tid
+ *       11103 (background), pid 10563 (app)                   (libc)
+ *   *** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***
+ *   Build fingerprint: '...'  ABI: 'arm64'  Timestamp: ...  Cmdline: ...
+ *   pid: N, tid: N, name: THREAD  >>> PROCESS <<<
+ *   uid: N
+ *   signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0000000000000018
+ *   Cause: null pointer dereference
+ *   Abort message: '...'
+ *   registers, then "backtrace:" and "#00 pc 0004f7e8  /lib (sym+4) (BuildId: x)"
+ *   --- --- --- ... (the other threads, in the file only)
+ *
+ * Rules:
+ *  1. A record starts at a Fatal signal line, at the banner, or at a
+ *     "pid: N, tid: N" line when no open record can take it (a report whose
+ *     banner was lost, or the next report of a file without banners).
+ *  2. The banner and header that follow a Fatal signal line belong to its
+ *     record: the header's values replace the Fatal line's, which remain
+ *     when the report was cut (the Fatal line alone still names the pid,
+ *     tid, signal, code and fault address).
+ *  3. A Fatal signal line about the pid and tid of the open record, once its
+ *     header was read, is the same crash seen again (a tombstone's own log
+ *     section) and starts nothing.
+ *  4. Only the crashing thread's frames are kept: after "--- --- ---", a
+ *     "pid:" line of the same pid, or a backtrace that restarts at #00, the
+ *     other threads' frames are read and dropped.
+ *  5. In a logcat, only DEBUG lines (and unprefixed continuation lines) are
+ *     report content; libc, crash_dump and tombstoned lines are markers;
+ *     other lines are counted as not understood. In a plain file everything
+ *     after the banner belongs to the report, its own log section included.
+ */
+#include <stdlib.h>
+#include <string.h>
+
 #include "parsers.h"
+#include "runtime-libs.h"
+#include "text.h"
+
+#define TOMB_SNIFF_BYTES ((size_t)64 * 1024)
+
+enum tomb_tag {
+	TAG_NONE,       /* no logcat prefix */
+	TAG_DEBUG,      /* crash_dump's report (tag DEBUG) */
+	TAG_LIBC,       /* Fatal signal */
+	TAG_CRASH_DUMP, /* crash_dump32/64 chatter */
+	TAG_TOMBSTONED,
+	TAG_OTHER,
+};
+
+/* One input line, with its logcat prefix taken off. */
+struct tomb_line {
+	struct span msg; /* the payload, trimmed */
+	int prefixed;
+	enum tomb_tag tag;
+	int64_t pid;     /* the logging process, from the prefix, or EV_NONE */
+};
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int is_level(char c)
+{
+	return c == 'V' || c == 'D' || c == 'I' || c == 'W' || c == 'E' || c == 'F' ||
+	       c == 'A' || c == 'S';
+}
+
+static int digits_span(struct span s, size_t at, size_t n)
+{
+	size_t i;
+
+	if (at + n > s.n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!is_digit(s.s[at + i]))
+			return 0;
+	return 1;
+}
+
+/* Bytes used by "[YYYY-]MM-DD HH:MM:SS[.fff]" and the spaces after it, 0 if
+ * s does not start with a logcat date. */
+static size_t skip_logcat_date(struct span s)
+{
+	size_t i = 0;
+
+	if (digits_span(s, 0, 4) && s.n > 4 && s.s[4] == '-')
+		i = 5;
+	if (!digits_span(s, i, 2) || i + 14 > s.n || s.s[i + 2] != '-' || !digits_span(s, i + 3, 2) ||
+	    s.s[i + 5] != ' ' || !digits_span(s, i + 6, 2) || s.s[i + 8] != ':' ||
+	    !digits_span(s, i + 9, 2) || s.s[i + 11] != ':' || !digits_span(s, i + 12, 2))
+		return 0;
+	i += 14;
+	if (i < s.n && s.s[i] == '.')
+		for (i++; i < s.n && is_digit(s.s[i]); i++)
+			;
+	if (i < s.n && s.s[i] != ' ')
+		return 0;
+	while (i < s.n && s.s[i] == ' ')
+		i++;
+	return i;
+}
+
+static enum tomb_tag classify_tag(struct span tag)
+{
+	tag = span_trim(tag);
+	if (span_eq(tag, "DEBUG"))
+		return TAG_DEBUG;
+	if (span_eq(tag, "libc"))
+		return TAG_LIBC;
+	if (span_starts(tag, "crash_dump"))
+		return TAG_CRASH_DUMP;
+	if (span_eq(tag, "tombstoned"))
+		return TAG_TOMBSTONED;
+	return TAG_OTHER;
+}
+
+/* "L/TAG(pid): msg", "L/TAG ( pid): msg" or "L/TAG: msg" at the start of s. */
+static int split_slash_form(struct span s, struct tomb_line *out)
+{
+	size_t i = 2, tag_end;
+	int64_t pid = EV_NONE;
+
+	if (s.n < 4 || !is_level(s.s[0]) || s.s[1] != '/')
+		return 0;
+	while (i < s.n && s.s[i] != '(' && s.s[i] != ':')
+		i++;
+	if (i >= s.n)
+		return 0;
+	tag_end = i;
+	if (s.s[i] == '(') {
+		size_t open = i + 1;
+
+		for (i++; i < s.n && (s.s[i] == ' ' || is_digit(s.s[i])); i++)
+			;
+		if (i + 1 >= s.n || s.s[i] != ')' || s.s[i + 1] != ':')
+			return 0;
+		span_int64(span_skip_spaces(span_of(s.s + open, i - open)), &pid);
+		i++;
+	}
+	if (out->pid == EV_NONE)
+		out->pid = pid;
+	out->tag = classify_tag(span_of(s.s + 2, tag_end - 2));
+	out->msg = span_trim(span_from(s, i + 1));
+	out->prefixed = 1;
+	return 1;
+}
+
+/* After a date: "PID TID L TAG: msg" (threadtime; "UID PID TID" with -v
+ * uid), or "PID-TID/PKG L/TAG: msg" (IDE), or the slash form (-v time). */
+static int split_after_date(struct span s, struct tomb_line *out)
+{
+	size_t i = 0, tokens = 0, tag_start, token_at[3] = { 0, 0, 0 };
+
+	if (split_slash_form(s, out))
+		return 1;
+	/* IDE: "1234-1234/com.example.app A/DEBUG: msg" */
+	if (s.n && is_digit(s.s[0])) {
+		size_t j = 0;
+
+		while (j < s.n && is_digit(s.s[j]))
+			j++;
+		if (j < s.n && s.s[j] == '-' && span_int64(span_of(s.s, j), &out->pid) != j)
+			out->pid = EV_NONE;
+		if (j < s.n && s.s[j] == '-') {
+			for (j++; j < s.n && is_digit(s.s[j]); j++)
+				;
+			if (j < s.n && s.s[j] == '/') {
+				while (j < s.n && s.s[j] != ' ')
+					j++;
+				if (split_slash_form(span_skip_spaces(span_from(s, j)), out))
+					return 1;
+			}
+		}
+		out->pid = EV_NONE;
+	}
+	/* threadtime and uid: up to three id tokens, then a one-letter level. */
+	for (;;) {
+		while (i < s.n && s.s[i] == ' ')
+			i++;
+		if (i + 1 < s.n && is_level(s.s[i]) && s.s[i + 1] == ' ' && tokens >= 2)
+			break;
+		if (tokens == 3 || i >= s.n)
+			return 0;
+		if (!is_digit(s.s[i]) && !(s.s[i] >= 'a' && s.s[i] <= 'z'))
+			return 0;
+		token_at[tokens++] = i;
+		while (i < s.n && s.s[i] != ' ')
+			i++;
+	}
+	tag_start = i + 2;
+	for (i = tag_start; i < s.n && s.s[i] != ':'; i++)
+		;
+	if (i >= s.n)
+		return 0;
+	out->tag = classify_tag(span_of(s.s + tag_start, i - tag_start));
+	out->msg = span_trim(span_from(s, i + 1));
+	out->prefixed = 1;
+	/* "PID TID" or "UID PID TID": the pid is the one before the tid. */
+	if (!span_int64(span_from(s, token_at[tokens - 2]), &out->pid))
+		out->pid = EV_NONE;
+	return 1;
+}
+
+static void split_line(struct span line, struct tomb_line *out)
+{
+	size_t d = skip_logcat_date(line);
+
+	out->prefixed = 0;
+	out->tag = TAG_NONE;
+	out->pid = EV_NONE;
+	if (d ? split_after_date(span_from(line, d), out) : split_slash_form(line, out))
+		return;
+	out->prefixed = 0;
+	out->tag = TAG_NONE;
+	out->pid = EV_NONE;
+	out->msg = span_trim(line);
+}
+
+static int is_banner(struct span p)
+{
+	return span_starts(p, "*** *** *** *** *** ***");
+}
+
+/* "pid: N, tid: N" */
+static int is_pid_line(struct span p)
+{
+	int64_t v;
+	size_t k;
+
+	if (!span_starts(p, "pid: "))
+		return 0;
+	p = span_from(p, 5);
+	k = span_int64(p, &v);
+	return k && span_starts(span_from(p, k), ", tid: ");
+}
+
+/* "signal N (" */
+static int is_signal_line(struct span p)
+{
+	int64_t v;
+	size_t k;
+
+	if (!span_starts(p, "signal "))
+		return 0;
+	p = span_from(p, 7);
+	k = span_int64(p, &v);
+	return k && span_starts(span_from(p, k), " (");
+}
+
+static int is_fatal_line(const struct tomb_line *tl)
+{
+	return (tl->tag == TAG_LIBC || tl->tag == TAG_NONE) && span_starts(tl->msg, "Fatal signal ");
+}
+
+/* A DEBUG line that can only come from a crash report. */
+static int is_report_key(struct span p)
+{
+	static const char *const keys[] = {
+		"Build fingerprint:", "Revision:", "ABI:", "Timestamp:", "Cmdline:", "uid: ",
+		"Abort message:", "Cause:", "backtrace:", "Process uptime:",
+	};
+	size_t i;
+
+	if (is_banner(p) || is_pid_line(p) || is_signal_line(p))
+		return 1;
+	if (p.n > 4 && p.s[0] == '#' && is_digit(p.s[1]) && span_find(p, " pc ") > 0)
+		return 1;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (span_starts(p, keys[i]))
+			return 1;
+	return 0;
+}
 
 int tombstone_sniff(const char *buf, size_t len)
 {
-	(void)buf;
-	(void)len;
+	struct line_iter it;
+	struct tomb_line tl;
+	struct span line;
+	int have_pid = 0, have_signal = 0, have_fatal = 0;
+
+	line_iter_init(&it, buf, len < TOMB_SNIFF_BYTES ? len : TOMB_SNIFF_BYTES);
+	while (line_next(&it, &line)) {
+		split_line(line, &tl);
+		if (tl.tag == TAG_OTHER)
+			continue;
+		if (is_banner(tl.msg))
+			return 1;
+		if (is_fatal_line(&tl)) {
+			have_fatal = 1;
+			continue;
+		}
+		if (is_pid_line(tl.msg))
+			have_pid = 1;
+		else if (is_signal_line(tl.msg))
+			have_signal = 1;
+		if (have_pid && have_signal)
+			return 1;
+		if (!have_fatal)
+			continue;
+		if (tl.tag == TAG_DEBUG && is_report_key(tl.msg))
+			return 1;
+		if (tl.tag == TAG_CRASH_DUMP && span_find(tl.msg, "dump of process ") >= 0)
+			return 1;
+		if (tl.tag == TAG_TOMBSTONED && span_find(tl.msg, "crash request for pid") >= 0)
+			return 1;
+	}
 	return 0;
+}
+
+/* The parse: the open record and where its reading stands. */
+struct tomb_parse {
+	struct ev_file *out;
+	int open;            /* out->tombstones[ntombstones - 1] is being read */
+	int from_fatal;      /* started at a Fatal signal line, no report yet */
+	int body;            /* the banner or header was read */
+	int header;          /* the "pid:" line was read */
+	int other_threads;   /* past the crashing thread */
+	int frames_closed;   /* the crashing thread's backtrace is over */
+	int plain;           /* the report is not logcat-prefixed */
+	int oom;
+};
+
+static struct tombstone *cur(struct tomb_parse *tp)
+{
+	return tp->open ? &tp->out->tombstones[tp->out->ntombstones - 1] : NULL;
+}
+
+static struct tombstone *start_record(struct tomb_parse *tp, size_t lineno, int prefixed)
+{
+	struct tombstone *t = ev_add_tombstone(tp->out);
+
+	if (!t) {
+		tp->oom = 1;
+		tp->open = 0;
+		return NULL;
+	}
+	t->line = lineno;
+	t->logcat_prefixed = prefixed;
+	tp->open = 1;
+	tp->from_fatal = tp->body = tp->header = 0;
+	tp->other_threads = tp->frames_closed = 0;
+	tp->plain = !prefixed;
+	return t;
+}
+
+/* The report itself starts: whether it is logcat-prefixed is decided by
+ * its own lines, not by the Fatal line before it. */
+static void begin_body(struct tomb_parse *tp, struct tombstone *t, int prefixed)
+{
+	if (tp->from_fatal && !tp->body)
+		t->logcat_prefixed = prefixed;
+	tp->body = 1;
+	tp->plain = !t->logcat_prefixed;
+}
+
+/* Replace *dst with a copy of s (trimmed); an empty s leaves *dst alone. */
+static void set_text(struct tomb_parse *tp, char **dst, struct span s)
+{
+	char *p;
+
+	s = span_trim(s);
+	if (!s.n)
+		return;
+	p = ev_strndup(s.s, s.n);
+	if (!p) {
+		tp->oom = 1;
+		return;
+	}
+	free(*dst);
+	*dst = p;
+}
+
+/* s without one pair of surrounding single quotes. */
+static struct span unquote(struct span s)
+{
+	s = span_trim(s);
+	if (s.n >= 2 && s.s[0] == '\'' && s.s[s.n - 1] == '\'') {
+		s.s++;
+		s.n -= 2;
+	} else if (s.n && s.s[0] == '\'') {
+		s.s++;
+		s.n--;
+	}
+	return s;
+}
+
+/* The integer after the first occurrence of key in p. */
+static int int_after(struct span p, const char *key, int64_t *v)
+{
+	long at = span_find(p, key);
+
+	return at >= 0 && span_int64(span_from(p, (size_t)at + strlen(key)), v) > 0;
+}
+
+/* "fault addr X": a hexadecimal address, or "--------" for none. */
+static void parse_fault(struct span p, const char *key, struct tombstone *t)
+{
+	long at = span_find(p, key);
+	uint64_t a;
+
+	if (at < 0)
+		return;
+	p = span_from(p, (size_t)at + strlen(key));
+	if (span_hex64(p, &a)) {
+		t->has_fault_addr = 1;
+		t->fault_addr = a;
+	} else if (span_starts(p, "--")) {
+		t->has_fault_addr = 0;
+		t->fault_addr = 0;
+	}
+}
+
+/* The signal's code and its name: ", code 1 (SEGV_MAPERR" or "code -1
+ * (SI_QUEUE from pid 1, uid 0)"; the sender is not kept. */
+static void parse_code(struct tomb_parse *tp, struct span p, struct tombstone *t)
+{
+	long at = span_find(p, "code ");
+	int64_t code;
+	size_t k, i;
+
+	if (at < 0)
+		return;
+	p = span_from(p, (size_t)at + 5);
+	k = span_int64(p, &code);
+	if (!k)
+		return;
+	t->code = code;
+	t->has_code = 1;
+	p = span_from(p, k);
+	if (!span_starts(p, " ("))
+		return;
+	p = span_from(p, 2);
+	for (i = 0; i < p.n && ((p.s[i] >= 'A' && p.s[i] <= 'Z') || is_digit(p.s[i]) ||
+				p.s[i] == '_');
+	     i++)
+		;
+	if (i)
+		set_text(tp, &t->code_name, span_of(p.s, i));
+}
+
+/* The text inside "(...)" that starts p, up to before end_mark if given
+ * (names can hold parentheses), else up to the last ')'. */
+static struct span paren_name(struct span p, const char *end_mark)
+{
+	long at;
+	size_t i;
+
+	p = span_skip_spaces(p);
+	if (!p.n || p.s[0] != '(')
+		return span_of(p.s, 0);
+	p = span_from(p, 1);
+	if (end_mark && (at = span_find(p, end_mark)) >= 0)
+		return span_of(p.s, (size_t)at);
+	for (i = p.n; i > 0; i--)
+		if (p.s[i - 1] == ')')
+			return span_of(p.s, i - 1);
+	return p;
+}
+
+/*
+ * libc's line, in its forms since Android 4:
+ *   Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x18 in tid
+ *     11103 (background), pid 10563 (app)
+ *   Fatal signal 6 (SIGABRT), code -1 (SI_QUEUE) in tid 1 (main), pid 1 (main)
+ *   Fatal signal 11 (SIGSEGV), code 1, fault addr 0x0 in tid 1 (name)
+ *   Fatal signal 11 (SIGSEGV) at 0x00000000 (code=1), thread 1 (name)
+ */
+static void handle_fatal(struct tomb_parse *tp, const struct tomb_line *tl, size_t lineno)
+{
+	struct span p = tl->msg;
+	struct tombstone *t = cur(tp);
+	int64_t signo = EV_NONE, tid = EV_NONE, pid = EV_NONE, v;
+	const char *tid_key = " in tid ";
+	long at;
+
+	int_after(p, "Fatal signal ", &signo);
+	if (!int_after(p, tid_key, &tid)) {
+		tid_key = ", thread ";
+		int_after(p, tid_key, &tid);
+	}
+	/* Before Android 8 the line names no pid: libc logs it from the
+	 * crashing process, so the logcat prefix's pid is the one. */
+	if (!int_after(p, ", pid ", &pid))
+		pid = tl->pid;
+	/* Rule 3: the crash of the open record, seen again. */
+	if (t && tp->header && tid == t->tid && (pid == EV_NONE || pid == t->pid))
+		return;
+	t = start_record(tp, lineno, tl->prefixed);
+	if (!t)
+		return;
+	tp->from_fatal = 1;
+	t->signo = signo;
+	t->tid = tid;
+	t->pid = pid;
+	if (int_after(p, "(code=", &v)) {
+		t->code = v;
+		t->has_code = 1;
+	} else
+		parse_code(tp, p, t);
+	parse_fault(p, "fault addr ", t);
+	if (!t->has_fault_addr)
+		parse_fault(p, ") at ", t);
+	if (tid != EV_NONE && (at = span_find(p, tid_key)) >= 0) {
+		struct span rest = span_from(p, (size_t)at + strlen(tid_key));
+		size_t k = span_int64(rest, &v);
+
+		set_text(tp, &t->thread, paren_name(span_from(rest, k), "), pid "));
+	}
+	if ((at = span_find(p, ", pid ")) >= 0) {
+		struct span rest = span_from(p, (size_t)at + 6);
+		size_t k = span_int64(rest, &v);
+
+		set_text(tp, &t->process, paren_name(span_from(rest, k), NULL));
+	}
+}
+
+/* "pid: 1, tid: 2, name: THREAD  >>> PROCESS <<<" (name: is absent before
+ * Android 4.1). */
+static void handle_pid_line(struct tomb_parse *tp, struct span p, size_t lineno, int prefixed)
+{
+	struct tombstone *t = cur(tp);
+	int64_t pid = EV_NONE, tid = EV_NONE;
+	long at, end;
+
+	int_after(p, "pid: ", &pid);
+	int_after(p, "tid: ", &tid);
+	if (t && tp->header) {
+		if (pid == t->pid) {
+			/* Rule 4: another thread of the same process. */
+			tp->other_threads = 1;
+			return;
+		}
+		t = NULL;
+	} else if (t && tp->from_fatal && !tp->body && t->pid != EV_NONE && t->pid != pid) {
+		t = NULL; /* a different crash than the Fatal line's */
+	}
+	if (!t && !(t = start_record(tp, lineno, prefixed)))
+		return;
+	begin_body(tp, t, prefixed);
+	tp->header = 1;
+	t->pid = pid;
+	t->tid = tid;
+	if ((at = span_find(p, "name: ")) >= 0) {
+		struct span name = span_from(p, (size_t)at + 6);
+
+		end = span_find(name, " >>> ");
+		set_text(tp, &t->thread, end >= 0 ? span_of(name.s, (size_t)end) : name);
+	}
+	if ((at = span_find(p, ">>> ")) >= 0) {
+		struct span proc = span_from(p, (size_t)at + 4);
+
+		end = span_find(proc, " <<<");
+		set_text(tp, &t->process, end >= 0 ? span_of(proc.s, (size_t)end) : proc);
+	}
+}
+
+/* "signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0" */
+static void handle_signal_line(struct tomb_parse *tp, struct span p, struct tombstone *t)
+{
+	int64_t signo;
+
+	if (int_after(p, "signal ", &signo))
+		t->signo = signo;
+	parse_code(tp, p, t);
+	t->has_fault_addr = 0;
+	t->fault_addr = 0;
+	parse_fault(p, "fault addr ", t);
+}
+
+/*
+ * "#00 pc 000000000004f7e8  /apex/.../libc.so (abort+164) (BuildId: 1f2e)"
+ * "#00  pc 0001f5c4  /system/lib/libc.so (tgkill+12)" (Android 4)
+ * "#00 pc 000258ac  /x/base.apk!libfoo.so (offset 0x2f3000)"
+ * "#03 pc 00000000000e1d8c  [anon:dalvik-jit-code-cache]"
+ * The library runs to the first " (" (paths are mapping names, which may
+ * hold spaces); then come groups in parentheses, nested ones included: the
+ * first that is not an offset, a BuildId or "deleted" is the symbol.
+ */
+static void handle_frame(struct tomb_parse *tp, struct span p, struct tombstone *t)
+{
+	struct span lib, sym = { NULL, 0 };
+	struct frame *fr;
+	int64_t index;
+	uint64_t pc;
+	size_t k, i;
+	long at;
+
+	k = span_int64(span_from(p, 1), &index);
+	if (!k || index < 0)
+		return;
+	p = span_skip_spaces(span_from(p, 1 + k));
+	if (!span_starts(p, "pc "))
+		return;
+	p = span_skip_spaces(span_from(p, 3));
+	k = span_hex64(p, &pc);
+	if (!k)
+		return;
+	if (index == 0 && t->nframes)
+		tp->frames_closed = 1;
+	if (tp->frames_closed)
+		return;
+	p = span_skip_spaces(span_from(p, k));
+	if (p.n && p.s[0] == '[' && (at = span_find(p, "]")) >= 0) {
+		lib = span_of(p.s, (size_t)at + 1);
+	} else {
+		at = span_find(p, " (");
+		lib = at >= 0 ? span_of(p.s, (size_t)at) : p;
+	}
+	p = span_from(p, lib.n);
+	lib = span_trim(lib);
+	for (;;) {
+		size_t depth = 0;
+
+		p = span_skip_spaces(p);
+		if (!p.n || p.s[0] != '(')
+			break;
+		for (i = 0; i < p.n; i++) {
+			if (p.s[i] == '(')
+				depth++;
+			else if (p.s[i] == ')' && --depth == 0)
+				break;
+		}
+		{
+			struct span g = span_of(p.s + 1, i > 0 ? i - 1 : 0);
+
+			if (!sym.s && !span_starts(g, "BuildId:") && !span_starts(g, "offset 0x") &&
+			    !span_eq(g, "deleted"))
+				sym = g;
+		}
+		p = span_from(p, i + 1);
+	}
+	fr = ev_add_frame(t);
+	if (!fr) {
+		tp->oom = 1;
+		return;
+	}
+	fr->index = index;
+	fr->pc = pc;
+	if (lib.n && !(fr->library = ev_strndup(lib.s, lib.n)))
+		tp->oom = 1;
+	sym = span_trim(sym);
+	if (sym.n && !(fr->symbol = ev_strndup(sym.s, sym.n)))
+		tp->oom = 1;
+}
+
+/* A line of report content (a DEBUG line or an unprefixed one). Returns 1 if
+ * it was understood. */
+static int handle_content(struct tomb_parse *tp, const struct tomb_line *tl, size_t lineno)
+{
+	struct span p = tl->msg;
+	struct tombstone *t = cur(tp);
+
+	if (!p.n)
+		return 1;
+	if (is_banner(p)) {
+		if (!(t && tp->from_fatal && !tp->body))
+			t = start_record(tp, lineno, tl->prefixed);
+		if (t)
+			begin_body(tp, t, tl->prefixed);
+		return 1;
+	}
+	if (is_pid_line(p)) {
+		handle_pid_line(tp, p, lineno, tl->prefixed);
+		return 1;
+	}
+	/* A report cut before its banner still starts a record. */
+	if (span_starts(p, "Build fingerprint:") &&
+	    (!t || (tp->body && t->fingerprint) || (!tp->body && !tp->from_fatal))) {
+		t = start_record(tp, lineno, tl->prefixed);
+		if (t)
+			begin_body(tp, t, tl->prefixed);
+	}
+	if (!t)
+		return 0;
+	if (!tp->body) {
+		/* Between a Fatal line and a report: only report keys join it. */
+		if (!is_report_key(p))
+			return 0;
+		begin_body(tp, t, tl->prefixed);
+	}
+	if (tp->other_threads) {
+		if (span_starts(p, "Tombstone written to"))
+			tp->open = 0;
+		return 1;
+	}
+	if (span_starts(p, "Build fingerprint:"))
+		set_text(tp, &t->fingerprint, unquote(span_from(p, 18)));
+	else if (span_starts(p, "ABI:"))
+		set_text(tp, &t->abi, unquote(span_from(p, 4)));
+	else if (span_starts(p, "Timestamp:"))
+		set_text(tp, &t->timestamp_text, span_from(p, 10));
+	else if (span_starts(p, "Cmdline:"))
+		set_text(tp, &t->cmdline, span_from(p, 8));
+	else if (span_starts(p, "uid: ")) {
+		int64_t v;
+
+		if (span_int64(span_skip_spaces(span_from(p, 5)), &v))
+			t->uid = v;
+	} else if (is_signal_line(p))
+		handle_signal_line(tp, p, t);
+	else if (span_starts(p, "Cause:")) {
+		if (!t->cause)
+			set_text(tp, &t->cause, span_from(p, 6));
+	} else if (span_starts(p, "Abort message:")) {
+		struct span m = span_trim(span_from(p, 14));
+
+		if (m.n && m.s[0] == '\'') {
+			size_t i;
+
+			m = span_from(m, 1);
+			for (i = m.n; i > 0 && m.s[i - 1] != '\''; i--)
+				;
+			if (i)
+				m.n = i - 1;
+		}
+		set_text(tp, &t->abort_message, m);
+	} else if (p.n > 2 && p.s[0] == '#' && is_digit(p.s[1]))
+		handle_frame(tp, p, t);
+	else if (span_starts(p, "--- --- ---"))
+		tp->other_threads = 1;
+	else if (span_starts(p, "Tombstone written to"))
+		tp->open = 0;
+	return 1;
 }
 
 int tombstone_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err)
 {
-	(void)buf;
-	(void)len;
-	(void)out;
-	(void)err;
+	struct tomb_parse tp;
+	struct line_iter it;
+	struct tomb_line tl;
+	struct span line;
+	size_t i;
+
+	memset(&tp, 0, sizeof(tp));
+	tp.out = out;
+	line_iter_init(&it, buf, len);
+	while (!tp.oom && line_next(&it, &line)) {
+		int understood = 1;
+
+		out->stats.lines++;
+		split_line(line, &tl);
+		if (is_fatal_line(&tl)) {
+			handle_fatal(&tp, &tl, it.lineno);
+		} else if (tl.tag == TAG_CRASH_DUMP) {
+			struct tombstone *t = cur(&tp);
+			int64_t pid, tid;
+
+			/* "performing dump of process 1 (target tid = 2)" */
+			if (t && !tp.header && int_after(tl.msg, "dump of process ", &pid) &&
+			    (t->pid == EV_NONE || t->pid == pid)) {
+				t->pid = pid;
+				if (t->tid == EV_NONE && int_after(tl.msg, "target tid = ", &tid))
+					t->tid = tid;
+			}
+		} else if (tl.tag == TAG_TOMBSTONED || span_starts(tl.msg, "--------- beginning of")) {
+			/* markers: nothing to keep */
+		} else if (tl.tag == TAG_OTHER) {
+			/* A plain report's own log section, or another app's line. */
+			understood = tp.open && tp.plain && tp.body;
+		} else {
+			understood = handle_content(&tp, &tl, it.lineno);
+		}
+		if (!understood)
+			ev_skip(&out->stats, it.lineno);
+	}
+	if (tp.oom) {
+		err->line = it.lineno;
+		strcpy(err->reason, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < out->ntombstones; i++)
+		rtlib_mark(&out->tombstones[i]);
 	return 0;
 }

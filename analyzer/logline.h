@@ -1,0 +1,136 @@
+/*
+ * The line prefixes of logcat's text formats, shared by the logcat and the
+ * event-log parsers (logcat.c, event-log.c). Never prints.
+ *
+ * A line is one of (`logcat -v ...`; L is a level letter VDIWEFA):
+ *   threadtime  MM-DD HH:MM:SS.mmm  PID  TID L TAG: msg
+ *   uid         MM-DD HH:MM:SS.mmm  UID  PID  TID L TAG: msg
+ *   time        MM-DD HH:MM:SS.mmm L/TAG(  PID): msg
+ *   brief       L/TAG(  PID): msg
+ *   tag         L/TAG: msg
+ *   long        [ MM-DD HH:MM:SS.mmm  PID: TID L/TAG ] on a line of its own,
+ *               the message on the lines under it
+ *   raw         msg, with no prefix at all
+ * Rules for what is accepted:
+ *  1. The time may be MM-DD, M-DD (a paste that lost a digit) or YYYY-MM-DD
+ *     (-v year) with HH:MM:SS and a fraction of any length (-v usec), an
+ *     optional zone +HHMM (-v zone), or seconds.fraction (-v epoch,
+ *     -v monotonic; kept as written, with no time_ms).
+ *  2. A threadtime line may lack PID and TID (MM-DD HH:MM:SS.mmm L TAG: msg,
+ *     seen in hand-edited pastes); it is still threadtime, with pid -1.
+ *  3. Leading whitespace and comment markers ("* ", "// ", "# ", "> ",
+ *     "| ", up to three) before a prefix are skipped: logs pasted into code
+ *     comments and issue threads keep them.
+ *  4. The tag ends at the first ':' followed by a space or the end of the
+ *     line (threadtime pads it with spaces, which are dropped), or at the
+ *     "(  PID):" of brief and time.
+ *  5. A line that matches none of these is raw; its message is the line
+ *     without leading whitespace and comment markers.
+ */
+#ifndef LW_ANALYZER_LOGLINE_H
+#define LW_ANALYZER_LOGLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "evidence.h"
+#include "text.h"
+
+enum logline_format {
+	LOGLINE_RAW,
+	LOGLINE_THREADTIME,
+	LOGLINE_UID,
+	LOGLINE_TIME,
+	LOGLINE_BRIEF,
+	LOGLINE_TAG,
+	LOGLINE_LONG,        /* a message line under a -v long header */
+	LOGLINE_LONG_HEADER, /* the header itself: no message */
+};
+
+/* "threadtime", "uid", "time", "brief", "tag", "long", "raw". */
+const char *logline_format_name(enum logline_format f);
+
+/* One parsed line. Spans point into the caller's buffer. */
+struct logline {
+	enum logline_format format;
+	struct span time;   /* as written, zone included; n == 0 if none */
+	int64_t time_ms;    /* see logline_month_day_ms; EV_NO_TIME if none */
+	int64_t pid, tid;   /* of the process that logged the line; EV_NONE */
+	struct span uid;    /* the uid column of -v uid, as written */
+	char level;         /* 'V' ... 'A', 0 for raw lines */
+	struct span tag;    /* without its padding; n == 0 for raw lines */
+	struct span msg;
+};
+
+/* Parse one line (without its newline). Returns 1 when a prefix was
+ * recognized, 0 for a raw line (l->msg is then the stripped line). */
+int logline_parse(const char *s, size_t n, struct logline *l);
+
+/*
+ * A month-day wall time as milliseconds within a year. logcat prints no
+ * year, so days are counted on a leap-year calendar (Feb 29 is valid and
+ * March 1 is day 60, whatever the real year was): values order and subtract
+ * correctly within one year. Returns EV_NO_TIME for an impossible date.
+ */
+int64_t logline_month_day_ms(int month, int day, int64_t ms_of_day);
+
+/* The numeric uid a -v uid column names: digits, u<user>_a<app>,
+ * u<user>_i<n>, or one of the short AID names logcat prints (root, nfc,
+ * radio, shell, ...). EV_NONE when unknown. */
+int64_t logline_uid_value(struct span uid);
+
+/* Lines of a buffer, parsed, with the -v long header carried onto the
+ * message lines under it. */
+struct logline_iter {
+	const char *p, *end;
+	size_t lineno;          /* of the line last returned, 1-based */
+	int in_long;
+	struct logline hdr;
+};
+
+void logline_iter_init(struct logline_iter *it, const char *buf, size_t len);
+
+/* The next line: *line is the physical line without "\n" or "\r\n", *l its
+ * parse. Returns 0 at the end. The iterator is a plain value: copy it to
+ * look ahead. */
+int logline_next(struct logline_iter *it, struct span *line, struct logline *l);
+
+/* What one evidence line says, before it becomes a record. */
+struct logline_fields {
+	int64_t pid, uid, user, oom_score_adj;
+	int64_t rss_kb, swap_kb, free_kb, anon_rss_kb, dmabuf_pss_kb, dmabuf_rss_kb;
+	int64_t signo, kill_reason_code;
+	struct span process;
+	struct span reason;      /* reason = reason + reason_sep + reason2 */
+	const char *reason_sep;  /* NULL: reason2 unused */
+	struct span reason2;
+};
+
+void logline_fields_init(struct logline_fields *f);
+
+/* Append a record of type t for line lineno, with the line's format and
+ * time and f's fields (a user is derived from a uid when f has none).
+ * Returns 0, or -1 on ENOMEM. */
+int logline_emit(struct ev_file *out, enum log_event_type t, const struct logline *l,
+		 size_t lineno, const struct logline_fields *f);
+
+/* An event-log message ("[a,b,...]") of one of the evidence tags (am_kill,
+ * am_proc_died, am_anr, am_crash, am_proc_start, killinfo, am_low_memory)
+ * as a record. Returns 1 when recorded, 0 when the tag is not one of them,
+ * -1 when it is but the message is malformed, -2 on ENOMEM. Defined in
+ * event-log.c; the logcat parser uses it for `logcat -b all` output. */
+int eventlog_line(const struct logline *l, size_t lineno, struct ev_file *out);
+
+/* Whether tag is one the logcat parser reads evidence from (lowmemorykiller,
+ * ActivityManager, Zygote, libc, AndroidRuntime, ...). Defined in logcat.c;
+ * the event-log sniffer uses it to leave `-b all` output to logcat. */
+int logcat_evidence_tag(struct span tag);
+
+/* Whether a tag may be an evidence tag of the event log (cheap check). */
+static inline int eventlog_tag_candidate(struct span tag)
+{
+	return (tag.n >= 6 && tag.s[0] == 'a' && tag.s[1] == 'm' && tag.s[2] == '_') ||
+	       (tag.n == 8 && tag.s[0] == 'k' && tag.s[1] == 'i' && tag.s[4] == 'i');
+}
+
+#endif

@@ -1,0 +1,638 @@
+/*
+ * bench-evidence: how fast the evidence scanners read a fleet's worth of
+ * logs, against `grep -c` on the same file as the floor, measured in the
+ * same run.
+ *
+ * Two inputs are generated into temporary files:
+ *   - a threadtime logcat of MB megabytes (default 300): mostly ordinary app
+ *     and system lines with varied tags and lengths, and a small share
+ *     (about 1 line in 200) of lmkd, ActivityManager and Zygote lines, some
+ *     of them evidence (Kill, Killing, has died, exited due to signal) and
+ *     some not (Reclaimed, Start proc);
+ *   - a `dumpsys activity exit-info` dump with 100k compact (Android 13+)
+ *     records, 16 per uid.
+ * For each it times, best of a few runs, with the file in the page cache:
+ *   - the floor: `grep -c PATTERN FILE` as a subprocess (GNU grep reads
+ *     the file and searches it for one fixed string: about as little as a
+ *     scan can do);
+ *   - the parser in-process on the file's bytes already in memory
+ *     (logcat_parse, aei_dump_parse);
+ *   - `lastwords inspect FILE` end to end as a subprocess, when LASTWORDS
+ *     is given.
+ * It prints MB/s for each and the parser's time as a multiple of grep's,
+ * and says whether the logcat target (parser within 3x of grep) is met.
+ *
+ * This program prints figures and compares them; it never asserts on time.
+ * It exits 0 unless something functionally fails: the logcat parser finds
+ * other counts of lines, skipped lines or evidence records than were
+ * generated, a record's fields are wrong, grep counts differently, inspect
+ * fails on the logcat, or the dump parser finds records but not all of
+ * them (1 then). A dump parser that finds none (not written yet) is
+ * reported as such and does not fail the run.
+ *
+ * usage: bench-evidence [LASTWORDS [MB]]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyzer/evidence.h"
+#include "analyzer/parsers.h"
+
+extern char **environ;
+
+#define DEFAULT_MB 300
+#define DUMP_RECORDS 100000
+#define RECORDS_PER_UID 16
+#define RUNS 3        /* timed runs of each measurement; the best counts */
+#define TARGET 3.0    /* logcat parser time within this multiple of grep's */
+
+static int failed;
+
+#define FAILF(...)                                             \
+	do {                                                   \
+		fprintf(stderr, "bench-evidence: FAIL: ");     \
+		fprintf(stderr, __VA_ARGS__);                  \
+		fputc('\n', stderr);                           \
+		failed = 1;                                    \
+	} while (0)
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* xorshift64*: reproducible inputs */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+static unsigned rndn(unsigned n)
+{
+	return (unsigned)(rnd() % n);
+}
+
+/* ---- the logcat ---- */
+
+static const char *const tags[] = {
+	"ActivityTaskManager", "WindowManager", "InputDispatcher", "SurfaceFlinger",
+	"Choreographer", "OkHttp", "chatty", "ExampleApp", "Glide", "RenderThread",
+	"BluetoothAdapter", "WifiHAL", "ConnectivityService", "NetworkMonitor", "PackageManager",
+	"JobScheduler", "AlarmManager", "NotificationService", "AudioFlinger", "CameraService",
+	"MediaCodec", "ACodec", "GnssLocationProvider", "SensorService", "PowerManagerService",
+	"BatteryService", "Finsky", "GoogleApiManager", "FirebaseMessaging", "WorkManager",
+	"SQLiteDatabase", "StrictMode", "ViewRootImpl", "OpenGLRenderer", "tflite", "GPUAUX",
+	"ExampleModel", "dalvikvm-heap", "art", "system_server",
+};
+
+static const char *const words[] = {
+	"request", "completed", "for", "uid", "package", "com.example.app", "the", "window",
+	"frame", "timeout", "connection", "session", "cache", "miss", "hit", "update", "state",
+	"changed", "from", "to", "OK", "interpreter", "delegate", "buffer", "allocated", "bytes",
+	"dispatching", "event", "key", "motion", "surface", "layer", "composition", "retrying",
+	"after", "ms", "token", "job", "scheduled", "network", "validated", "wifi", "signal",
+};
+
+static const char levels[] = "VDDIIIIIIWWE";
+
+struct gen {
+	FILE *f;
+	uint64_t bytes, lines;
+	uint64_t lmkd_kills, am_killing, am_died, zygote, lmk_tag_lines;
+	int64_t first_kill_time_ms;
+	int64_t first_kill_pid, first_kill_uid, first_kill_rss, first_kill_swap, first_kill_adj;
+	unsigned month, day, h, m, s, ms;
+};
+
+static void tick(struct gen *g)
+{
+	g->ms += rndn(15);
+	if (g->ms >= 1000) {
+		g->ms -= 1000;
+		if (++g->s == 60) {
+			g->s = 0;
+			if (++g->m == 60) {
+				g->m = 0;
+				if (++g->h == 24) {
+					g->h = 0;
+					g->day++; /* the generator never runs past the month */
+				}
+			}
+		}
+	}
+}
+
+static int64_t gen_time_ms(const struct gen *g)
+{
+	/* June on the leap-year calendar of logline_month_day_ms: day 152 */
+	return ((int64_t)(152 + g->day - 1) * 86400 + g->h * 3600 + g->m * 60 + g->s) * 1000 +
+	       g->ms;
+}
+
+static void emit(struct gen *g, unsigned pid, unsigned tid, char level, const char *tag,
+		 const char *msg)
+{
+	int n = fprintf(g->f, "%02u-%02u %02u:%02u:%02u.%03u %5u %5u %c %-8s: %s\n", g->month,
+			g->day, g->h, g->m, g->s, g->ms, pid, tid, level, tag, msg);
+
+	g->bytes += (uint64_t)n;
+	g->lines++;
+}
+
+static void ordinary(struct gen *g)
+{
+	char msg[512];
+	size_t len = 0, target;
+	const char *tag = tags[rndn(sizeof(tags) / sizeof(tags[0]))];
+	unsigned pid = 1000 + rndn(30000);
+
+	/* lengths: mostly 30..120, a tail to 400 */
+	target = 20 + rndn(100);
+	if (rndn(8) == 0)
+		target += rndn(300);
+	switch (rndn(4)) {
+	case 0:
+		len = (size_t)snprintf(msg, sizeof(msg), "Skipped %u frames!  The application may be doing too much work on its main thread.", rndn(200));
+		break;
+	case 1:
+		len = (size_t)snprintf(msg, sizeof(msg), "--> GET https://api.example.com/v1/items/%u?page=%u", rndn(100000), rndn(50));
+		break;
+	default:
+		break;
+	}
+	while (len < target && len + 40 < sizeof(msg)) {
+		const char *w = words[rndn(sizeof(words) / sizeof(words[0]))];
+
+		if (len)
+			msg[len++] = ' ';
+		if (rndn(5) == 0)
+			len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%u", rndn(1u << 20));
+		else
+			len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s", w);
+	}
+	msg[len] = '\0';
+	emit(g, pid, pid + rndn(200), levels[rndn(sizeof(levels) - 1)], tag, msg);
+}
+
+static const char *const lmk_reasons[] = {
+	"min watermark is breached even after kill",
+	"device is not responding",
+	"low watermark is breached and thrashing (42%)",
+	"device is low on swap (102400kB < 314572kB) and thrashing (121%)",
+};
+
+static void evidence(struct gen *g)
+{
+	char msg[512];
+	unsigned pid = 2000 + rndn(30000), app = rndn(900);
+
+	switch (rndn(8)) {
+	case 0:
+	case 1: {
+		unsigned rss = 20000 + rndn(900000), swap = rndn(100000), adj = 100 + rndn(900);
+
+		snprintf(msg, sizeof(msg),
+			 "Kill 'com.example.app%u' (%u), uid %u, oom_score_adj %u to free %ukB rss, %ukB swap; reason: %s",
+			 app, pid, 10000 + app, adj, rss, swap, lmk_reasons[rndn(4)]);
+		if (g->lmkd_kills == 0) {
+			g->first_kill_time_ms = gen_time_ms(g);
+			g->first_kill_pid = pid;
+			g->first_kill_uid = 10000 + app;
+			g->first_kill_rss = rss;
+			g->first_kill_swap = swap;
+			g->first_kill_adj = adj;
+		}
+		emit(g, 612, 612, 'I', "lowmemorykiller", msg);
+		g->lmkd_kills++;
+		g->lmk_tag_lines++;
+		break;
+	}
+	case 2:
+		snprintf(msg, sizeof(msg), "Reclaimed %ukB, cache(%ukB) and free(%ukB)-reserved(%ukB) below min(%ukB) for oom_score_adj %u",
+			 rndn(90000), rndn(500000), rndn(90000), rndn(20000), 120000u, 900u);
+		emit(g, 612, 612, 'I', "lowmemorykiller", msg);
+		g->lmk_tag_lines++;
+		break;
+	case 3:
+		snprintf(msg, sizeof(msg), "Killing %u:com.example.app%u/u0a%u (adj %u): empty #%u", pid,
+			 app, app, 900 + rndn(99), 17 + rndn(20));
+		emit(g, 1702, 1970, 'I', "ActivityManager", msg);
+		g->am_killing++;
+		break;
+	case 4:
+		snprintf(msg, sizeof(msg), "Process com.example.app%u (pid %u) has died: cch+%u CEM", app,
+			 pid, rndn(80));
+		emit(g, 1702, 2006, 'I', "ActivityManager", msg);
+		g->am_died++;
+		break;
+	case 5:
+		snprintf(msg, sizeof(msg), "Process %u exited due to signal 9 (Killed)", pid);
+		emit(g, 640, 640, 'I', "Zygote", msg);
+		g->zygote++;
+		break;
+	default:
+		snprintf(msg, sizeof(msg), "Start proc %u:com.example.app%u/u0a%u for service {com.example.app%u/com.example.app%u.Sync}",
+			 pid, app, app, app, app);
+		emit(g, 1702, 2010, 'I', "ActivityManager", msg);
+		break;
+	}
+}
+
+static int gen_logcat(const char *path, uint64_t target, struct gen *g)
+{
+	static char iobuf[1 << 20];
+
+	memset(g, 0, sizeof(*g));
+	g->month = 6;
+	g->day = 1;
+	g->f = fopen(path, "w");
+	if (!g->f)
+		return -1;
+	setvbuf(g->f, iobuf, _IOFBF, sizeof(iobuf));
+	fputs("--------- beginning of main\n", g->f);
+	g->bytes += 28;
+	g->lines++;
+	while (g->bytes < target) {
+		tick(g);
+		if (rndn(200) == 0)
+			evidence(g);
+		else
+			ordinary(g);
+	}
+	return fclose(g->f) == 0 ? 0 : -1;
+}
+
+/* ---- the exit-info dump ---- */
+
+struct reason {
+	int reason, subreason, status;
+	const char *label, *sublabel, *description;
+	int importance;
+};
+
+static const struct reason reasons[] = {
+	{ 3, 0, 0, "LOW_MEMORY", "UNKNOWN", "null", 400 },
+	{ 2, 0, 9, "SIGNALED", "UNKNOWN", "null", 400 },
+	{ 4, 0, 0, "APP CRASH(EXCEPTION)", "UNKNOWN", "crash", 100 },
+	{ 6, 0, 0, "ANR", "UNKNOWN", "user request after error: Input dispatching timed out (b2c1 Main (server) is not responding)", 100 },
+	{ 10, 21, 0, "USER REQUESTED", "FORCE STOP", "stop com.example due to from pid 1702", 400 },
+	{ 13, 3, 0, "OTHER KILLS BY SYSTEM", "TOO MANY EMPTY PROCS", "too many empty", 400 },
+	{ 5, 0, 11, "APP CRASH(NATIVE)", "UNKNOWN", "null", 100 },
+};
+
+static const char *const sizes[] = { "221MB", "1.5GB", "0.00", "88MB", "310MB", "9.8MB" };
+
+static int gen_dump(const char *path, uint64_t *bytes)
+{
+	static char iobuf[1 << 20];
+	FILE *f = fopen(path, "w");
+	unsigned i;
+	struct stat st;
+
+	if (!f)
+		return -1;
+	setvbuf(f, iobuf, _IOFBF, sizeof(iobuf));
+	fputs("ACTIVITY MANAGER PROCESS EXIT INFO (dumpsys activity exit-info)\n"
+	      "Last Timestamp of Persistence Into Persistent Storage: 2025-06-01 12:00:00.000\n",
+	      f);
+	for (i = 0; i < DUMP_RECORDS; i++) {
+		unsigned pkg = i / RECORDS_PER_UID, k = i % RECORDS_PER_UID;
+		unsigned uid = 10000 + pkg % 90000;
+		const struct reason *r = &reasons[rndn(sizeof(reasons) / sizeof(reasons[0]))];
+
+		if (k == 0)
+			fprintf(f, "  package: com.example.pkg%05u\n    Historical Process Exit for uid=%u\n",
+				pkg, uid);
+		fprintf(f,
+			"        ApplicationExitInfo #%u:\n"
+			"          timestamp=2025-05-%02u %02u:%02u:%02u.%03u pid=%u realUid=%u packageUid=%u definingUid=%u user=0\n"
+			"          process=com.example.pkg%05u%s reason=%d (%s) subreason=%d (%s) status=%d\n"
+			"          importance=%d pss=%s rss=%s description=%s state=empty trace=null\n",
+			k, 1 + (31 - 1 - k) % 30, rndn(24), rndn(60), rndn(60), rndn(1000),
+			2000 + rndn(30000), uid, uid, uid, pkg, rndn(4) ? "" : ":remote", r->reason,
+			r->label, r->subreason, r->sublabel, r->status, r->importance,
+			sizes[rndn(6)], sizes[rndn(6)], r->description);
+	}
+	if (fclose(f) != 0 || stat(path, &st) != 0)
+		return -1;
+	*bytes = (uint64_t)st.st_size;
+	return 0;
+}
+
+/* ---- running and timing ---- */
+
+static int read_file(const char *path, char **buf, size_t *len)
+{
+	struct stat st;
+	size_t got = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return -1;
+	*buf = malloc((size_t)st.st_size + 1);
+	if (!*buf) {
+		close(fd);
+		return -1;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, *buf + got, (size_t)st.st_size - got);
+
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			break;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	(*buf)[got] = '\0';
+	*len = got;
+	return got == (size_t)st.st_size ? 0 : -1;
+}
+
+/* Run argv with stdout into out (or /dev/null when out is NULL); the best
+ * of RUNS wall times in seconds, or -1 if it could not run. *status gets
+ * the exit status of the last run. */
+static double run_best(char *const argv[], char *out, size_t outlen, int *status)
+{
+	double best = -1;
+	int r;
+
+	for (r = 0; r < RUNS; r++) {
+		posix_spawn_file_actions_t fa;
+		int pfd[2] = { -1, -1 }, ws;
+		size_t got = 0;
+		pid_t pid;
+		double t0;
+
+		if (out && pipe(pfd) != 0)
+			return -1;
+		posix_spawn_file_actions_init(&fa);
+		if (out) {
+			posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+			posix_spawn_file_actions_addclose(&fa, pfd[0]);
+		} else {
+			posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+		}
+		t0 = now();
+		if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) != 0) {
+			posix_spawn_file_actions_destroy(&fa);
+			if (out) {
+				close(pfd[0]);
+				close(pfd[1]);
+			}
+			return -1;
+		}
+		posix_spawn_file_actions_destroy(&fa);
+		if (out) {
+			ssize_t n;
+
+			close(pfd[1]);
+			while (got + 1 < outlen && (n = read(pfd[0], out + got, outlen - 1 - got)) > 0)
+				got += (size_t)n;
+			out[got] = '\0';
+			close(pfd[0]);
+		}
+		if (waitpid(pid, &ws, 0) < 0)
+			return -1;
+		{
+			double t = now() - t0;
+
+			if (best < 0 || t < best)
+				best = t;
+		}
+		*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	}
+	return best;
+}
+
+typedef int (*parse_fn)(const char *, size_t, struct ev_file *, struct ev_error *);
+
+/* The best of RUNS in-process parses; *f keeps the last one's records. */
+static double parse_best(parse_fn parse, const char *buf, size_t len, struct ev_file *f,
+			 int *rc)
+{
+	double best = -1;
+	int r;
+
+	for (r = 0; r < RUNS; r++) {
+		struct ev_error err = { 0, "" };
+		double t0, t;
+
+		ev_file_release(f);
+		t0 = now();
+		*rc = parse(buf, len, f, &err);
+		t = now() - t0;
+		if (*rc != 0)
+			fprintf(stderr, "bench-evidence: parse error at line %zu: %s\n", err.line,
+				err.reason);
+		if (best < 0 || t < best)
+			best = t;
+	}
+	return best;
+}
+
+static size_t count_type(const struct ev_file *f, enum log_event_type t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < f->nlogs; i++)
+		n += f->logs[i].type == t;
+	return n;
+}
+
+static void row(const char *what, double mb, double t, double floor_t, const char *note)
+{
+	if (t < 0) {
+		printf("  %-30s %10s %9s %9s  %s\n", what, "-", "-", "-", note);
+		return;
+	}
+	printf("  %-30s %10.1f %9.3f %8.2fx  %s\n", what, mb / t, t, floor_t > 0 ? t / floor_t : 0,
+	       note);
+}
+
+static void check_first_kill(const struct ev_file *f, const struct gen *g)
+{
+	size_t i;
+
+	for (i = 0; i < f->nlogs; i++) {
+		const struct log_event *e = &f->logs[i];
+
+		if (e->type != LOG_LMKD_KILL)
+			continue;
+		if (e->pid != g->first_kill_pid || e->uid != g->first_kill_uid ||
+		    e->rss_kb != g->first_kill_rss || e->swap_kb != g->first_kill_swap ||
+		    e->oom_score_adj != g->first_kill_adj || !e->reason || !e->process ||
+		    strcmp(e->format, "threadtime") != 0)
+			FAILF("first lmkd kill read as pid %" PRId64 " uid %" PRId64 " rss %" PRId64
+			      " swap %" PRId64 " adj %" PRId64 ", generated %" PRId64 " %" PRId64
+			      " %" PRId64 " %" PRId64 " %" PRId64,
+			      e->pid, e->uid, e->rss_kb, e->swap_kb, e->oom_score_adj,
+			      g->first_kill_pid, g->first_kill_uid, g->first_kill_rss,
+			      g->first_kill_swap, g->first_kill_adj);
+		if (e->time_ms != g->first_kill_time_ms)
+			FAILF("first lmkd kill at time_ms %" PRId64 ", generated %" PRId64, e->time_ms,
+			      g->first_kill_time_ms);
+		return;
+	}
+	FAILF("no lmkd kill record");
+}
+
+int main(int argc, char **argv)
+{
+	const char *lw = argc > 1 && argv[1][0] ? argv[1] : NULL;
+	long mb_arg = argc > 2 ? strtol(argv[2], NULL, 10) : DEFAULT_MB;
+	const char *tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char logpath[4096], dumppath[4096], out[256];
+	struct ev_file f = { 0 };
+	struct gen g;
+	char *buf = NULL;
+	size_t len = 0;
+	uint64_t dump_bytes = 0;
+	double t_grep, t_parse, t_e2e = -1, mb, ratio;
+	int fd, rc, status = 0;
+	double t0;
+
+	if (mb_arg <= 0 || mb_arg > 4096) {
+		fprintf(stderr, "usage: bench-evidence [LASTWORDS [MB]] (MB 1..4096)\n");
+		return 2;
+	}
+	snprintf(logpath, sizeof(logpath), "%s/bench-evidence-logcat-XXXXXX", tmpdir);
+	snprintf(dumppath, sizeof(dumppath), "%s/bench-evidence-dump-XXXXXX", tmpdir);
+	if ((fd = mkstemp(logpath)) < 0 || close(fd) != 0 || (fd = mkstemp(dumppath)) < 0 ||
+	    close(fd) != 0) {
+		fprintf(stderr, "bench-evidence: cannot create temporary files in %s: %s\n", tmpdir,
+			strerror(errno));
+		return 1;
+	}
+
+	/* ---- logcat ---- */
+	t0 = now();
+	if (gen_logcat(logpath, (uint64_t)mb_arg << 20, &g) != 0 || read_file(logpath, &buf, &len) != 0) {
+		fprintf(stderr, "bench-evidence: cannot write %s: %s\n", logpath, strerror(errno));
+		failed = 1;
+		goto out;
+	}
+	mb = (double)len / (1 << 20);
+	printf("bench-evidence: generated in %.1f s\n", now() - t0);
+	printf("logcat: %.1f MB, %" PRIu64 " lines, %" PRIu64 " lmkd kills, %" PRIu64
+	       " AM Killing, %" PRIu64 " AM has died, %" PRIu64 " Zygote signal lines\n",
+	       mb, g.lines, g.lmkd_kills, g.am_killing, g.am_died, g.zygote);
+	printf("  %-30s %10s %9s %9s\n", "", "MB/s", "best s", "vs grep");
+	{
+		char *gargv[] = { "grep", "-c", "lowmemorykiller", logpath, NULL };
+
+		t_grep = run_best(gargv, out, sizeof(out), &status);
+		if (t_grep < 0 || strtoull(out, NULL, 10) != g.lmk_tag_lines)
+			FAILF("grep -c lowmemorykiller printed '%.40s' (status %d), generated %" PRIu64,
+			      out, status, g.lmk_tag_lines);
+		row("grep -c lowmemorykiller (floor)", mb, t_grep, t_grep, "");
+	}
+	t_parse = parse_best(logcat_parse, buf, len, &f, &rc);
+	{
+		char note[160];
+
+		snprintf(note, sizeof(note), "%zu records", f.nlogs);
+		row("logcat_parse (in-process)", mb, t_parse, t_grep, note);
+	}
+	if (rc != 0)
+		FAILF("logcat_parse failed");
+	if (f.stats.lines != g.lines || f.stats.skipped != 0)
+		FAILF("logcat_parse read %zu lines (%zu skipped), generated %" PRIu64, f.stats.lines,
+		      f.stats.skipped, g.lines);
+	if (count_type(&f, LOG_LMKD_KILL) != g.lmkd_kills ||
+	    count_type(&f, LOG_AM_KILLING) != g.am_killing ||
+	    count_type(&f, LOG_AM_DIED) != g.am_died ||
+	    count_type(&f, LOG_ZYGOTE_SIGNAL) != g.zygote || f.nlogs != g.lmkd_kills + g.am_killing + g.am_died + g.zygote)
+		FAILF("logcat_parse found %zu lmkd kills, %zu Killing, %zu has died, %zu Zygote (%zu in all); "
+		      "generated %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64,
+		      count_type(&f, LOG_LMKD_KILL), count_type(&f, LOG_AM_KILLING),
+		      count_type(&f, LOG_AM_DIED), count_type(&f, LOG_ZYGOTE_SIGNAL), f.nlogs,
+		      g.lmkd_kills, g.am_killing, g.am_died, g.zygote);
+	check_first_kill(&f, &g);
+	ev_file_release(&f);
+	free(buf);
+	buf = NULL;
+	if (lw) {
+		char *iargv[] = { (char *)lw, "inspect", logpath, NULL };
+
+		t_e2e = run_best(iargv, NULL, 0, &status);
+		if (t_e2e < 0 || status != 0)
+			FAILF("lastwords inspect on the logcat: status %d", status);
+		row("lastwords inspect (end to end)", mb, t_e2e, t_grep, "");
+	} else {
+		row("lastwords inspect (end to end)", mb, -1, t_grep, "not run: no LASTWORDS argument");
+	}
+	ratio = t_parse / t_grep;
+	printf("target: logcat parser within %.0fx of grep -c: %s (%.2fx)", TARGET,
+	       ratio <= TARGET ? "met" : "not met", ratio);
+	if (t_e2e > 0)
+		printf("; end to end %.2fx", t_e2e / t_grep);
+	printf("\n");
+
+	/* ---- exit-info dump ---- */
+	if (gen_dump(dumppath, &dump_bytes) != 0 || read_file(dumppath, &buf, &len) != 0) {
+		fprintf(stderr, "bench-evidence: cannot write %s: %s\n", dumppath, strerror(errno));
+		failed = 1;
+		goto out;
+	}
+	mb = (double)len / (1 << 20);
+	printf("exit-info dump: %.1f MB, %d compact records\n", mb, DUMP_RECORDS);
+	printf("  %-30s %10s %9s %9s\n", "", "MB/s", "best s", "vs grep");
+	{
+		char *gargv[] = { "grep", "-c", "ApplicationExitInfo #", dumppath, NULL };
+
+		t_grep = run_best(gargv, out, sizeof(out), &status);
+		if (t_grep < 0 || strtoull(out, NULL, 10) != DUMP_RECORDS)
+			FAILF("grep -c 'ApplicationExitInfo #' printed '%.40s' (status %d)", out, status);
+		row("grep -c 'ApplicationExitInfo #'", mb, t_grep, t_grep, "(floor)");
+	}
+	{
+		char note[160];
+		int sniffed = aei_dump_sniff(buf, len);
+
+		t_parse = parse_best(aei_dump_parse, buf, len, &f, &rc);
+		if (f.nexits == 0)
+			snprintf(note, sizeof(note), "0 records found (%s)",
+				 sniffed ? "the dump parser read none" : "not detected as a dump: parser not written yet?");
+		else
+			snprintf(note, sizeof(note), "%zu records, %zu lines skipped", f.nexits,
+				 f.stats.skipped);
+		row("aei_dump_parse (in-process)", mb, t_parse, t_grep, note);
+		if (f.nexits != 0 && f.nexits != DUMP_RECORDS)
+			FAILF("aei_dump_parse found %zu records, generated %d", f.nexits, DUMP_RECORDS);
+		ev_file_release(&f);
+	}
+	if (lw) {
+		char *iargv[] = { (char *)lw, "inspect", dumppath, NULL };
+		char note[64];
+
+		t_e2e = run_best(iargv, NULL, 0, &status);
+		snprintf(note, sizeof(note), "exit status %d", status);
+		row("lastwords inspect (end to end)", mb, t_e2e, t_grep, note);
+	}
+out:
+	free(buf);
+	ev_file_release(&f);
+	unlink(logpath);
+	unlink(dumppath);
+	return failed ? 1 : 0;
+}
