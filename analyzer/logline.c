@@ -447,23 +447,14 @@ int64_t logline_uid_value(struct span u)
 void logline_iter_init(struct logline_iter *it, const char *buf, size_t len)
 {
 	memset(it, 0, sizeof(*it));
-	it->p = buf;
-	it->end = buf + len;
+	line_iter_init(&it->lines, buf, len);
 }
 
 int logline_next(struct logline_iter *it, struct span *line, struct logline *l)
 {
-	const char *nl;
-
-	if (it->p >= it->end)
+	if (!line_next(&it->lines, line))
 		return 0;
-	nl = memchr(it->p, '\n', (size_t)(it->end - it->p));
-	line->s = it->p;
-	line->n = nl ? (size_t)(nl - it->p) : (size_t)(it->end - it->p);
-	it->p = nl ? nl + 1 : it->end;
-	if (line->n && line->s[line->n - 1] == '\r')
-		line->n--;
-	it->lineno++;
+	it->lineno = it->lines.lineno;
 	logline_parse(line->s, line->n, l);
 	if (l->format == LOGLINE_LONG_HEADER) {
 		it->hdr = *l;

@@ -82,7 +82,7 @@ int64_t logline_uid_value(struct span uid);
 /* Lines of a buffer, parsed, with the -v long header carried onto the
  * message lines under it. */
 struct logline_iter {
-	const char *p, *end;
+	struct line_iter lines;
 	size_t lineno;          /* of the line last returned, 1-based */
 	int in_long;
 	struct logline hdr;

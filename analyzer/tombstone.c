@@ -239,30 +239,29 @@ static int is_banner(struct span p)
 	return span_starts(p, "*** *** *** *** *** ***");
 }
 
-/* "pid: N, tid: N" */
-static int is_pid_line(struct span p)
+/* Does p read before, an integer, then after ("pid: N, tid: ")? */
+static int is_int_between(struct span p, const char *before, const char *after)
 {
 	int64_t v;
 	size_t k;
 
-	if (!span_starts(p, "pid: "))
+	if (!span_starts(p, before))
 		return 0;
-	p = span_from(p, 5);
+	p = span_from(p, strlen(before));
 	k = span_int64(p, &v);
-	return k && span_starts(span_from(p, k), ", tid: ");
+	return k && span_starts(span_from(p, k), after);
+}
+
+/* "pid: N, tid: N" */
+static int is_pid_line(struct span p)
+{
+	return is_int_between(p, "pid: ", ", tid: ");
 }
 
 /* "signal N (" */
 static int is_signal_line(struct span p)
 {
-	int64_t v;
-	size_t k;
-
-	if (!span_starts(p, "signal "))
-		return 0;
-	p = span_from(p, 7);
-	k = span_int64(p, &v);
-	return k && span_starts(span_from(p, k), " (");
+	return is_int_between(p, "signal ", " (");
 }
 
 static int is_fatal_line(const struct tomb_line *tl)
