@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
@@ -16,6 +17,7 @@
 #include "parsers.h"
 #include "ring-event.h"
 #include "ring-file.h"
+#include "run.h"
 
 static const char usage[] = "lastwords inspect [--json] FILE...";
 
@@ -23,63 +25,58 @@ static const char unknown_reason[] =
 	"unknown kind: not a ring, seed events, exit-info (dump, JSON or toString), "
 	"tombstone, ANR trace, logcat or event log";
 
-struct ring_records {
-	const struct ring_file *rf;
-	cJSON *arr;
-	int failed;
-	int text;
-};
-
-static int ring_record(uint64_t ticket, uint32_t index, const struct lw_ring_slot *s, void *arg)
+/* A ring, binary or as dump --json lines: its valid records. */
+static int inspect_run(const char *path, const struct input *in, cJSON *obj, int json)
 {
-	struct ring_records *rr = arg;
-	cJSON *o;
-
-	(void)index;
-	if (rr->text) {
-		char label[48], detail[160];
-
-		ring_event_text(rr->rf->hdr, s, label, sizeof(label), detail, sizeof(detail));
-		printf("  ticket %llu: %s %s\n", (unsigned long long)ticket, label, detail);
-		return 0;
-	}
-	o = ring_event_json(rr->rf->path, ticket, rr->rf->hdr, s);
-	if (!o || !cJSON_AddItemToArray(rr->arr, o)) {
-		cJSON_Delete(o);
-		rr->failed = 1;
-		return 1;
-	}
-	return 0;
-}
-
-/* A ring: its valid records, through the ring reader. */
-static int inspect_ring(const char *path, cJSON *obj, int json)
-{
-	struct ring_records rr = { NULL, NULL, 0, !json };
+	struct ev_error err = { 0, "" };
 	struct ring_error rerr;
-	struct ring_file *rf;
-	struct ring_scan sc;
-	int rc = ring_file_open(path, &rf, &rerr);
+	struct run r;
+	cJSON *arr = NULL;
+	size_t i;
+	int rc;
 
-	if (rc != 0) {
-		report_ring_error(path, rc, &rerr);
-		if (obj)
-			cJSON_AddStringToObject(obj, "error", rerr.reason);
-		return -1;
-	}
-	rr.rf = rf;
-	if (json) {
-		rr.arr = cJSON_AddArrayToObject(obj, "records");
-		if (!rr.arr) {
-			ring_file_free(rf);
+	if (in->len >= LW_RING_MAGIC_LEN && memcmp(in->data, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0) {
+		rc = run_load_ring(path, &r, &rerr);
+		if (rc != 0) {
+			report_ring_error(path, rc, &rerr);
+			if (obj)
+				cJSON_AddStringToObject(obj, "error", rerr.reason);
 			return -1;
 		}
-	} else {
-		printf("%s: ring, %s\n", path, ring_outcome_name(ring_file_outcome(rf)));
+	} else if (run_load_json(path, in->data, in->len, &r, &err) != 0) {
+		fprintf(stderr, "lastwords: '%s': line %zu: %s\n", path, err.line, err.reason);
+		if (obj)
+			cJSON_AddStringToObject(obj, "error", err.reason);
+		return -1;
 	}
-	ring_scan(rf->hdr, rf->slots, &sc, NULL, ring_record, &rr);
-	ring_file_free(rf);
-	return rr.failed ? -1 : 0;
+	if (json) {
+		cJSON_AddStringToObject(obj, "form", r.from_json ? "json-lines" : "binary");
+		arr = cJSON_AddArrayToObject(obj, "records");
+	} else {
+		printf("%s: ring%s, %s, %zu records\n", path, r.from_json ? " (JSON lines)" : "",
+		       ring_outcome_name(r.outcome), r.nevents);
+	}
+	for (i = 0; i < r.nevents; i++) {
+		const struct run_event *e = &r.events[i];
+
+		if (json) {
+			cJSON *o = ring_event_json(path, e->ticket, &r.hdr, &e->slot);
+
+			if (!arr || !o || !cJSON_AddItemToArray(arr, o)) {
+				cJSON_Delete(o);
+				run_release(&r);
+				return -1;
+			}
+		} else {
+			char label[48], detail[160];
+
+			ring_event_text(&r.hdr, &e->slot, label, sizeof(label), detail,
+					sizeof(detail));
+			printf("  ticket %llu: %s %s\n", (unsigned long long)e->ticket, label, detail);
+		}
+	}
+	run_release(&r);
+	return 0;
 }
 
 static int inspect_one(const char *path, cJSON *list, int json)
@@ -120,8 +117,9 @@ static int inspect_one(const char *path, cJSON *list, int json)
 		goto out;
 	}
 	if (kind == EV_KIND_RING) {
+		rc = inspect_run(path, &in, obj, json);
 		input_release(&in);
-		return inspect_ring(path, obj, json);
+		return rc;
 	}
 	if (ev_parse(kind, in.data, in.len, &f, &err) != 0) {
 		if (err.line)

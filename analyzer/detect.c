@@ -4,6 +4,7 @@
 #include <lastwords/ring.h>
 
 #include "parsers.h"
+#include "run.h"
 
 struct detector {
 	enum ev_kind kind;
@@ -29,7 +30,8 @@ enum ev_kind ev_detect(const char *buf, size_t len)
 {
 	size_t i;
 
-	if (len >= LW_RING_MAGIC_LEN && memcmp(buf, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0)
+	if ((len >= LW_RING_MAGIC_LEN && memcmp(buf, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0) ||
+	    run_json_sniff(buf, len))
 		return EV_KIND_RING;
 	for (i = 0; i < sizeof(detectors) / sizeof(detectors[0]); i++)
 		if (detectors[i].sniff(buf, len))

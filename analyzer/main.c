@@ -20,6 +20,7 @@ static const char usage_text[] =
 	"  verify [--json] RING...   check each ring slot by slot; exit 1 on corruption\n"
 	"  digest NAME...            the candidate digest the probe records for a name\n"
 	"  inspect [--json] FILE...  what kind of evidence each file is, and its records\n"
+	"  report --format seed FILE the seed script's report (lifecycle_probe.py)\n"
 	"  help                      this text\n"
 	"\n"
 	"exit status: 0 ok, 1 corruption found, 2 usage error, 4 an input could not be read\n"
@@ -35,6 +36,7 @@ static const struct command commands[] = {
 	{ "verify", cmd_verify },
 	{ "digest", cmd_digest },
 	{ "inspect", cmd_inspect },
+	{ "report", cmd_report },
 };
 
 void report_ring_error(const char *path, int rc, const struct ring_error *err)

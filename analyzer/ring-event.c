@@ -173,6 +173,8 @@ static int add_type_fields(cJSON *o, const struct lw_ring_slot *s)
 
 	switch (s->type) {
 	case LW_EV_OPEN:
+		rc |= json_add_u64(o, "boottime_ns", s->a);
+		rc |= json_add_u64(o, "realtime_ns", s->b);
 		rc |= json_add_u64(o, "app_version", s->c);
 		rc |= cJSON_AddStringToObject(o, "backing", s->d == 2 ? "anonymous" : "file") ? 0 : -1;
 		break;
@@ -181,6 +183,7 @@ static int add_type_fields(cJSON *o, const struct lw_ring_slot *s)
 		if (s->type == LW_EV_STAGE_END)
 			rc |= add_name(o, "error", &vocab_errors, s->code);
 		rc |= json_add_u64(o, "boottime_ns", s->a);
+		rc |= json_add_u64(o, "realtime_ns", s->b);
 		rc |= add_digest(o, "candidate", s->c);
 		break;
 	case LW_EV_MARK:
@@ -224,6 +227,8 @@ static int add_type_fields(cJSON *o, const struct lw_ring_slot *s)
 		rc |= json_add_u64(o, "vm_kb", s->a);
 		break;
 	case LW_EV_CLOSE:
+		rc |= json_add_u64(o, "boottime_ns", s->a);
+		rc |= json_add_u64(o, "realtime_ns", s->b);
 		break;
 	default:
 		rc |= json_add_u64(o, "a", s->a);
@@ -251,13 +256,13 @@ cJSON *ring_event_json(const char *file, uint64_t ticket, const struct lw_ring_h
 	fmt_iso(iso, sizeof(iso), ring_event_real_ns(h, s));
 	rc |= cJSON_AddStringToObject(o, "time", iso) ? 0 : -1;
 	rc |= cJSON_AddNumberToObject(o, "tid", s->tid) ? 0 : -1;
+	rc |= cJSON_AddNumberToObject(o, "flags", s->flags) ? 0 : -1;
 	rc |= add_name(o, "stage", &vocab_stages, s->stage);
-	if (s->rss_kb) {
+	if (s->rss_kb)
 		rc |= cJSON_AddNumberToObject(o, "rss_kb", s->rss_kb) ? 0 : -1;
-		rc |= cJSON_AddNumberToObject(o, "rss_age_ms", s->rss_age_ms) ? 0 : -1;
-	} else {
+	else
 		rc |= cJSON_AddNullToObject(o, "rss_kb") ? 0 : -1;
-	}
+	rc |= cJSON_AddNumberToObject(o, "rss_age_ms", s->rss_age_ms) ? 0 : -1;
 	rc |= add_type_fields(o, s);
 	if (rc) {
 		cJSON_Delete(o);

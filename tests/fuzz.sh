@@ -59,6 +59,7 @@ done
 seeds_for() {
 	case $1 in
 	ring) echo "$src/fixtures/rings $src/fixtures/bad" ;;
+	ring_json) echo "$src/fixtures/rings-json" ;;
 	*) echo "$src/fixtures/evidence" ;;
 	esac
 }

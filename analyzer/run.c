@@ -1,0 +1,395 @@
+/* Loading a run from a binary ring, or from `lastwords dump --json` lines. */
+#include "run.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "../src/signals.h"
+#include "../src/vocab.h"
+#include "text.h"
+
+void run_release(struct run *r)
+{
+	if (!r)
+		return;
+	free(r->path);
+	free(r->events);
+	memset(r, 0, sizeof(*r));
+}
+
+static int add_event(struct run *r, uint64_t ticket, const struct lw_ring_slot *s)
+{
+	struct run_event *e;
+
+	if (r->nevents == 0 || (r->nevents >= 64 && (r->nevents & (r->nevents - 1)) == 0)) {
+		size_t cap = r->nevents < 64 ? 64 : 2 * r->nevents;
+		struct run_event *nv = realloc(r->events, cap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		r->events = nv;
+	}
+	e = &r->events[r->nevents++];
+	e->ticket = ticket;
+	e->slot = *s;
+	e->slot.seq = 0;
+	e->slot.crc = 0;
+	if (s->rss_kb > r->peak_rss_kb)
+		r->peak_rss_kb = s->rss_kb;
+	return 0;
+}
+
+static int collect(uint64_t ticket, uint32_t index, const struct lw_ring_slot *s, void *arg)
+{
+	(void)index;
+	return add_event(arg, ticket, s);
+}
+
+int run_load_ring(const char *path, struct run *out, struct ring_error *err)
+{
+	struct ring_file *rf;
+	int rc = ring_file_open(path, &rf, err);
+
+	memset(out, 0, sizeof(*out));
+	if (rc != 0)
+		return rc;
+	out->path = strdup(path);
+	memcpy(&out->hdr, rf->hdr, sizeof(out->hdr));
+	out->outcome = ring_file_outcome(rf);
+	out->open_stage = ring_open_stage(rf->hdr);
+	out->header_damaged = rf->header_damaged;
+	if (rf->header_damaged)
+		snprintf(out->damage, sizeof(out->damage), "%s", rf->damage.reason);
+	if (!out->path ||
+	    ring_scan(rf->hdr, rf->slots, &out->scan, NULL, collect, out) != 0) {
+		ring_file_free(rf);
+		run_release(out);
+		err->offset = 0;
+		snprintf(err->reason, sizeof(err->reason), "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	ring_file_free(rf);
+	return 0;
+}
+
+/* The JSON lines. */
+
+int run_json_sniff(const char *buf, size_t len)
+{
+	struct span head = span_of(buf, len < 4096 ? len : 4096);
+	long nl = span_find(head, "\n");
+	struct span first = nl >= 0 ? span_of(buf, (size_t)nl) : head;
+
+	first = span_trim(first);
+	return span_starts(first, "{") && span_find(first, "\"type\":\"ring\"") >= 0 &&
+	       span_find(first, "\"slot_count\"") >= 0;
+}
+
+/* An exact unsigned integer member of a JSON line: cJSON keeps numbers as
+ * doubles, which lose nanoseconds past 2^53. */
+static int line_u64(struct span line, const char *key, uint64_t *v)
+{
+	char pat[64];
+	long at;
+	int64_t x;
+	size_t k;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	at = span_find(line, pat);
+	if (at < 0)
+		return 0;
+	line = span_skip_spaces(span_from(line, (size_t)at + strlen(pat)));
+	if (line.n && line.s[0] == '-')
+		return 0;
+	k = span_int64(line, &x);
+	if (k) {
+		*v = (uint64_t)x;
+		return 1;
+	}
+	/* Beyond INT64_MAX: parse as unsigned. */
+	*v = 0;
+	for (k = 0; k < line.n && line.s[k] >= '0' && line.s[k] <= '9'; k++) {
+		if (*v > (UINT64_MAX - 9) / 10)
+			return 0;
+		*v = *v * 10 + (uint64_t)(line.s[k] - '0');
+	}
+	return k > 0;
+}
+
+static const char *str_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* A vocabulary name, or the number a newer writer used. -1 if neither. */
+static int vocab_or_number(const cJSON *o, const char *key, const struct vocab *v)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (cJSON_IsString(x))
+		return vocab_value(v, x->valuestring);
+	if (cJSON_IsNumber(x) && x->valuedouble >= 0 && x->valuedouble < 256)
+		return (int)x->valuedouble;
+	return -1;
+}
+
+static int hex_digest(const cJSON *o, const char *key, uint64_t *out)
+{
+	const char *s = str_of(o, key);
+	uint64_t v;
+
+	*out = 0;
+	if (!s)
+		return 0;
+	if (span_hex64(span_of(s, strlen(s)), &v) != strlen(s))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int hex_id128(const char *s, uint8_t out[16])
+{
+	int i;
+
+	if (!s || strlen(s) != 32)
+		return -1;
+	for (i = 0; i < 16; i++) {
+		uint64_t b;
+
+		if (span_hex64(span_of(s + 2 * i, 2), &b) != 2)
+			return -1;
+		out[i] = (uint8_t)b;
+	}
+	return 0;
+}
+
+static int fail(struct ev_error *err, size_t line, const char *what)
+{
+	err->line = line;
+	snprintf(err->reason, sizeof(err->reason), "%s", what);
+	return -1;
+}
+
+static int load_ring_line(struct run *r, const cJSON *o, struct span line, size_t lineno,
+			  struct ev_error *err)
+{
+	struct lw_ring_header *h = &r->hdr;
+	const char *outcome = str_of(o, "outcome"), *proc = str_of(o, "process");
+	uint64_t v;
+	int st;
+
+	if (!proc || !outcome || !line_u64(line, "slot_count", &v) || !line_u64(line, "pid", &v))
+		return fail(err, lineno, "expected a ring line with process, pid, outcome and slot_count");
+	snprintf(h->process, sizeof(h->process), "%s", proc);
+	line_u64(line, "pid", &v);
+	h->pid = (uint32_t)v;
+	line_u64(line, "slot_count", &v);
+	h->slot_count = (uint32_t)v;
+	line_u64(line, "app_version", &h->app_version);
+	line_u64(line, "start_real_ns", &h->start_real_ns);
+	line_u64(line, "start_boot_ns", &h->start_boot_ns);
+	line_u64(line, "start_mono_ns", &h->start_mono_ns);
+	if (line_u64(line, "memory_budget_kb", &v))
+		h->memory_budget_kb = (uint32_t)v;
+	line_u64(line, "lapped", &h->lapped);
+	line_u64(line, "dropped", &h->dropped);
+	line_u64(line, "head", &h->head);
+	if (line_u64(line, "state", &v))
+		h->state = (uint32_t)v;
+	if (hex_id128(str_of(o, "run_id"), h->run_id) != 0)
+		return fail(err, lineno, "expected run_id as 32 hex digits");
+	hex_id128(str_of(o, "boot_id"), h->boot_id);
+	if (hex_digest(o, "candidate", &h->candidate) || hex_digest(o, "ok_candidate", &h->ok_candidate) ||
+	    hex_digest(o, "stable_candidate", &h->stable_candidate))
+		return fail(err, lineno, "expected candidates as 16 hex digits or null");
+	if (str_of(o, "signal"))
+		h->crash_signo = (uint32_t)(signal_number(str_of(o, "signal")) > 0
+						    ? signal_number(str_of(o, "signal"))
+						    : 0);
+	st = vocab_or_number(o, "open_stage", &vocab_stages);
+	r->open_stage = st > 0 && st < LW_STAGE_COUNT ? (enum lw_stage)st : LW_STAGE_NONE;
+	if (strcmp(outcome, "live") == 0)
+		r->outcome = RING_OUTCOME_LIVE;
+	else if (strcmp(outcome, "clean") == 0)
+		r->outcome = RING_OUTCOME_CLEAN;
+	else if (strcmp(outcome, "crashed") == 0)
+		r->outcome = RING_OUTCOME_CRASHED;
+	else if (strcmp(outcome, "died") == 0)
+		r->outcome = RING_OUTCOME_DIED;
+	else
+		r->outcome = RING_OUTCOME_UNKNOWN;
+	if (str_of(o, "header_damage")) {
+		r->header_damaged = 1;
+		snprintf(r->damage, sizeof(r->damage), "%s", str_of(o, "header_damage"));
+	}
+	r->scan.slot_count = h->slot_count;
+	line_u64(line, "valid", &r->scan.valid);
+	line_u64(line, "torn", &r->scan.torn);
+	line_u64(line, "stale", &r->scan.stale);
+	line_u64(line, "corrupt", &r->scan.corrupt);
+	line_u64(line, "never_written", &r->scan.empty);
+	line_u64(line, "missing", &r->scan.missing);
+	r->scan.head = h->head;
+	h->version = LW_RING_VERSION;
+	h->slot_size = LW_RING_SLOT_SIZE;
+	h->header_size = (uint16_t)LW_RING_HEADER_SIZE;
+	return 0;
+}
+
+/* One record line back into a slot: the inverse of ring_event_json(). */
+static int load_event_line(struct run *r, const cJSON *o, struct span line, size_t lineno,
+			   struct ev_error *err)
+{
+	struct lw_ring_slot s;
+	uint64_t ticket, v;
+	int type = vocab_or_number(o, "type", &vocab_event_types), stage;
+	const char *fault;
+
+	memset(&s, 0, sizeof(s));
+	if (type <= 0 || !line_u64(line, "ticket", &ticket) || !line_u64(line, "t_mono_ns", &v))
+		return fail(err, lineno, "expected a record line with type, ticket and t_mono_ns");
+	s.t_mono_ns = v;
+	s.type = (uint8_t)type;
+	stage = vocab_or_number(o, "stage", &vocab_stages);
+	s.stage = (uint8_t)(stage > 0 ? stage : 0);
+	if (line_u64(line, "tid", &v))
+		s.tid = (uint32_t)v;
+	if (line_u64(line, "flags", &v))
+		s.flags = (uint8_t)v;
+	if (line_u64(line, "rss_kb", &v))
+		s.rss_kb = (uint32_t)v;
+	if (line_u64(line, "rss_age_ms", &v))
+		s.rss_age_ms = (uint32_t)v;
+	switch (type) {
+	case LW_EV_OPEN:
+		line_u64(line, "boottime_ns", &s.a);
+		line_u64(line, "realtime_ns", &s.b);
+		line_u64(line, "app_version", &s.c);
+		s.d = str_of(o, "backing") && strcmp(str_of(o, "backing"), "anonymous") == 0 ? 2 : 1;
+		break;
+	case LW_EV_STAGE_BEGIN:
+	case LW_EV_STAGE_END:
+		if (type == LW_EV_STAGE_END) {
+			int e = vocab_or_number(o, "error", &vocab_errors);
+
+			s.code = (uint8_t)(e > 0 ? e : 0);
+		}
+		line_u64(line, "boottime_ns", &s.a);
+		line_u64(line, "realtime_ns", &s.b);
+		if (hex_digest(o, "candidate", &s.c))
+			return fail(err, lineno, "expected candidate as 16 hex digits or null");
+		break;
+	case LW_EV_MARK: {
+		int m = vocab_or_number(o, "mark", &vocab_marks);
+
+		s.code = (uint8_t)(m > 0 ? m : 0);
+		line_u64(line, "value", &s.a);
+		break;
+	}
+	case LW_EV_CANDIDATE:
+		if (hex_digest(o, "candidate", &s.a))
+			return fail(err, lineno, "expected candidate as 16 hex digits");
+		break;
+	case LW_EV_CRASH: {
+		const cJSON *code = cJSON_GetObjectItemCaseSensitive(o, "si_code");
+
+		if (line_u64(line, "signo", &v))
+			s.code = (uint8_t)v;
+		if (cJSON_IsNumber(code))
+			s.b = (uint64_t)(int64_t)code->valuedouble;
+		fault = str_of(o, "fault_addr");
+		if (fault && span_hex64(span_of(fault, strlen(fault)), &s.a) != strlen(fault))
+			return fail(err, lineno, "expected fault_addr as 0x and hex digits");
+		if (hex_digest(o, "candidate", &s.c))
+			return fail(err, lineno, "expected candidate as 16 hex digits or null");
+		if (line_u64(line, "sender_pid", &v))
+			s.d = (uint32_t)v;
+		break;
+	}
+	case LW_EV_ADVICE: {
+		int a = vocab_or_number(o, "advice", &vocab_advices);
+
+		s.code = (uint8_t)(a > 0 ? a : 0);
+		line_u64(line, "count", &s.b);
+		if (hex_digest(o, "candidate", &s.a) || hex_digest(o, "stable_candidate", &s.c))
+			return fail(err, lineno, "expected candidates as 16 hex digits or null");
+		break;
+	}
+	case LW_EV_SYNC:
+		line_u64(line, "sync", &s.a);
+		break;
+	case LW_EV_MEMORY:
+		line_u64(line, "vm_kb", &s.a);
+		break;
+	case LW_EV_CLOSE:
+		line_u64(line, "boottime_ns", &s.a);
+		line_u64(line, "realtime_ns", &s.b);
+		break;
+	default:
+		line_u64(line, "a", &s.a);
+		line_u64(line, "b", &s.b);
+		line_u64(line, "c", &s.c);
+		if (line_u64(line, "d", &v))
+			s.d = (uint32_t)v;
+	}
+	if (r->nevents && ticket <= r->events[r->nevents - 1].ticket)
+		return fail(err, lineno, "expected tickets in increasing order");
+	if (add_event(r, ticket, &s) != 0)
+		return fail(err, lineno, strerror(ENOMEM));
+	return 0;
+}
+
+int run_load_json(const char *path, const char *buf, size_t len, struct run *out,
+		  struct ev_error *err)
+{
+	struct line_iter it;
+	struct span line;
+	int have_ring = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->from_json = 1;
+	out->path = strdup(path);
+	if (!out->path)
+		return fail(err, 0, strerror(ENOMEM));
+	line_iter_init(&it, buf, len);
+	while (line_next(&it, &line)) {
+		struct span t = span_trim(line);
+		cJSON *o;
+		int rc;
+
+		if (t.n == 0)
+			continue;
+		o = cJSON_ParseWithLength(t.s, t.n);
+		if (!cJSON_IsObject(o)) {
+			cJSON_Delete(o);
+			run_release(out);
+			return fail(err, it.lineno, "expected one JSON object per line");
+		}
+		if (!have_ring) {
+			const char *type = str_of(o, "type");
+
+			rc = type && strcmp(type, "ring") == 0
+				     ? load_ring_line(out, o, t, it.lineno, err)
+				     : fail(err, it.lineno, "expected the ring line first");
+			have_ring = 1;
+		} else {
+			rc = load_event_line(out, o, t, it.lineno, err);
+		}
+		cJSON_Delete(o);
+		if (rc != 0) {
+			run_release(out);
+			return -1;
+		}
+	}
+	if (!have_ring) {
+		run_release(out);
+		return fail(err, 0, "expected a ring line; the file holds none");
+	}
+	return 0;
+}

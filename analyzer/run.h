@@ -1,0 +1,52 @@
+/*
+ * A run: one process's ring, as the report reads it. It loads from the
+ * binary ring file, or from the JSON lines that `lastwords dump --json`
+ * prints for it (schemas/ring-events.schema.json), which give the same run:
+ * fixtures can be JSON that reads in review. Never prints.
+ */
+#ifndef LW_ANALYZER_RUN_H
+#define LW_ANALYZER_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lastwords/ring.h>
+
+#include "evidence.h"
+#include "ring-file.h"
+
+struct run_event {
+	uint64_t ticket;
+	struct lw_ring_slot slot; /* seq and crc are not kept */
+};
+
+struct run {
+	char *path;
+	int from_json;
+	struct lw_ring_header hdr;  /* the fields a run has; others zero */
+	enum ring_outcome outcome;
+	enum lw_stage open_stage;
+	struct ring_scan scan;      /* slot counts */
+	uint32_t peak_rss_kb;
+	int header_damaged;
+	char damage[160];
+	struct run_event *events;   /* valid records, in ticket order */
+	size_t nevents;
+};
+
+/* Is buf the JSON lines of a ring (a first line of "type":"ring")? */
+int run_json_sniff(const char *buf, size_t len);
+
+/* Load a run from a binary ring file. Returns 0, or the ring_file_open()
+ * status with *err set (see ring-file.h). */
+int run_load_ring(const char *path, struct run *out, struct ring_error *err);
+
+/* Load a run from its JSON lines. Returns 0, or -1 with err naming the line
+ * and what was expected. */
+int run_load_json(const char *path, const char *buf, size_t len, struct run *out,
+		  struct ev_error *err);
+
+/* Accepts a zeroed run. */
+void run_release(struct run *r);
+
+#endif

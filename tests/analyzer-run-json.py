@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""A ring given as the JSON lines of `lastwords dump --json` is the same run
+as the binary ring: for every committed ring, the lines validate against
+schemas/ring-events.schema.json, and `inspect` reads the same records, the
+same outcome and the same counts from both forms. Hand-edited lines are
+refused with the line and what was expected.
+
+usage: analyzer-run-json.py LASTWORDS SOURCE_ROOT
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL: " + msg)
+
+
+def run(lw, args):
+    return subprocess.run([lw] + args, capture_output=True, text=True)
+
+
+def records(lw, path):
+    p = run(lw, ["inspect", "--json", path])
+    if p.returncode != 0:
+        fail("inspect %s exits %d: %s" % (path, p.returncode, p.stderr))
+        return None
+    got = json.loads(p.stdout)[0]
+    for r in got["records"]:
+        r.pop("file")
+    return got
+
+
+def main():
+    lw, root = os.path.abspath(sys.argv[1]), sys.argv[2]
+    os.chdir(root)
+    try:
+        import jsonschema
+        with open("schemas/ring-events.schema.json") as f:
+            schema = json.load(f)
+        jsonschema.Draft7Validator.check_schema(schema)
+        validator = jsonschema.Draft7Validator(schema)
+    except ImportError:
+        validator = None
+        print("note: python3-jsonschema missing; schema checks skipped")
+    rings = sorted("fixtures/rings/" + f for f in os.listdir("fixtures/rings"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for ring in rings:
+            lines = run(lw, ["dump", "--json", ring]).stdout
+            jl = os.path.join(tmp, os.path.basename(ring) + ".jsonl")
+            with open(jl, "w") as f:
+                f.write(lines)
+            if validator:
+                for i, line in enumerate(lines.splitlines()):
+                    errs = sorted(validator.iter_errors(json.loads(line)), key=str)
+                    if errs:
+                        fail("%s line %d breaks the schema: %s" % (ring, i + 1, errs[0].message))
+            a, b = records(lw, ring), records(lw, jl)
+            if a is None or b is None:
+                continue
+            if b.get("kind") != "ring" or b.get("form") != "json-lines":
+                fail("%s: JSON lines detected as %s/%s" % (ring, b.get("kind"), b.get("form")))
+            if a["records"] != b["records"]:
+                fail("%s: records differ between the binary ring and its JSON lines" % ring)
+            ta = run(lw, ["inspect", ring]).stdout.splitlines()
+            tb = run(lw, ["inspect", jl]).stdout.splitlines()
+            if ta[0].split(": ", 1)[1] != tb[0].split(": ", 1)[1].replace("ring (JSON lines)", "ring"):
+                fail("%s: summary differs: %r vs %r" % (ring, ta[0], tb[0]))
+            if ta[1:] != tb[1:]:
+                fail("%s: text records differ" % ring)
+
+        # The committed JSON-lines rings are exactly what dump --json prints.
+        for name in sorted(os.listdir("fixtures/rings-json")):
+            want = open(os.path.join("fixtures/rings-json", name)).read()
+            got = run(lw, ["dump", "--json", "fixtures/rings/" + name.replace(".jsonl", ".lwr")]).stdout
+            if got != want:
+                fail("fixtures/rings-json/%s differs from dump --json of its ring" % name)
+
+        # The schema must be able to refuse: a line with an unknown member.
+        if validator:
+            bad = json.loads(run(lw, ["dump", "--json", rings[0]]).stdout.splitlines()[1])
+            bad["prompt"] = "user text must never appear"
+            if not list(validator.iter_errors(bad)):
+                fail("the schema accepts a record with an unknown member")
+
+        # Hand edits that break the form are refused with the line.
+        src = run(lw, ["dump", "--json", "fixtures/rings/killed-inference.lwr"]).stdout.splitlines()
+        cases = {
+            "no-ring-line": (src[1:], "line 1: expected the ring line first"),
+            "tickets-out-of-order": ([src[0], src[3], src[2]] + src[4:],
+                                     "line 3: expected tickets in increasing order"),
+            "not-json": ([src[0], "{oops"], "line 2: expected one JSON object per line"),
+            "bad-candidate": ([src[0], src[1].replace('"app_version"', '"x":1,"app_version"'),
+                               src[3].replace('"candidate":"', '"candidate":"zz')],
+                              "line 3: expected candidate as 16 hex digits"),
+        }
+        for name, (lines, want) in cases.items():
+            path = os.path.join(tmp, name + ".jsonl")
+            with open(path, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            p = run(lw, ["inspect", path])
+            if name == "no-ring-line":
+                # Without its ring line the file is no ring at all.
+                ok = p.returncode == 4 and "unknown kind" in p.stderr
+            else:
+                ok = p.returncode == 4 and want in p.stderr
+            if not ok:
+                fail("%s: exit %d, stderr %r, expected %r" % (name, p.returncode, p.stderr, want))
+    print("%d rings compared in both forms; %d failures" % (len(rings), len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
