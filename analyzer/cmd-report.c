@@ -1,27 +1,93 @@
 /*
- * lastwords report [--format text|json|seed] [--tz OFFSET] [--fail-on ...] INPUT...
+ * lastwords report [--format text|json|seed] [--tz OFFSET] [--tolerance MS]
+ *                  [--fail-on CLASS[:LEVEL],...] INPUT...
  *
- * Work in progress (issue 4): only --format seed, the seed script's report,
- * is in place; the run verdicts come next.
+ * Inputs are files or directories pulled from a device. Each run of each
+ * process is joined with its evidence, classified by the rules of
+ * classify.c, and given its most conservative next step. --format seed
+ * prints the seed script's report instead (seed-report.c).
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../src/vocab.h"
+#include "bundle.h"
 #include "commands.h"
+#include "report.h"
 #include "seed-report.h"
 
-static const char usage[] = "lastwords report --format seed EVENTS.json";
+static const char usage[] =
+	"lastwords report [--format text|json|seed] [--tz OFFSET] [--tolerance MS]\n"
+	"                 [--fail-on CLASS[:LEVEL],...] INPUT...";
+
+#define FAIL_ON_MAX 16
+
+struct fail_on {
+	int cls;
+	int level; /* 0: any level; else at least this sure (confirmed = 1) */
+};
+
+/* "low_memory:supported,native_crash" */
+static int parse_fail_on(const char *s, struct fail_on *out, size_t *n)
+{
+	char buf[512], *tok, *save = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+
+		if (*n >= FAIL_ON_MAX)
+			return -1;
+		if (colon)
+			*colon = '\0';
+		out[*n].cls = vocab_value(&vocab_exit_classes, tok);
+		out[*n].level = colon ? vocab_value(&vocab_evidence_levels, colon + 1) : 0;
+		if (out[*n].cls <= 0 || out[*n].level < 0)
+			return -1;
+		(*n)++;
+	}
+	return *n ? 0 : -1;
+}
+
+/* Does a verdict match: its class, and at least as sure as asked? */
+static int fails(const struct report *r, const struct fail_on *fo, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < r->bundle->nruns; i++) {
+		const struct verdict *v = &r->verdicts[i];
+
+		if (!r->judged[i])
+			continue;
+		for (k = 0; k < n; k++)
+			if ((int)v->cls == fo[k].cls && (!fo[k].level || (int)v->level <= fo[k].level))
+				return 1;
+	}
+	return 0;
+}
 
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
+		{ "tz", required_argument, NULL, 'z' },
+		{ "tolerance", required_argument, NULL, 't' },
+		{ "fail-on", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct corr_options opt = { 0, 0, CORR_DEFAULT_TOLERANCE_MS };
+	struct fail_on fo[FAIL_ON_MAX];
 	const char *format = "text";
-	int c;
+	struct bundle b;
+	struct report r;
+	size_t nfo = 0;
+	char *end;
+	int c, status;
 
 	optind = 1;
 	opterr = 0;
@@ -30,6 +96,24 @@ int cmd_report(int argc, char **argv)
 		case 'f':
 			format = optarg;
 			break;
+		case 'z':
+			if (corr_parse_tz(optarg, &opt.tz_offset_ms) != 0)
+				return usage_error(usage, "--tz takes an offset such as +02:00, -0530 or UTC, not '%s'",
+						   optarg);
+			opt.tz_known = 1;
+			break;
+		case 't':
+			opt.tolerance_ms = strtoll(optarg, &end, 10);
+			if (*end || opt.tolerance_ms < 0 || opt.tolerance_ms > 3600000)
+				return usage_error(usage, "--tolerance takes milliseconds (0 to 3600000), not '%s'",
+						   optarg);
+			break;
+		case 'F':
+			if (parse_fail_on(optarg, fo, &nfo) != 0)
+				return usage_error(usage, "--fail-on takes CLASS[:LEVEL],... such as "
+							  "low_memory:supported, not '%s'",
+						   optarg);
+			break;
 		case 'h':
 			printf("usage: %s\n", usage);
 			return LW_EXIT_OK;
@@ -37,13 +121,57 @@ int cmd_report(int argc, char **argv)
 			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (strcmp(format, "seed") != 0)
-		return usage_error(usage, "report --format %s is not available yet; "
-					  "only --format seed is", format);
-	/* The script's own argument check: exactly one file. */
-	if (argc - optind != 1) {
-		fputs("usage: lifecycle_probe.py events.json\n", stderr);
-		return 1;
+	if (strcmp(format, "seed") == 0) {
+		/* The script's own argument check: exactly one file. */
+		if (argc - optind != 1) {
+			fputs("usage: lifecycle_probe.py events.json\n", stderr);
+			return 1;
+		}
+		return seed_report(argv[optind], stdout, stderr);
 	}
-	return seed_report(argv[optind], stdout, stderr);
+	if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
+		return usage_error(usage, "--format is text, json or seed, not '%s'", format);
+	if (optind >= argc)
+		return usage_error(usage, "report needs at least one file or directory");
+	if (bundle_load(argv + optind, (size_t)(argc - optind), &b) != 0 ||
+	    report_build(&b, &opt, &r) != 0) {
+		fprintf(stderr, "lastwords: out of memory\n");
+		bundle_release(&b);
+		return LW_EXIT_INPUT;
+	}
+	for (size_t i = 0; i < b.ninputs; i++) {
+		if (!b.inputs[i].error[0])
+			continue;
+		if (b.inputs[i].error_line)
+			fprintf(stderr, "lastwords: '%s': line %zu: %s\n", b.inputs[i].path,
+				b.inputs[i].error_line, b.inputs[i].error);
+		else
+			fprintf(stderr, "lastwords: '%s': %s\n", b.inputs[i].path, b.inputs[i].error);
+	}
+	if (strcmp(format, "json") == 0) {
+		cJSON *j = report_json(&r);
+		char *text = j ? cJSON_Print(j) : NULL;
+
+		cJSON_Delete(j);
+		if (!text) {
+			fprintf(stderr, "lastwords: out of memory\n");
+			report_release(&r);
+			bundle_release(&b);
+			return LW_EXIT_INPUT;
+		}
+		puts(text);
+		free(text);
+	} else {
+		report_text(&r, stdout);
+	}
+	status = nfo && fails(&r, fo, nfo) ? LW_EXIT_FAIL_ON
+		 : bundle_errors(&b)        ? LW_EXIT_INPUT
+					    : LW_EXIT_OK;
+	report_release(&r);
+	bundle_release(&b);
+	if (fflush(stdout) != 0) {
+		perror("lastwords: stdout");
+		return LW_EXIT_INPUT;
+	}
+	return status;
 }

@@ -20,10 +20,12 @@ static const char usage_text[] =
 	"  verify [--json] RING...   check each ring slot by slot; exit 1 on corruption\n"
 	"  digest NAME...            the candidate digest the probe records for a name\n"
 	"  inspect [--json] FILE...  what kind of evidence each file is, and its records\n"
-	"  report --format seed FILE the seed script's report (lifecycle_probe.py)\n"
+	"  report [options] INPUT... what killed each run, how sure, and what to do next\n"
+	"  rules                     the classification rules, with their ids\n"
 	"  help                      this text\n"
 	"\n"
-	"exit status: 0 ok, 1 corruption found, 2 usage error, 4 an input could not be read\n"
+	"exit status: 0 ok, 1 corruption found, 2 usage error, 3 a --fail-on verdict,\n"
+	"             4 an input could not be read\n"
 	"see lastwords(1)\n";
 
 struct command {
@@ -37,6 +39,7 @@ static const struct command commands[] = {
 	{ "digest", cmd_digest },
 	{ "inspect", cmd_inspect },
 	{ "report", cmd_report },
+	{ "rules", cmd_rules },
 };
 
 void report_ring_error(const char *path, int rc, const struct ring_error *err)

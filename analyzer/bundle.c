@@ -1,0 +1,212 @@
+/* Loading a bundle: walk the inputs, detect each file, load runs and evidence. */
+#include "bundle.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <lastwords/ring.h>
+
+#include "input.h"
+#include "parsers.h"
+
+static struct bundle_input *add_input(struct bundle *b, const char *path)
+{
+	struct bundle_input *nv = realloc(b->inputs, (b->ninputs + 1) * sizeof(*nv));
+
+	if (!nv)
+		return NULL;
+	b->inputs = nv;
+	nv = &b->inputs[b->ninputs];
+	memset(nv, 0, sizeof(*nv));
+	nv->path = strdup(path);
+	if (!nv->path)
+		return NULL;
+	b->ninputs++;
+	return nv;
+}
+
+static int add_run(struct bundle *b, struct run *r)
+{
+	struct run *nv = realloc(b->runs, (b->nruns + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -1;
+	b->runs = nv;
+	b->runs[b->nruns++] = *r;
+	return 0;
+}
+
+static int add_file(struct bundle *b, struct ev_file *f)
+{
+	struct ev_file *nv = realloc(b->files, (b->nfiles + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -1;
+	b->files = nv;
+	b->files[b->nfiles++] = *f;
+	return 0;
+}
+
+static int load_file(struct bundle *b, const char *path)
+{
+	struct bundle_input *in = add_input(b, path);
+	struct ev_error err = { 0, "" };
+	struct input data;
+	struct run r;
+
+	if (!in)
+		return -1;
+	if (input_read(path, &data, &err) != 0) {
+		snprintf(in->error, sizeof(in->error), "%s", err.reason);
+		return 0;
+	}
+	in->kind = ev_detect(data.data, data.len);
+	if (in->kind == EV_KIND_UNKNOWN) {
+		snprintf(in->error, sizeof(in->error), "unknown kind");
+	} else if (in->kind == EV_KIND_RING) {
+		struct ring_error rerr;
+		int binary = data.len >= LW_RING_MAGIC_LEN &&
+			     memcmp(data.data, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0;
+
+		if (binary && run_load_ring(path, &r, &rerr) != 0) {
+			snprintf(in->error, sizeof(in->error), "%s", rerr.reason);
+		} else if (!binary && run_load_json(path, data.data, data.len, &r, &err) != 0) {
+			snprintf(in->error, sizeof(in->error), "%s", err.reason);
+			in->error_line = err.line;
+		} else if (add_run(b, &r) != 0) {
+			run_release(&r);
+			input_release(&data);
+			return -1;
+		}
+	} else {
+		struct ev_file f;
+
+		memset(&f, 0, sizeof(f));
+		if (ev_parse(in->kind, data.data, data.len, &f, &err) != 0) {
+			snprintf(in->error, sizeof(in->error), "%s", err.reason);
+			in->error_line = err.line;
+			ev_file_release(&f);
+		} else {
+			f.path = strdup(path);
+			f.gzipped = data.gzipped;
+			if (!f.path || add_file(b, &f) != 0) {
+				ev_file_release(&f);
+				input_release(&data);
+				return -1;
+			}
+		}
+	}
+	input_release(&data);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int load_path(struct bundle *b, const char *path, int depth)
+{
+	struct stat sb;
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, i;
+	DIR *d;
+	int rc = 0;
+
+	if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return load_file(b, path);
+	if (depth > 16)
+		return 0;
+	d = opendir(path);
+	if (!d) {
+		struct bundle_input *in = add_input(b, path);
+
+		if (!in)
+			return -1;
+		snprintf(in->error, sizeof(in->error), "%s", strerror(errno));
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL) {
+		char **nv;
+
+		if (de->d_name[0] == '.')
+			continue;
+		nv = realloc(names, (n + 1) * sizeof(*nv));
+		if (!nv || !(nv[n] = malloc(strlen(path) + strlen(de->d_name) + 2))) {
+			free(nv ? nv : names);
+			closedir(d);
+			return -1;
+		}
+		names = nv;
+		sprintf(names[n++], "%s/%s", path, de->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n; i++) {
+		if (rc == 0)
+			rc = load_path(b, names[i], depth + 1);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+static int cmp_run(const void *a, const void *b)
+{
+	const struct run *x = a, *y = b;
+	int c = strcmp(x->hdr.process, y->hdr.process);
+
+	if (c)
+		return c;
+	return x->hdr.start_real_ns < y->hdr.start_real_ns ? -1
+	       : x->hdr.start_real_ns > y->hdr.start_real_ns ? 1 : 0;
+}
+
+int bundle_load(char *const *paths, size_t npaths, struct bundle *b)
+{
+	size_t i;
+
+	memset(b, 0, sizeof(*b));
+	for (i = 0; i < npaths; i++) {
+		if (load_path(b, paths[i], 0) != 0) {
+			bundle_release(b);
+			return -1;
+		}
+	}
+	if (b->nruns > 1)
+		qsort(b->runs, b->nruns, sizeof(*b->runs), cmp_run);
+	return 0;
+}
+
+size_t bundle_errors(const struct bundle *b)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < b->ninputs; i++)
+		n += b->inputs[i].error[0] != '\0';
+	return n;
+}
+
+void bundle_release(struct bundle *b)
+{
+	size_t i;
+
+	if (!b)
+		return;
+	for (i = 0; i < b->nruns; i++)
+		run_release(&b->runs[i]);
+	for (i = 0; i < b->nfiles; i++)
+		ev_file_release(&b->files[i]);
+	for (i = 0; i < b->ninputs; i++)
+		free(b->inputs[i].path);
+	free(b->runs);
+	free(b->files);
+	free(b->inputs);
+	memset(b, 0, sizeof(*b));
+}

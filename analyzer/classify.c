@@ -1,0 +1,739 @@
+/*
+ * The classification rules, as a table: each reads one run's facts and its
+ * correlated evidence and adds claims, evidence and what is missing. The
+ * verdict and the recovery follow from the claims (classify_run()).
+ * Reason and subreason codes are those of ApplicationExitInfo
+ * (research/exitinfo-constants.md); the traps of DESIGN.md are rules of
+ * their own.
+ */
+#include "classify.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../src/signals.h"
+#include "../src/vocab.h"
+#include "format.h"
+
+static const char *const source_names[] = {
+#define X(up, name) #name,
+	CLAIM_SOURCES(X)
+#undef X
+};
+
+const char *claim_source_name(enum claim_source s)
+{
+	return (unsigned)s < SRC_COUNT ? source_names[s] : "unknown";
+}
+
+/* ApplicationExitInfo reasons used below. */
+enum {
+	AEI_UNKNOWN = 0, AEI_EXIT_SELF = 1, AEI_SIGNALED = 2, AEI_LOW_MEMORY = 3, AEI_CRASH = 4,
+	AEI_CRASH_NATIVE = 5, AEI_ANR = 6, AEI_INIT_FAILURE = 7, AEI_PERMISSION = 8,
+	AEI_EXCESSIVE = 9, AEI_USER_REQUESTED = 10, AEI_USER_STOPPED = 11, AEI_DEPENDENCY = 12,
+	AEI_OTHER = 13, AEI_FREEZER = 14, AEI_STATE_CHANGE = 15, AEI_UPDATED = 16,
+	AEI_MEMORY_LIMITER = 17, AEI_ANOMALY = 18,
+};
+#define IMPORTANCE_FOREGROUND_SERVICE 125
+
+/* Helpers that fill the verdict under construction. */
+static void claim(struct verdict *v, enum claim_source s, enum lw_exit_class c, int weak)
+{
+	if (v->nclaims < VERDICT_MAX_CLAIMS) {
+		v->claims[v->nclaims].source = s;
+		v->claims[v->nclaims].cls = c;
+		v->claims[v->nclaims].weak = weak;
+		v->nclaims++;
+	}
+}
+
+__attribute__((format(printf, 2, 3))) static void evidence(struct verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (v->nevidence >= VERDICT_MAX_LINES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(v->evidence[v->nevidence++], sizeof(v->evidence[0]), fmt, ap);
+	va_end(ap);
+}
+
+static void missing(struct verdict *v, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < v->nmissing; i++)
+		if (strcmp(v->missing[i], what) == 0)
+			return;
+	if (v->nmissing < VERDICT_MAX_LINES)
+		snprintf(v->missing[v->nmissing++], sizeof(v->missing[0]), "%s", what);
+}
+
+/* The run's exit records, and its log events of one type. */
+#define EXITS(cr, i) (&(cr)->exits.v[i].file->exits[(cr)->exits.v[i].index])
+#define LOGS(cr, i) (&(cr)->logs.v[i].file->logs[(cr)->logs.v[i].index])
+
+static const struct exit_record *exit_with(const struct corr_run *cr, int64_t reason)
+{
+	size_t i;
+
+	for (i = 0; i < cr->exits.n; i++)
+		if (EXITS(cr, i)->reason == reason)
+			return EXITS(cr, i);
+	return NULL;
+}
+
+static const struct log_event *log_with(const struct corr_run *cr, enum log_event_type t)
+{
+	size_t i;
+
+	for (i = 0; i < cr->logs.n; i++)
+		if (LOGS(cr, i)->type == t)
+			return LOGS(cr, i);
+	return NULL;
+}
+
+static const struct log_event *lmkd_kill(const struct corr_run *cr)
+{
+	const struct log_event *e = log_with(cr, LOG_LMKD_KILL);
+
+	return e ? e : log_with(cr, LOG_EV_KILLINFO);
+}
+
+static void exit_evidence(struct verdict *v, const struct exit_record *r, const char *what)
+{
+	evidence(v, "exit record: %s (reason %" PRId64 ", subreason %" PRId64 ", status %" PRId64
+		    ", importance %" PRId64 ") at %s%s%s",
+		 what, r->reason, r->subreason, r->status, r->importance,
+		 r->timestamp_text ? r->timestamp_text : "an unknown time",
+		 r->description ? ": " : "", r->description ? r->description : "");
+}
+
+/* The rules. Each returns 1 when it fired. */
+
+static int r_aei_low_memory(const struct corr_run *cr, const struct run_facts *f,
+			    struct verdict *v)
+{
+	const struct exit_record *r = exit_with(cr, AEI_LOW_MEMORY);
+
+	(void)f;
+	if (!r || (r->importance == IMPORTANCE_FOREGROUND_SERVICE && !lmkd_kill(cr)))
+		return 0;
+	exit_evidence(v, r, "LOW_MEMORY");
+	claim(v, SRC_EXIT_INFO, LW_EXIT_LOW_MEMORY, 0);
+	if (!lmkd_kill(cr))
+		missing(v, "the lmkd kill line (logcat, tag lowmemorykiller) for this pid");
+	return 1;
+}
+
+static int r_oem_cleaner(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	const struct exit_record *r = exit_with(cr, AEI_LOW_MEMORY);
+
+	(void)f;
+	if (!r || r->importance != IMPORTANCE_FOREGROUND_SERVICE || lmkd_kill(cr))
+		return 0;
+	exit_evidence(v, r, "LOW_MEMORY at importance 125 (foreground service)");
+	evidence(v, "OEM task cleaners report their kills of foreground services this way; "
+		    "without lmkd's kill line it is not a low-memory kill");
+	claim(v, SRC_EXIT_INFO, LW_EXIT_LOW_MEMORY, 1);
+	missing(v, "the lmkd kill line (logcat, tag lowmemorykiller) for this pid");
+	return 1;
+}
+
+static int r_lmk_as_signaled(const struct corr_run *cr, const struct run_facts *f,
+			     struct verdict *v)
+{
+	const struct exit_record *r = exit_with(cr, AEI_SIGNALED);
+
+	(void)f;
+	if (!r || r->status != 9 || !lmkd_kill(cr))
+		return 0;
+	exit_evidence(v, r, "SIGNALED by SIGKILL");
+	evidence(v, "this device reports low-memory kills as SIGNALED/9 (no LMK kill reporting)");
+	return 1;
+}
+
+static int r_signaled_unknown(const struct corr_run *cr, const struct run_facts *f,
+			      struct verdict *v)
+{
+	const struct exit_record *r = exit_with(cr, AEI_SIGNALED);
+
+	(void)f;
+	if (!r || (r->status == 9 && lmkd_kill(cr)))
+		return 0;
+	exit_evidence(v, r, "SIGNALED");
+	evidence(v, "killed by signal %" PRId64 " from a sender the record does not name",
+		 r->status);
+	missing(v, "the lmkd kill line, or another witness of who sent the signal");
+	claim(v, SRC_EXIT_INFO, LW_EXIT_UNKNOWN, 1);
+	return 1;
+}
+
+static int r_lmkd_kill(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	const struct log_event *e = lmkd_kill(cr);
+
+	(void)f;
+	if (!e)
+		return 0;
+	evidence(v, "lmkd killed it (line %zu): rss %" PRId64 " kB, oom_score_adj %" PRId64 "%s%s",
+		 e->line, e->rss_kb, e->oom_score_adj, e->reason ? ", reason: " : "",
+		 e->reason ? e->reason : "");
+	claim(v, SRC_LMKD, LW_EXIT_LOW_MEMORY, 0);
+	return 1;
+}
+
+static int r_memory_limiter(const struct corr_run *cr, const struct run_facts *f,
+			    struct verdict *v)
+{
+	const struct exit_record *r = exit_with(cr, AEI_MEMORY_LIMITER);
+	size_t i;
+
+	(void)f;
+	for (i = 0; !r && i < cr->exits.n; i++)
+		if (EXITS(cr, i)->reason == AEI_OTHER && EXITS(cr, i)->description &&
+		    strstr(EXITS(cr, i)->description, "MemoryLimiter:"))
+			r = EXITS(cr, i);
+	if (!r)
+		return 0;
+	exit_evidence(v, r, r->reason == AEI_MEMORY_LIMITER ? "MEMORY_LIMITER"
+							     : "OTHER with a MemoryLimiter description");
+	claim(v, SRC_EXIT_INFO, LW_EXIT_LOW_MEMORY, 0);
+	return 1;
+}
+
+static int r_trim(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	size_t i;
+
+	(void)f;
+	for (i = 0; i < cr->exits.n; i++) {
+		const struct exit_record *r = EXITS(cr, i);
+
+		if (r->reason == AEI_OTHER && r->subreason >= 2 && r->subreason <= 4) {
+			exit_evidence(v, r, "OTHER: cached or empty process trimmed");
+			claim(v, SRC_EXIT_INFO, LW_EXIT_SYSTEM_RECLAIM, 0);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int r_freezer(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	const struct exit_record *r = exit_with(cr, AEI_FREEZER);
+
+	(void)f;
+	if (!r)
+		return 0;
+	exit_evidence(v, r, "FREEZER");
+	claim(v, SRC_EXIT_INFO, LW_EXIT_SYSTEM_RECLAIM, 0);
+	return 1;
+}
+
+static int r_other_system(const struct corr_run *cr, const struct run_facts *f,
+			  struct verdict *v)
+{
+	static const int64_t codes[] = { AEI_OTHER, AEI_USER_REQUESTED, AEI_USER_STOPPED,
+					 AEI_STATE_CHANGE, AEI_UPDATED, AEI_PERMISSION,
+					 AEI_EXCESSIVE };
+	size_t i, k;
+
+	(void)f;
+	for (i = 0; i < cr->exits.n; i++) {
+		const struct exit_record *r = EXITS(cr, i);
+
+		if (r->reason == AEI_OTHER &&
+		    ((r->subreason >= 2 && r->subreason <= 4) ||
+		     (r->description && strstr(r->description, "MemoryLimiter:"))))
+			continue;
+		for (k = 0; k < sizeof(codes) / sizeof(codes[0]); k++) {
+			if (r->reason == codes[k]) {
+				exit_evidence(v, r, "ended by the system or the user");
+				claim(v, SRC_EXIT_INFO, LW_EXIT_SYSTEM_RECLAIM, 0);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int r_dependency_died(const struct corr_run *cr, const struct run_facts *f,
+			     struct verdict *v)
+{
+	const struct exit_record *r = exit_with(cr, AEI_DEPENDENCY);
+
+	(void)f;
+	if (!r)
+		return 0;
+	exit_evidence(v, r, "DEPENDENCY_DIED");
+	evidence(v, "the process it depends on died first; that death is the cause to look at");
+	claim(v, SRC_EXIT_INFO, LW_EXIT_SYSTEM_RECLAIM, 0);
+	v->dependency_died = 1;
+	return 1;
+}
+
+static int r_crash_native(const struct corr_run *cr, const struct run_facts *f,
+			  struct verdict *v)
+{
+	const struct exit_record *r = exit_with(cr, AEI_CRASH_NATIVE);
+
+	(void)f;
+	if (!r)
+		return 0;
+	exit_evidence(v, r, "APP CRASH(NATIVE)");
+	claim(v, SRC_EXIT_INFO, LW_EXIT_NATIVE_CRASH, 0);
+	if (!cr->tombstones.n)
+		missing(v, "the tombstone (/data/tombstones, or the record's trace)");
+	return 1;
+}
+
+static int r_crash_java(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	const struct exit_record *r = exit_with(cr, AEI_CRASH);
+
+	(void)f;
+	if (!r)
+		return 0;
+	exit_evidence(v, r, "APP CRASH(EXCEPTION)");
+	claim(v, SRC_EXIT_INFO, LW_EXIT_JAVA_CRASH, 0);
+	if (!log_with(cr, LOG_JAVA_CRASH) && !log_with(cr, LOG_EV_AM_CRASH))
+		missing(v, "the exception's stack (logcat FATAL EXCEPTION or am_crash)");
+	return 1;
+}
+
+static int r_anr(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	const struct exit_record *r = exit_with(cr, AEI_ANR);
+
+	(void)f;
+	if (!r)
+		return 0;
+	exit_evidence(v, r, "ANR");
+	claim(v, SRC_EXIT_INFO, LW_EXIT_ANR, 0);
+	return 1;
+}
+
+static int r_anr_null_trace(const struct corr_run *cr, const struct run_facts *f,
+			    struct verdict *v)
+{
+	const struct exit_record *r = exit_with(cr, AEI_ANR);
+
+	(void)f;
+	if (!r || r->trace || cr->anrs.n)
+		return 0;
+	evidence(v, "the ANR record names no trace (trace=null): the main thread's state is unknown");
+	missing(v, "the ANR trace (anr_*.gz from the record, or /data/anr)");
+	return 1;
+}
+
+static int r_exit_self(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	const struct exit_record *r = exit_with(cr, AEI_EXIT_SELF);
+
+	if (!r)
+		return 0;
+	exit_evidence(v, r, "EXIT_SELF");
+	if (r->status != 0 || f->outcome != RING_OUTCOME_CLEAN) {
+		evidence(v, "the process exited by itself with status %" PRId64
+			    " without closing the probe", r->status);
+		claim(v, SRC_EXIT_INFO, LW_EXIT_UNKNOWN, 1);
+	}
+	return 1;
+}
+
+static int r_unknown_reason(const struct corr_run *cr, const struct run_facts *f,
+			    struct verdict *v)
+{
+	size_t i;
+
+	(void)f;
+	for (i = 0; i < cr->exits.n; i++) {
+		const struct exit_record *r = EXITS(cr, i);
+
+		if (r->reason == AEI_UNKNOWN || r->reason == AEI_INIT_FAILURE ||
+		    r->reason == AEI_ANOMALY || r->reason > AEI_ANOMALY) {
+			exit_evidence(v, r, "a reason this version does not classify");
+			claim(v, SRC_EXIT_INFO, LW_EXIT_UNKNOWN, 0);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int r_tombstone(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	const struct tombstone *t;
+
+	(void)f;
+	if (!cr->tombstones.n)
+		return 0;
+	t = &cr->tombstones.v[0].file->tombstones[cr->tombstones.v[0].index];
+	evidence(v, "tombstone: %s (%s) at 0x%" PRIx64 " in thread %s%s%s%s",
+		 t->signo > 0 && signal_name((int)t->signo) ? signal_name((int)t->signo) : "signal",
+		 t->code_name ? t->code_name : "?", t->fault_addr, t->thread ? t->thread : "?",
+		 t->first_runtime ? ", top frames in " : "", t->first_runtime ? t->first_runtime : "",
+		 t->abort_message ? " (abort message)" : "");
+	claim(v, SRC_TOMBSTONE, LW_EXIT_NATIVE_CRASH, 0);
+	return 1;
+}
+
+static int r_anr_trace(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	const struct anr_trace *a;
+
+	(void)f;
+	if (!cr->anrs.n)
+		return 0;
+	a = &cr->anrs.v[0].file->anrs[cr->anrs.v[0].index];
+	evidence(v, "ANR trace: main thread %s%s%s%s", a->main_found ? "" : "not in the trace",
+		 a->main_state ? a->main_state : "", a->main_lock ? " on " : "",
+		 a->main_lock ? a->main_lock : "");
+	claim(v, SRC_ANR_TRACE, LW_EXIT_ANR, 0);
+	return 1;
+}
+
+static int r_crash_log(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	const struct log_event *n = log_with(cr, LOG_FATAL_SIGNAL);
+	const struct log_event *j = log_with(cr, LOG_JAVA_CRASH);
+	const struct log_event *a = log_with(cr, LOG_EV_AM_ANR);
+
+	(void)f;
+	if (!j)
+		j = log_with(cr, LOG_EV_AM_CRASH);
+	if (n) {
+		evidence(v, "logcat: fatal signal %" PRId64 " (line %zu)", n->signo, n->line);
+		claim(v, SRC_CRASH_LOG, LW_EXIT_NATIVE_CRASH, 0);
+	}
+	if (j) {
+		evidence(v, "logcat: Java crash (line %zu)%s%s", j->line, j->reason ? ": " : "",
+			 j->reason ? j->reason : "");
+		claim(v, SRC_CRASH_LOG, LW_EXIT_JAVA_CRASH, 0);
+	}
+	if (a) {
+		evidence(v, "event log: am_anr (line %zu)", a->line);
+		claim(v, SRC_CRASH_LOG, LW_EXIT_ANR, 0);
+	}
+	return n || j || a;
+}
+
+static int r_am_trim(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	size_t i;
+
+	(void)f;
+	for (i = 0; i < cr->logs.n; i++) {
+		const struct log_event *e = LOGS(cr, i);
+
+		if ((e->type == LOG_AM_KILLING || e->type == LOG_EV_AM_KILL) && e->reason &&
+		    (strstr(e->reason, "empty") || strstr(e->reason, "cached"))) {
+			evidence(v, "ActivityManager trimmed it (line %zu): %s", e->line, e->reason);
+			claim(v, SRC_AM_KILL, LW_EXIT_SYSTEM_RECLAIM, 0);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int r_ring_crash(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	(void)cr;
+	if (f->outcome != RING_OUTCOME_CRASHED)
+		return 0;
+	evidence(v, "ring: the probe's crash handler recorded %s in %s",
+		 signal_name(f->crash_signo) ? signal_name(f->crash_signo) : "a fatal signal",
+		 vocab_name(&vocab_stages, (int)f->open_stage));
+	claim(v, SRC_RING, LW_EXIT_NATIVE_CRASH, 0);
+	return 1;
+}
+
+static int r_ring_memory(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	char peak[24], budget[24];
+
+	(void)cr;
+	if (f->outcome != RING_OUTCOME_DIED || !f->have_rss || !f->budget_kb ||
+	    f->peak_kb <= f->budget_kb)
+		return 0;
+	fmt_kb(peak, sizeof(peak), f->peak_kb);
+	fmt_kb(budget, sizeof(budget), f->budget_kb);
+	evidence(v, "ring: rss reached %s against a budget of %s", peak, budget);
+	claim(v, SRC_RING, LW_EXIT_LOW_MEMORY, 1);
+	return 1;
+}
+
+static int r_no_exit_record(const struct corr_run *cr, const struct run_facts *f,
+			    struct verdict *v)
+{
+	if (cr->exits.n || f->outcome == RING_OUTCOME_CLEAN)
+		return 0;
+	missing(v, "the exit record of this pid (dumpsys activity exit-info, or the app's export)");
+	return 1;
+}
+
+const struct rule rules[] = {
+	{ "aei-low-memory", "an exit record says LOW_MEMORY: lmkd reported the kill", r_aei_low_memory },
+	{ "oem-cleaner-fgs", "trap: LOW_MEMORY at importance 125 with no lmkd line is how OEM cleaners kill foreground services; it suggests, never confirms", r_oem_cleaner },
+	{ "lmk-as-signaled", "trap: SIGNALED/9 with an lmkd kill line is a low-memory kill on a device without LMK reporting", r_lmk_as_signaled },
+	{ "signaled-unknown-sender", "SIGNALED without an lmkd line: killed, by a sender nobody names; the cause stays unknown", r_signaled_unknown },
+	{ "lmkd-kill", "lmkd's kill line (logcat or killinfo) names this pid", r_lmkd_kill },
+	{ "memory-limiter", "trap: MemoryLimiter kills, as OTHER with a MemoryLimiter: description or as reason 17, are low memory", r_memory_limiter },
+	{ "trim-cached-empty", "trap: OTHER with subreason 2 to 4 is the system trimming cached and empty processes, not a failure", r_trim },
+	{ "freezer", "trap: FREEZER kills a frozen cached process: system reclaim", r_freezer },
+	{ "dependency-died", "trap: DEPENDENCY_DIED: the process died because the one it depends on died; look at that one", r_dependency_died },
+	{ "other-system-kill", "OTHER, user, package or permission changes, excessive use: the system or the user ended it", r_other_system },
+	{ "aei-crash-native", "an exit record says APP CRASH(NATIVE)", r_crash_native },
+	{ "aei-crash-java", "an exit record says APP CRASH(EXCEPTION)", r_crash_java },
+	{ "aei-anr", "an exit record says ANR", r_anr },
+	{ "anr-null-trace", "trap: an ANR record with trace=null: the ANR is real, the main thread's state is missing", r_anr_null_trace },
+	{ "exit-self", "EXIT_SELF: the process ended itself; without a clean close, the cause is unknown", r_exit_self },
+	{ "unknown-reason", "trap: a reason code this version does not know (or UNKNOWN) stays unknown, never low memory", r_unknown_reason },
+	{ "tombstone", "a tombstone of this pid: a native crash, with its signal and frames", r_tombstone },
+	{ "anr-trace", "an ANR trace of this pid: the main thread's state", r_anr_trace },
+	{ "crash-log", "logcat or the event log shows a fatal signal, a Java crash or an ANR for this pid", r_crash_log },
+	{ "am-trim", "ActivityManager killed it as an empty or cached process", r_am_trim },
+	{ "ring-crash-record", "the ring holds the probe's crash record", r_ring_crash },
+	{ "ring-memory-pressure", "the ring shows memory over budget at death: suggests low memory, never confirms", r_ring_memory },
+	{ "no-exit-record", "no exit record joined this run: the run stays unconfirmed", r_no_exit_record },
+};
+
+const size_t nrules = sizeof(rules) / sizeof(rules[0]);
+
+/* Is the ring's account of the death consistent with class c? */
+static int ring_consistent(const struct run_facts *f, enum lw_exit_class c)
+{
+	switch (f->outcome) {
+	case RING_OUTCOME_CRASHED:
+		return c == LW_EXIT_NATIVE_CRASH;
+	case RING_OUTCOME_DIED:
+		return c != LW_EXIT_UNKNOWN;
+	case RING_OUTCOME_CLEAN:
+		return c == LW_EXIT_SYSTEM_RECLAIM;
+	default:
+		return 0;
+	}
+}
+
+static void decide(const struct run_facts *f, struct verdict *v)
+{
+	unsigned sources[8] = { 0 }; /* per class: bit per system source */
+	int first_class = 0, ring_class = 0, weak_class = 0, nclasses = 0, best = 0;
+	unsigned best_n = 0;
+	size_t i;
+	int c;
+
+	for (i = 0; i < v->nclaims; i++) {
+		const struct claim *cl = &v->claims[i];
+
+		if (cl->source == SRC_RING) {
+			if (!cl->weak && !ring_class)
+				ring_class = cl->cls;
+			if (cl->weak && !weak_class)
+				weak_class = cl->cls;
+			continue;
+		}
+		if (cl->weak) {
+			if (!weak_class)
+				weak_class = cl->cls;
+			continue;
+		}
+		if (!first_class)
+			first_class = cl->cls;
+		sources[cl->cls] |= 1u << cl->source;
+	}
+	for (c = 1; c < 8; c++) {
+		unsigned n = (unsigned)__builtin_popcount(sources[c]);
+
+		if (!n)
+			continue;
+		nclasses++;
+		if (n > best_n || (n == best_n && c == first_class)) {
+			best = c;
+			best_n = n;
+		}
+	}
+	if (nclasses > 1) {
+		char a[32] = "", b[32] = "";
+
+		for (c = 1; c < 8; c++) {
+			if (!sources[c] || c == best)
+				continue;
+			snprintf(b, sizeof(b), "%s", vocab_name(&vocab_exit_classes, c));
+			break;
+		}
+		snprintf(a, sizeof(a), "%s", vocab_name(&vocab_exit_classes, best));
+		snprintf(v->contradiction, sizeof(v->contradiction),
+			 "the system's sources disagree: %s and %s", a, b);
+		v->cls = (enum lw_exit_class)best;
+		v->level = LW_EVIDENCE_UNCONFIRMED;
+		return;
+	}
+	if (best) {
+		v->cls = (enum lw_exit_class)best;
+		if (ring_class && ring_class != best) {
+			snprintf(v->contradiction, sizeof(v->contradiction),
+				 "the ring says %s, the system says %s",
+				 vocab_name(&vocab_exit_classes, ring_class),
+				 vocab_name(&vocab_exit_classes, best));
+			v->level = LW_EVIDENCE_UNCONFIRMED;
+		} else if (best == LW_EXIT_UNKNOWN) {
+			v->level = LW_EVIDENCE_UNCONFIRMED;
+		} else if (best_n >= 2) {
+			v->level = LW_EVIDENCE_CONFIRMED;
+		} else {
+			v->level = ring_consistent(f, v->cls) ? LW_EVIDENCE_SUPPORTED
+							      : LW_EVIDENCE_UNCONFIRMED;
+		}
+		return;
+	}
+	/* No system source: the ring alone, or a suspicion. */
+	v->cls = ring_class ? (enum lw_exit_class)ring_class
+			    : weak_class ? (enum lw_exit_class)weak_class : LW_EXIT_UNKNOWN;
+	v->level = LW_EVIDENCE_UNCONFIRMED;
+}
+
+__attribute__((format(printf, 3, 4))) static void act(struct verdict *v, enum lw_action a,
+						      const char *fmt, ...)
+{
+	va_list ap;
+
+	if (v->nactions >= VERDICT_MAX_ACTIONS)
+		return;
+	v->actions[v->nactions].action = a;
+	va_start(ap, fmt);
+	vsnprintf(v->actions[v->nactions].why, sizeof(v->actions[0].why), fmt, ap);
+	va_end(ap);
+	v->nactions++;
+}
+
+/* The most conservative next steps, in order of reversibility, gated by
+ * the evidence level (DESIGN.md, "Recovery actions"). */
+static void recommend(const struct run_facts *f, struct verdict *v)
+{
+	const char *stage = vocab_name(&vocab_stages, (int)f->open_stage);
+	char cand[24] = "the candidate", stable[24] = "";
+	int early = f->open_stage > LW_STAGE_NONE && f->open_stage < LW_STAGE_INFERENCE;
+
+	if (f->candidate)
+		fmt_digest(cand, sizeof(cand), f->candidate);
+	if (f->stable_candidate && f->stable_candidate != f->candidate)
+		fmt_digest(stable, sizeof(stable), f->stable_candidate);
+	if (v->contradiction[0]) {
+		act(v, LW_ACTION_ISOLATE_CANDIDATE,
+		    "stop using %s until someone reviews evidence that disagrees about this death", cand);
+		if (stable[0])
+			act(v, LW_ACTION_REVERT_TO_STABLE, "go back to %s, the last candidate that ran cleanly",
+			    stable);
+		act(v, LW_ACTION_PRESERVE_EVIDENCE,
+		    "keep the ring, the exit records and the logs of this run for that review");
+		return;
+	}
+	if (v->level == LW_EVIDENCE_UNCONFIRMED) {
+		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep this run's ring and whatever evidence there is");
+		act(v, LW_ACTION_COLLECT_MORE_EVIDENCE,
+		    "pull what is missing before acting: nothing is changed on an unconfirmed cause");
+		return;
+	}
+	switch (v->cls) {
+	case LW_EXIT_LOW_MEMORY:
+		act(v, LW_ACTION_STOP_NEW_INFERENCE, "accept no new inference until memory is back under budget");
+		if (early)
+			act(v, LW_ACTION_STOP_PREWARM, "do not prewarm %s at start: it died in %s", cand, stage);
+		act(v, LW_ACTION_REDUCE_CONCURRENCY, "run fewer sessions and queued requests at once");
+		act(v, LW_ACTION_ISOLATE_CANDIDATE, "hold %s back until its peak fits the budget", cand);
+		if (stable[0])
+			act(v, LW_ACTION_REVERT_TO_STABLE, "serve %s, the last candidate that ran cleanly", stable);
+		break;
+	case LW_EXIT_NATIVE_CRASH:
+		if (f->open_stage == LW_STAGE_DELEGATE_PREPARE)
+			act(v, LW_ACTION_ISOLATE_DELEGATE,
+			    "do not prepare this delegate for %s again; use the fallback path", cand);
+		else
+			act(v, LW_ACTION_ISOLATE_CANDIDATE, "stop running %s on the path that crashed", cand);
+		if (stable[0])
+			act(v, LW_ACTION_REVERT_TO_STABLE, "serve %s, the last candidate that ran cleanly", stable);
+		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the tombstone and the ring for symbolication");
+		break;
+	case LW_EXIT_ANR:
+		act(v, LW_ACTION_INSPECT_MAIN_THREAD,
+		    "find what blocked the main thread: model work, locks or I/O on it");
+		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the ANR trace and the ring");
+		break;
+	case LW_EXIT_JAVA_CRASH:
+		if (f->open_stage != LW_STAGE_NONE)
+			act(v, LW_ACTION_ISOLATE_CANDIDATE, "stop running %s in %s until the exception is fixed",
+			    cand, stage);
+		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the exception's stack and the ring");
+		break;
+	case LW_EXIT_SYSTEM_RECLAIM:
+		act(v, LW_ACTION_VERIFY_STATE_RESTORE,
+		    "the system reclaimed the process: check that the app restores its state, and change nothing else");
+		break;
+	default:
+		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep this run's ring and evidence");
+		act(v, LW_ACTION_COLLECT_MORE_EVIDENCE, "the cause is unknown: pull more evidence");
+	}
+}
+
+void classify_run(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	size_t i;
+
+	memset(v, 0, sizeof(*v));
+	for (i = 0; i < nrules; i++)
+		if (rules[i].fire(cr, f, v) && v->nrules < VERDICT_MAX_RULES)
+			v->rules[v->nrules++] = rules[i].id;
+	decide(f, v);
+	recommend(f, v);
+}
+
+void run_facts_get(const struct run *r, struct run_facts *f)
+{
+	const struct run_event *last_rss = NULL, *back = NULL;
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	f->outcome = r->outcome;
+	f->open_stage = r->open_stage;
+	f->candidate = r->hdr.candidate;
+	f->stable_candidate = r->hdr.stable_candidate;
+	f->crash_signo = (int)r->hdr.crash_signo;
+	f->budget_kb = r->hdr.memory_budget_kb;
+	for (i = 0; i < r->nevents; i++) {
+		const struct lw_ring_slot *s = &r->events[i].slot;
+
+		if (s->type == LW_EV_STAGE_BEGIN || s->type == LW_EV_STAGE_END)
+			f->last_stage = (enum lw_stage)s->stage;
+		if (s->type == LW_EV_CANDIDATE && !f->candidate)
+			f->candidate = s->a;
+		if (s->type == LW_EV_CRASH)
+			f->crash_signo = s->code;
+		if (s->rss_kb) {
+			f->have_rss = 1;
+			if (s->rss_kb > f->peak_kb) {
+				f->peak_kb = s->rss_kb;
+				f->peak_stage = (enum lw_stage)s->stage;
+			}
+			last_rss = &r->events[i];
+		}
+	}
+	if (!last_rss)
+		return;
+	f->last_rss_kb = last_rss->slot.rss_kb;
+	/* The slope over the last 10 s of samples before the last one. */
+	for (i = 0; i < r->nevents; i++) {
+		const struct run_event *e = &r->events[i];
+
+		if (e->slot.rss_kb && last_rss->slot.t_mono_ns - e->slot.t_mono_ns <= 10000000000ull) {
+			back = e;
+			break;
+		}
+	}
+	if (back && last_rss->slot.t_mono_ns > back->slot.t_mono_ns)
+		f->slope_kb_per_s = ((double)last_rss->slot.rss_kb - (double)back->slot.rss_kb) /
+				    ((double)(last_rss->slot.t_mono_ns - back->slot.t_mono_ns) / 1e9);
+}

@@ -1,0 +1,104 @@
+/*
+ * Classification: what killed a run, how sure that is, what is missing, and
+ * the most conservative next step. Explicit named rules (classify.c,
+ * `lastwords rules`) read the facts of one run and its correlated evidence
+ * and make claims: "source S says class C". The verdict follows from the
+ * claims (DESIGN.md, "Evidence levels"):
+ *   confirmed    two independent system sources claim the class;
+ *   supported    one system source claims it and the ring is consistent;
+ *   unconfirmed  anything else, including sources that contradict.
+ * Recovery actions are then gated by the level. Never prints.
+ */
+#ifndef LW_ANALYZER_CLASSIFY_H
+#define LW_ANALYZER_CLASSIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lastwords/vocab.h>
+
+#include "correlate.h"
+
+/* Who makes a claim. The ring is the app's own witness; the others are the
+ * system's, and only those confirm. */
+#define CLAIM_SOURCES(X)                          \
+	X(RING, ring)                             \
+	X(EXIT_INFO, exit_info)                   \
+	X(LMKD, lmkd)                             \
+	X(TOMBSTONE, tombstone)                   \
+	X(ANR_TRACE, anr_trace)                   \
+	X(CRASH_LOG, crash_log)                   \
+	X(AM_KILL, am_kill)
+
+enum claim_source {
+#define X(up, name) SRC_##up,
+	CLAIM_SOURCES(X)
+#undef X
+	SRC_COUNT
+};
+
+const char *claim_source_name(enum claim_source s);
+
+#define VERDICT_MAX_RULES 16
+#define VERDICT_MAX_LINES 16
+#define VERDICT_MAX_CLAIMS 16
+#define VERDICT_MAX_ACTIONS 8
+
+struct claim {
+	enum claim_source source;
+	enum lw_exit_class cls;
+	int weak; /* suggests, never confirms (a suspicion, or ring memory alone) */
+};
+
+struct action {
+	enum lw_action action;
+	char why[200];
+};
+
+struct verdict {
+	enum lw_exit_class cls;
+	enum lw_evidence_level level;
+	const char *rules[VERDICT_MAX_RULES];
+	size_t nrules;
+	char evidence[VERDICT_MAX_LINES][200];
+	size_t nevidence;
+	char missing[VERDICT_MAX_LINES][160];
+	size_t nmissing;
+	char contradiction[200]; /* empty when the sources agree */
+	struct claim claims[VERDICT_MAX_CLAIMS];
+	size_t nclaims;
+	struct action actions[VERDICT_MAX_ACTIONS];
+	size_t nactions;
+	int dependency_died;   /* the run died because the process it depends on did */
+};
+
+/* What the ring says about a run, for rules and for the report. */
+struct run_facts {
+	enum ring_outcome outcome;
+	enum lw_stage open_stage;      /* at death */
+	enum lw_stage last_stage;      /* of the last stage record */
+	uint64_t candidate;            /* current at the end */
+	uint64_t stable_candidate;     /* known last stable, 0 if none */
+	int crash_signo;               /* from the ring's crash record or header */
+	uint32_t budget_kb, peak_kb, last_rss_kb;
+	enum lw_stage peak_stage;
+	double slope_kb_per_s;         /* over the last 10 s of samples; 0 if unknown */
+	int have_rss;
+};
+
+void run_facts_get(const struct run *r, struct run_facts *out);
+
+/* One rule: an id, what it means, and when it fires. */
+struct rule {
+	const char *id;
+	const char *meaning;
+	int (*fire)(const struct corr_run *cr, const struct run_facts *f, struct verdict *v);
+};
+
+extern const struct rule rules[];
+extern const size_t nrules;
+
+/* Classify one correlated run. Never fails. */
+void classify_run(const struct corr_run *cr, const struct run_facts *f, struct verdict *v);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * The report: a bundle's runs, each with its correlated evidence, its
+ * verdict and its recovery; boot loops across runs; exit records that
+ * joined no run. report_json() follows schemas/report.schema.json;
+ * report_text() gives a person one screen per run. Only the text writer
+ * writes, to the stream it is given.
+ */
+#ifndef LW_ANALYZER_REPORT_H
+#define LW_ANALYZER_REPORT_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "bundle.h"
+#include "classify.h"
+#include "correlate.h"
+
+struct boot_loop {
+	char process[LW_RING_PROCESS_MAX];
+	enum lw_stage stage;
+	uint64_t candidate;
+	size_t first, count;   /* runs first .. first+count-1 of the bundle */
+};
+
+struct report {
+	const struct bundle *bundle;
+	struct correlation corr;
+	struct run_facts *facts;   /* per run */
+	struct verdict *verdicts;  /* per run; classification 0 for a clean run */
+	int *judged;               /* per run: 1 if it died, or evidence says it did */
+	struct boot_loop *loops;
+	size_t nloops;
+};
+
+int report_build(const struct bundle *b, const struct corr_options *opt, struct report *out);
+void report_release(struct report *r);
+
+cJSON *report_json(const struct report *r);
+void report_text(const struct report *r, FILE *out);
+
+#endif
