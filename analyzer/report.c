@@ -430,12 +430,13 @@ void report_text(const struct report *r, FILE *out)
 		if (f->have_rss) {
 			fmt_kb(peak, sizeof(peak), f->peak_kb);
 			fmt_kb(budget, sizeof(budget), f->budget_kb);
-			fprintf(out, "memory     peak %s in %s", peak,
-				vocab_name(&vocab_stages, (int)f->peak_stage));
+			fprintf(out, "memory     peak %s %s%s", peak,
+				f->peak_stage ? "in " : "outside any stage",
+				f->peak_stage ? vocab_name(&vocab_stages, (int)f->peak_stage) : "");
 			if (f->budget_kb)
 				fprintf(out, ", budget %s%s", budget,
 					f->peak_kb > f->budget_kb ? ": over budget" : "");
-			if (f->slope_kb_per_s >= 1) {
+			if (f->slope_kb_per_s >= 1 && died(f)) {
 				char rate[24];
 
 				fmt_kb(rate, sizeof(rate), (uint64_t)f->slope_kb_per_s);
