@@ -171,48 +171,42 @@ static void add_time(cJSON *o, const char *k, int64_t ms)
 	cJSON_AddStringToObject(o, k, iso);
 }
 
+#define OPEN_STAGES_MAX 64
+
+/* The stage timeline: one entry per begin, closed by the matching end (the
+ * latest open entry of that stage: sessions may overlap). */
 static cJSON *stages_json(const struct run *r)
 {
+	cJSON *open[LW_STAGE_COUNT][OPEN_STAGES_MAX];
+	size_t depth[LW_STAGE_COUNT] = { 0 }, i;
 	cJSON *arr = cJSON_CreateArray();
-	size_t i;
 
 	for (i = 0; arr && i < r->nevents; i++) {
 		const struct lw_ring_slot *s = &r->events[i].slot;
+		const char *name = vocab_name(&vocab_stages, s->stage);
 		cJSON *o;
 
+		if (s->stage >= LW_STAGE_COUNT)
+			continue;
 		if (s->type == LW_EV_STAGE_BEGIN) {
 			o = cJSON_CreateObject();
 			if (!o || !cJSON_AddItemToArray(arr, o)) {
 				cJSON_Delete(o);
 				break;
 			}
-			cJSON_AddStringToObject(o, "stage", vocab_name(&vocab_stages, s->stage)
-								    ? vocab_name(&vocab_stages, s->stage)
-								    : "unknown");
+			cJSON_AddStringToObject(o, "stage", name ? name : "unknown");
 			cJSON_AddNumberToObject(o, "begin_ms", (double)ring_event_rel_ns(&r->hdr, s) / 1e6);
 			cJSON_AddNullToObject(o, "end_ms");
 			cJSON_AddNullToObject(o, "error");
-		} else if (s->type == LW_EV_STAGE_END) {
-			/* Close the latest open entry of this stage. */
-			int k;
+			if (depth[s->stage] < OPEN_STAGES_MAX)
+				open[s->stage][depth[s->stage]++] = o;
+		} else if (s->type == LW_EV_STAGE_END && depth[s->stage] > 0) {
+			const char *err = vocab_name(&vocab_errors, s->code);
 
-			for (k = cJSON_GetArraySize(arr) - 1; k >= 0; k--) {
-				cJSON *e = cJSON_GetArrayItem(arr, k);
-				const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(e, "stage"));
-
-				if (cJSON_IsNull(cJSON_GetObjectItem(e, "end_ms")) && st &&
-				    vocab_value(&vocab_stages, st) == s->stage) {
-					cJSON_ReplaceItemInObject(
-						e, "end_ms",
-						cJSON_CreateNumber((double)ring_event_rel_ns(&r->hdr, s) / 1e6));
-					cJSON_ReplaceItemInObject(
-						e, "error",
-						cJSON_CreateString(vocab_name(&vocab_errors, s->code)
-									   ? vocab_name(&vocab_errors, s->code)
-									   : "unknown"));
-					break;
-				}
-			}
+			o = open[s->stage][--depth[s->stage]];
+			cJSON_ReplaceItemInObject(
+				o, "end_ms", cJSON_CreateNumber((double)ring_event_rel_ns(&r->hdr, s) / 1e6));
+			cJSON_ReplaceItemInObject(o, "error", cJSON_CreateString(err ? err : "unknown"));
 		}
 	}
 	return arr;
