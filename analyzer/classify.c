@@ -138,7 +138,7 @@ static int r_oem_cleaner(const struct corr_run *cr, const struct run_facts *f, s
 	exit_evidence(v, r, "LOW_MEMORY at importance 125 (foreground service)");
 	evidence(v, "OEM task cleaners report their kills of foreground services this way; "
 		    "without lmkd's kill line it is not a low-memory kill");
-	claim(v, SRC_EXIT_INFO, LW_EXIT_LOW_MEMORY, 1);
+	claim(v, SRC_EXIT_INFO, LW_EXIT_UNKNOWN, 1);
 	missing(v, "the lmkd kill line (logcat, tag lowmemorykiller) for this pid");
 	return 1;
 }
@@ -153,6 +153,8 @@ static int r_lmk_as_signaled(const struct corr_run *cr, const struct run_facts *
 		return 0;
 	exit_evidence(v, r, "SIGNALED by SIGKILL");
 	evidence(v, "this device reports low-memory kills as SIGNALED/9 (no LMK kill reporting)");
+	/* The record and lmkd's line witness the same kill, independently. */
+	claim(v, SRC_EXIT_INFO, LW_EXIT_LOW_MEMORY, 0);
 	return 1;
 }
 
@@ -243,6 +245,10 @@ static int r_other_system(const struct corr_run *cr, const struct run_facts *f,
 	size_t i, k;
 
 	(void)f;
+	/* After an ANR or a crash, the kill that follows is its consequence:
+	 * the tracker adds a second record rather than overwrite the first. */
+	if (exit_with(cr, AEI_ANR) || exit_with(cr, AEI_CRASH) || exit_with(cr, AEI_CRASH_NATIVE))
+		return 0;
 	for (i = 0; i < cr->exits.n; i++) {
 		const struct exit_record *r = EXITS(cr, i);
 
@@ -568,7 +574,11 @@ static void decide(const struct run_facts *f, struct verdict *v)
 		snprintf(a, sizeof(a), "%s", vocab_name(&vocab_exit_classes, best));
 		snprintf(v->contradiction, sizeof(v->contradiction),
 			 "the system's sources disagree: %s and %s", a, b);
+		/* As many sources one way as the other: the cause is unknown. */
 		v->cls = (enum lw_exit_class)best;
+		for (c = 1; c < 8; c++)
+			if (c != best && (unsigned)__builtin_popcount(sources[c]) == best_n)
+				v->cls = LW_EXIT_UNKNOWN;
 		v->level = LW_EVIDENCE_UNCONFIRMED;
 		return;
 	}
@@ -644,7 +654,9 @@ static void recommend(const struct run_facts *f, struct verdict *v)
 		if (early)
 			act(v, LW_ACTION_STOP_PREWARM, "do not prewarm %s at start: it died in %s", cand, stage);
 		act(v, LW_ACTION_REDUCE_CONCURRENCY, "run fewer sessions and queued requests at once");
-		act(v, LW_ACTION_ISOLATE_CANDIDATE, "hold %s back until its peak fits the budget", cand);
+		if (f->candidate)
+			act(v, LW_ACTION_ISOLATE_CANDIDATE, "hold %s back until its peak fits the budget",
+			    cand);
 		if (stable[0])
 			act(v, LW_ACTION_REVERT_TO_STABLE, "serve %s, the last candidate that ran cleanly", stable);
 		break;
@@ -652,7 +664,7 @@ static void recommend(const struct run_facts *f, struct verdict *v)
 		if (f->open_stage == LW_STAGE_DELEGATE_PREPARE)
 			act(v, LW_ACTION_ISOLATE_DELEGATE,
 			    "do not prepare this delegate for %s again; use the fallback path", cand);
-		else
+		else if (f->candidate)
 			act(v, LW_ACTION_ISOLATE_CANDIDATE, "stop running %s on the path that crashed", cand);
 		if (stable[0])
 			act(v, LW_ACTION_REVERT_TO_STABLE, "serve %s, the last candidate that ran cleanly", stable);
@@ -664,7 +676,7 @@ static void recommend(const struct run_facts *f, struct verdict *v)
 		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the ANR trace and the ring");
 		break;
 	case LW_EXIT_JAVA_CRASH:
-		if (f->open_stage != LW_STAGE_NONE)
+		if (f->open_stage != LW_STAGE_NONE && f->candidate)
 			act(v, LW_ACTION_ISOLATE_CANDIDATE, "stop running %s in %s until the exception is fixed",
 			    cand, stage);
 		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the exception's stack and the ring");

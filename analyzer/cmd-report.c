@@ -89,6 +89,19 @@ int cmd_report(int argc, char **argv)
 	char *end;
 	int c, status;
 
+	/* --format seed takes the script's command line as it is: one file,
+	 * whatever its name looks like. */
+	if (argc >= 2 && (strcmp(argv[1], "--format=seed") == 0 ||
+			  (argc >= 3 && strcmp(argv[1], "--format") == 0 &&
+			   strcmp(argv[2], "seed") == 0))) {
+		int first = strcmp(argv[1], "--format=seed") == 0 ? 2 : 3;
+
+		if (argc - first != 1) {
+			fputs("usage: lifecycle_probe.py events.json\n", stderr);
+			return 1;
+		}
+		return seed_report(argv[first], stdout, stderr);
+	}
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {

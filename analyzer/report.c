@@ -137,6 +137,14 @@ void report_release(struct report *r)
 
 /* JSON. */
 
+/* A stage a newer writer added has no name here. */
+static const char *stage_or_unknown(int stage)
+{
+	const char *n = vocab_name(&vocab_stages, stage);
+
+	return n ? n : "unknown";
+}
+
 static cJSON *str_or_null(const char *s)
 {
 	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
@@ -235,15 +243,15 @@ static cJSON *run_json(const struct report *rep, size_t i)
 	add_digest(o, "candidate", f->candidate);
 	add_digest(o, "stable_candidate", f->stable_candidate);
 	cJSON_AddStringToObject(o, "outcome", ring_outcome_name(f->outcome));
-	cJSON_AddStringToObject(o, "last_stage", vocab_name(&vocab_stages, (int)f->last_stage));
+	cJSON_AddStringToObject(o, "last_stage", stage_or_unknown(f->last_stage));
 	cJSON_AddBoolToObject(o, "stage_open", f->open_stage != LW_STAGE_NONE);
-	cJSON_AddStringToObject(o, "open_stage", vocab_name(&vocab_stages, (int)f->open_stage));
+	cJSON_AddStringToObject(o, "open_stage", stage_or_unknown(f->open_stage));
 	cJSON_AddItemToObject(o, "stages", stages_json(r));
 	m = cJSON_AddObjectToObject(o, "memory");
 	if (m) {
 		add_u64(m, "budget_kb", f->budget_kb);
 		add_u64(m, "peak_kb", f->peak_kb);
-		cJSON_AddStringToObject(m, "peak_stage", vocab_name(&vocab_stages, (int)f->peak_stage));
+		cJSON_AddStringToObject(m, "peak_stage", stage_or_unknown(f->peak_stage));
 		cJSON_AddBoolToObject(m, "over_budget", f->budget_kb && f->peak_kb > f->budget_kb);
 		cJSON_AddNumberToObject(m, "slope_kb_per_s", (double)(int64_t)f->slope_kb_per_s);
 	}
@@ -351,7 +359,7 @@ cJSON *report_json(const struct report *r)
 			break;
 		}
 		cJSON_AddStringToObject(x, "process", l->process);
-		cJSON_AddStringToObject(x, "stage", vocab_name(&vocab_stages, (int)l->stage));
+		cJSON_AddStringToObject(x, "stage", stage_or_unknown(l->stage));
 		add_digest(x, "candidate", l->candidate);
 		cJSON_AddNumberToObject(x, "count", (double)l->count);
 		runs = cJSON_AddArrayToObject(x, "pids");

@@ -214,8 +214,10 @@ static inline int is_digit(int c)
 	return c >= '0' && c <= '9';
 }
 
-static void sj_skip_ws(struct sjson *j)
+static inline void sj_skip_ws(struct sjson *j)
 {
+	if (j->pos < j->len && j->buf[j->pos] > ' ')
+		return;
 	for (;;) {
 		while (j->pos < j->len) {
 			unsigned char c = j->buf[j->pos];
@@ -302,6 +304,28 @@ static inline void sj_str_put(struct sjson *j, unsigned c)
 		j->str.s[j->str.len++] = (char)c;
 }
 
+/* Append n raw bytes of a string (no quote, backslash or control among
+ * them). */
+static inline void sj_str_append(struct sjson *j, const unsigned char *p, size_t n)
+{
+	size_t i;
+
+	if (!j->str.exact)
+		return;
+	if (n > SJSON_STR_CAP - j->str.len) {
+		j->str.exact = 0;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (p[i] >= 0x80) {
+			j->str.exact = 0;
+			return;
+		}
+		j->str.s[j->str.len + i] = (char)p[i];
+	}
+	j->str.len += n;
+}
+
 static int hex_value(int c)
 {
 	if (c >= '0' && c <= '9')
@@ -312,6 +336,15 @@ static int hex_value(int c)
 		return c - 'A' + 10;
 	return -1;
 }
+
+/* What ends a run of plain characters in a string. */
+static const unsigned char string_stop[256] = {
+	[0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1,
+	[0x07] = 1, [0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1,
+	[0x0e] = 1, [0x0f] = 1, [0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1,
+	[0x15] = 1, [0x16] = 1, [0x17] = 1, [0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1,
+	[0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1, ['"'] = 1, ['\\'] = 1,
+};
 
 /* A string at the opening quote: scanstring_unicode() with strict=True.
  * Surrogate pairs need no joining here: a pair never decodes to ASCII, and
@@ -325,23 +358,27 @@ static enum sjson_tok sj_string(struct sjson *j, enum sjson_tok tok)
 	j->str.exact = 1;
 	j->pos++;
 	for (;;) {
+		const unsigned char *p = j->buf + j->pos, *q = p, *end = j->buf + j->len;
 		unsigned c;
 		int c1, i, v;
 
-		if (j->pos == j->len && sj_fill(j, 1) == 0)
-			return sj_decode_error(j, "Unterminated string starting at", begin);
-		c = j->buf[j->pos];
+		/* The run of plain characters, then what ends it. */
+		while (q < end && !string_stop[*q])
+			q++;
+		sj_str_append(j, p, (size_t)(q - p));
+		j->pos += (size_t)(q - p);
+		if (q == end) {
+			if (sj_fill(j, 1) == 0)
+				return sj_decode_error(j, "Unterminated string starting at", begin);
+			continue;
+		}
+		c = *q;
 		if (c == '"') {
 			j->pos++;
 			break;
 		}
-		if (c != '\\') {
-			if (c < 0x20)
-				return sj_decode_error(j, "Invalid control character at", sj_off(j));
-			sj_str_put(j, c);
-			j->pos++;
-			continue;
-		}
+		if (c != '\\')
+			return sj_decode_error(j, "Invalid control character at", sj_off(j));
 		c1 = sj_byte(j, 1);
 		switch (c1) {
 		case -1:
@@ -400,13 +437,17 @@ static size_t sj_digits(struct sjson *j, char *to, size_t have, size_t max)
 	size_t n = have;
 
 	for (;;) {
-		while (j->pos < j->len && is_digit(j->buf[j->pos])) {
-			if (to && n < max)
-				to[n] = (char)j->buf[j->pos];
-			n++;
-			j->pos++;
-		}
-		if (j->pos < j->len || sj_fill(j, 1) == 0)
+		const unsigned char *p = j->buf + j->pos, *q = p, *end = j->buf + j->len;
+		size_t run;
+
+		while (q < end && is_digit(*q))
+			q++;
+		run = (size_t)(q - p);
+		if (to && n < max)
+			memcpy(to + n, p, run < max - n ? run : max - n);
+		n += run;
+		j->pos += run;
+		if (q < end || sj_fill(j, 1) == 0)
 			return n;
 	}
 }

@@ -97,7 +97,18 @@ enum sr_refusal {
 	SR_NOMEM,      /* MemoryError */
 };
 
+/* A name to match decoded strings against, with its length. */
+struct sr_name {
+	const char *s;
+	size_t n;
+	int value;
+};
+
+#define N_STAGES (sizeof(seed_stages) / sizeof(seed_stages[0]))
+#define N_REASONS (sizeof(seed_reasons) / sizeof(seed_reasons[0]) + 1)
+
 struct seed_run {
+	struct sr_name stages[N_STAGES], reasons[N_REASONS], fields[F_COUNT];
 	struct sr_field f[F_COUNT];
 	struct sr_num prev, peak_rss, peak_sessions;
 	int have_peak, peak_stage, last_reason;
@@ -112,7 +123,7 @@ struct seed_run {
 
 /* --- Python's path handling --------------------------------------------- */
 
-/* posixpath.join(a, b) */
+/* posixpath.join(a, b); NULL when out of memory. Free with free(). */
 static char *py_join(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
@@ -131,7 +142,8 @@ static char *py_join(const char *a, const char *b)
 	return s;
 }
 
-/* posixpath.split(p)[0] and whether the tail is "..". */
+/* posixpath.split(p)[0] and whether the tail is ".."; NULL when out of
+ * memory. Free with free(). */
 static char *py_split_head(const char *p, int *tail_is_pardir)
 {
 	const char *slash = strrchr(p, '/');
@@ -193,6 +205,7 @@ static void py_seen_release(struct py_seen *s)
 	free(s->val);
 }
 
+/* os.readlink(); NULL on error (errno set). Free with free(). */
 static char *py_readlink(const char *path)
 {
 	size_t cap = 256;
@@ -218,7 +231,8 @@ static char *py_readlink(const char *path)
 }
 
 /* posixpath._joinrealpath(path, rest, strict=False, seen): takes path,
- * returns the new one (NULL when out of memory or readlink fails). */
+ * returns the new one (NULL when out of memory or readlink fails; errno
+ * set). Free with free(). */
 static char *py_joinrealpath(char *path, const char *rest, struct py_seen *seen, int *ok)
 {
 	char *name = NULL, *newpath, *next, *target;
@@ -476,41 +490,67 @@ static int os_error(FILE *err, int e, const char *path)
 
 /* --- the events ------------------------------------------------------------ */
 
-static int str_is(const struct sjson_str *s, const char *name)
+static void name_set(struct sr_name *to, const char *s, int value)
 {
-	size_t n = strlen(name);
-
-	return s->exact && s->len == n && memcmp(s->s, name, n) == 0;
+	to->s = s;
+	to->n = strlen(s);
+	to->value = value;
 }
 
-/* The seed stage a string names, or -1. */
-static int stage_of(const struct sr_field *f)
+static void names_init(struct seed_run *r)
 {
 	size_t i;
 
-	if (f->tok != SJSON_STRING)
+	for (i = 0; i < N_STAGES; i++)
+		name_set(&r->stages[i], vocab_name(&vocab_stages, seed_stages[i]), seed_stages[i]);
+	name_set(&r->reasons[0], "none", SEED_REASON_NONE);
+	for (i = 1; i < N_REASONS; i++)
+		name_set(&r->reasons[i], vocab_name(&vocab_exit_classes, seed_reasons[i - 1]),
+			 seed_reasons[i - 1]);
+	for (i = 0; i < F_COUNT; i++)
+		name_set(&r->fields[i], field_names[i], (int)i);
+}
+
+/* memcmp() for the few bytes of a name or a number: a call costs more. */
+static inline int bytes_cmp(const char *a, const char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return (unsigned char)a[i] < (unsigned char)b[i] ? -1 : 1;
+	return 0;
+}
+
+/* The value of the name s is exactly, or -1. */
+static int name_of(const struct sjson_str *s, const struct sr_name *names, size_t count)
+{
+	size_t i;
+
+	if (!s->exact)
 		return -1;
-	for (i = 0; i < sizeof(seed_stages) / sizeof(seed_stages[0]); i++)
-		if (str_is(&f->str, vocab_name(&vocab_stages, seed_stages[i])))
-			return seed_stages[i];
+	for (i = 0; i < count; i++)
+		if (s->len == names[i].n && bytes_cmp(s->s, names[i].s, s->len) == 0)
+			return names[i].value;
 	return -1;
 }
 
-/* The seed reason a field names (absent: "none"), or -1. */
-static int reason_of(const struct sr_field *f)
+/* The seed stage a field names, or -1. */
+static int stage_of(const struct seed_run *r, const struct sr_field *f)
 {
-	size_t i;
+	if (f->tok != SJSON_STRING)
+		return -1;
+	return name_of(&f->str, r->stages, N_STAGES);
+}
 
+/* The seed reason a field names (absent: "none"), or -1. */
+static int reason_of(const struct seed_run *r, const struct sr_field *f)
+{
 	if (f->tok == SJSON_END)
 		return SEED_REASON_NONE;
 	if (f->tok != SJSON_STRING)
 		return -1;
-	if (str_is(&f->str, "none"))
-		return SEED_REASON_NONE;
-	for (i = 0; i < sizeof(seed_reasons) / sizeof(seed_reasons[0]); i++)
-		if (str_is(&f->str, vocab_name(&vocab_exit_classes, seed_reasons[i])))
-			return seed_reasons[i];
-	return -1;
+	return name_of(&f->str, r->reasons, N_REASONS);
 }
 
 static const char *reason_name(int reason)
@@ -567,7 +607,7 @@ static int num_cmp(const struct sr_num *a, const struct sr_num *b)
 	if (a->n != b->n)
 		mag = a->n < b->n ? -1 : 1;
 	else
-		mag = memcmp(a->d, b->d, a->n);
+		mag = bytes_cmp(a->d, b->d, a->n);
 	return sa > 0 ? mag : -mag;
 }
 
@@ -594,15 +634,6 @@ static void num_print(FILE *out, enum sjson_tok kind, int neg, const char *d, si
 	fwrite(d, 1, n, out);
 }
 
-static int field_of(const struct sjson_str *key)
-{
-	int i;
-
-	for (i = 0; i < F_COUNT; i++)
-		if (str_is(key, field_names[i]))
-			return i;
-	return -1;
-}
 
 static void refuse(struct seed_run *r, enum sr_refusal why, uint64_t index, const char *type)
 {
@@ -661,7 +692,7 @@ static void check_event(struct seed_run *r, uint64_t index)
 		refuse(r, SR_UNHASHABLE, index, type_name(r->f[F_STAGE].tok));
 		return;
 	}
-	stage = stage_of(&r->f[F_STAGE]);
+	stage = stage_of(r, &r->f[F_STAGE]);
 	if (stage < 0) {
 		refuse(r, SR_STAGE, index, NULL);
 		return;
@@ -670,7 +701,7 @@ static void check_event(struct seed_run *r, uint64_t index)
 		refuse(r, SR_UNHASHABLE, index, type_name(r->f[F_REASON].tok));
 		return;
 	}
-	reason = reason_of(&r->f[F_REASON]);
+	reason = reason_of(r, &r->f[F_REASON]);
 	if (reason < 0) {
 		refuse(r, SR_STAGE, index, NULL);
 		return;
@@ -756,7 +787,7 @@ static int read_event(struct seed_run *r, struct sjson *j, enum sjson_tok tok, u
 			return -1;
 		if (tok == SJSON_OBJECT_END)
 			break;
-		k = field_of(&j->str); /* tok is SJSON_KEY */
+		k = name_of(&j->str, r->fields, F_COUNT); /* tok is SJSON_KEY */
 		tok = sjson_next(j);
 		if (tok == SJSON_ERROR)
 			return -1;
@@ -849,6 +880,7 @@ static int run_events(int fd, FILE *out, FILE *err)
 		fputs("MemoryError\n", err);
 		goto out;
 	}
+	names_init(r);
 	/* previous_time = -1 */
 	r->prev.kind = SJSON_INT;
 	r->prev.neg = 1;

@@ -60,6 +60,7 @@ seeds_for() {
 	case $1 in
 	ring) echo "$src/fixtures/rings $src/fixtures/bad" ;;
 	ring_json) echo "$src/fixtures/rings-json" ;;
+	seed_report) echo "$src/fixtures/scenarios" ;;
 	*) echo "$src/fixtures/evidence" ;;
 	esac
 }

@@ -1,0 +1,375 @@
+#!/usr/bin/env python3
+"""The verdicts of `lastwords report` on the scenario bundles of
+fixtures/scenarios/ (one directory each: bundle/ holds what was pulled from
+the device, expected.json the verdict that DESIGN.md and issue 4 call for,
+and args any extra command-line arguments, such as --tz).
+
+For each scenario: the JSON report validates against
+schemas/report.schema.json, matches expected.json (per run, matched by
+process and pid in order: classification, evidence_level, the exact rules,
+the recovery actions in order, the number of exit records, whether a
+contradiction is named, stage_open and last_stage; at top level the boot
+loops, the unmatched exit records with their reason, device notes, and the
+exit status); the text report exits the same and states each run's verdict;
+and the invariants of DESIGN.md hold on what the report says: nothing beyond
+preserving and collecting evidence on an unconfirmed verdict unless a
+contradiction is named, revert_to_stable only with a known stable
+candidate, only actions of the vocabulary, only rules `lastwords rules`
+lists, and --fail-on gates on exactly the verdicts the report gives.
+
+Scenarios where the report is known to be wrong are listed in KNOWN_FAILURES
+with the fields that differ and why. A listed scenario that passes, or that
+fails in other fields, fails the test, so the list stays honest.
+
+usage: report-scenarios.py LASTWORDS SOURCE_ROOT
+Exit status: 0 pass, 1 fail (77 is never used: only the schema checks are
+skipped when python3-jsonschema is missing).
+"""
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+SCENARIOS = "fixtures/scenarios"
+
+# scenario -> (fields expected to differ, why). Fields are named as the
+# comparison names them: runs[i].<field>, exit_status, boot_loops,
+# unmatched_exit_records, device_notes, schema, text, invariants.
+KNOWN_FAILURES = {}
+
+VOCAB_ACTIONS = []  # from include/lastwords/vocab.h, in main()
+
+problems = []  # hard failures
+
+
+def hard(msg):
+    problems.append(msg)
+    print("FAIL: " + msg)
+
+
+def lastwords(lw, args):
+    return subprocess.run([lw] + args, capture_output=True, text=True)
+
+
+def load_validator(path):
+    try:
+        import jsonschema
+    except ImportError:
+        return None
+    with open(path) as f:
+        schema = json.load(f)
+    jsonschema.Draft7Validator.check_schema(schema)
+    return jsonschema.Draft7Validator(schema)
+
+
+def vocab(name):
+    """The names of one X-macro list of include/lastwords/vocab.h, in order."""
+    with open("include/lastwords/vocab.h") as f:
+        text = f.read()
+    m = re.search(r"#define %s\(X\)(.*?)\n\n" % name, text, re.S)
+    return re.findall(r"X\(\w+, (\w+), \d+\)", m.group(1)) if m else []
+
+
+def check_schema_vocab():
+    """The schema's enums are the vocabulary's lists (plus "unknown" for names
+    a newer writer adds)."""
+    with open("schemas/report.schema.json") as f:
+        defs = json.load(f)["definitions"]
+    for macro, key, extra in (("LW_STAGES", "stage", ["unknown"]),
+                              ("LW_ERRORS", "error_class", ["unknown"]),
+                              ("LW_ACTIONS", "action", []),
+                              ("LW_EXIT_CLASSES", "exit_class", []),
+                              ("LW_EVIDENCE_LEVELS", "evidence_level", [])):
+        names = vocab(macro)
+        if not names or defs[key]["enum"] != names + extra:
+            hard("schemas/report.schema.json %s is %r; vocab.h %s gives %r"
+                 % (key, defs[key]["enum"], macro, names + extra))
+
+
+def strip_fail_on(args):
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+        elif a == "--fail-on":
+            skip = True
+        elif not a.startswith("--fail-on="):
+            out.append(a)
+    return out
+
+
+def match_runs(expected, got):
+    """Pair each expected run with the next actual run of its process and pid."""
+    used, pairs = set(), []
+    for e in expected:
+        hit = None
+        for k, r in enumerate(got):
+            if k not in used and r.get("process") == e["process"] and r.get("pid") == e["pid"]:
+                hit = k
+                break
+        if hit is not None:
+            used.add(hit)
+        pairs.append((e, got[hit] if hit is not None else None))
+    return pairs
+
+
+def compare_runs(exp_runs, got_runs, diffs):
+    if len(got_runs) != len(exp_runs):
+        diffs.append(("runs", "%d runs, expected %d" % (len(got_runs), len(exp_runs))))
+    for i, (e, r) in enumerate(match_runs(exp_runs, got_runs)):
+        name = "runs[%d]" % i
+        if r is None:
+            diffs.append((name, "no run of %s pid %d" % (e["process"], e["pid"])))
+            continue
+
+        def diff(field, got, want):
+            if got != want:
+                diffs.append(("%s.%s" % (name, field), "%r, expected %r" % (got, want)))
+
+        for f in ("classification", "evidence_level", "rules", "stage_open", "last_stage"):
+            if f in e:
+                diff(f, r.get(f, "<absent>"), e[f])
+        if "actions" in e:
+            diff("actions", [a.get("action") for a in r.get("recovery", {}).get("actions", [])],
+                 e["actions"])
+        if "exit_records" in e:
+            diff("exit_records", len(r.get("exit_records", [])), e["exit_records"])
+        if "contradiction" in e:
+            diff("contradiction", r.get("contradiction") is not None, e["contradiction"])
+        if "joined_by" in e:
+            diff("joined_by", [x.get("joined_by") for x in r.get("exit_records", [])], e["joined_by"])
+        for key, field in (("evidence_match", "evidence"), ("missing_match", "missing")):
+            for want in e.get(key, []):
+                if not any(want in line for line in r.get(field, [])):
+                    diffs.append(("%s.%s" % (name, field), "no line mentions %r" % want))
+
+
+def unmatched_key(u):
+    return (u.get("pid"), u.get("process"), u.get("why"))
+
+
+def compare(exp, rep, status, diffs):
+    compare_runs(exp["runs"], rep.get("runs", []), diffs)
+    if rep.get("boot_loops") != exp["boot_loops"]:
+        diffs.append(("boot_loops", "%r, expected %r" % (rep.get("boot_loops"), exp["boot_loops"])))
+    got = sorted(map(unmatched_key, rep.get("unmatched_exit_records", [])), key=repr)
+    want = sorted(map(unmatched_key, exp["unmatched_exit_records"]), key=repr)
+    if got != want:
+        diffs.append(("unmatched_exit_records", "%r, expected %r" % (got, want)))
+    notes = rep.get("device", {}).get("notes", [])
+    for want in exp.get("device_notes", []):
+        if not any(want in n for n in notes):
+            diffs.append(("device_notes", "no note mentions %r: %r" % (want, notes)))
+    if status != exp["exit_status"]:
+        diffs.append(("exit_status", "%d, expected %d" % (status, exp["exit_status"])))
+
+
+def check_text(lw, args, inputs, rep, status, diffs):
+    """The text report exits the same and states each run's verdict in its section."""
+    p = lastwords(lw, ["report"] + args + inputs)
+    if p.returncode != status:
+        diffs.append(("text", "text exits %d, json %d" % (p.returncode, status)))
+    sections = {}
+    for block in ("\n" + p.stdout).split("\n== ")[1:]:
+        head = block.split("\n", 1)[0].split()
+        if len(head) >= 3 and head[1] == "pid":
+            sections.setdefault((head[0], int(head[2])), []).append(block)
+    seen = {}
+    for r in rep.get("runs", []):
+        key = (r.get("process"), r.get("pid"))
+        n = seen.get(key, 0)
+        seen[key] = n + 1
+        blocks = sections.get(key, [])
+        if n >= len(blocks):
+            diffs.append(("text", "no section for %s pid %s" % key))
+            continue
+        if r.get("classification") is None:
+            want = "verdict    none"
+        else:
+            want = "verdict    %s, %s" % (r["classification"], r["evidence_level"])
+        if want not in blocks[n]:
+            diffs.append(("text", "the section of %s pid %s does not say %r" % (key + (want,))))
+
+
+def check_invariants(rep, rule_ids, diffs):
+    for r in rep.get("runs", []):
+        who = "%s pid %s" % (r.get("process"), r.get("pid"))
+        acts = [a.get("action") for a in r.get("recovery", {}).get("actions", [])]
+        for a in acts:
+            if a not in VOCAB_ACTIONS:
+                diffs.append(("invariants", "%s: action %r is not in the vocabulary" % (who, a)))
+        if "revert_to_stable" in acts and not r.get("stable_candidate"):
+            diffs.append(("invariants", "%s: revert_to_stable with no stable candidate" % who))
+        if r.get("evidence_level") == "unconfirmed":
+            if r.get("contradiction") is None:
+                allowed = {"preserve_evidence", "collect_more_evidence"}
+                if not set(acts) <= allowed:
+                    diffs.append(("invariants", "%s: unconfirmed, yet %r" % (who, acts)))
+            else:
+                want = ["isolate_candidate"] + (["revert_to_stable"] if r.get("stable_candidate")
+                                                 else []) + ["preserve_evidence"]
+                if acts != want:
+                    diffs.append(("invariants", "%s: contradiction, yet %r (expected %r)"
+                                  % (who, acts, want)))
+        if r.get("contradiction") is not None and r.get("evidence_level") != "unconfirmed":
+            diffs.append(("invariants", "%s: a contradiction that is %s" % (who, r.get("evidence_level"))))
+        for rule in r.get("rules", []):
+            if rule not in rule_ids:
+                diffs.append(("invariants", "%s: rule %r is not listed by `lastwords rules`" % (who, rule)))
+        if r.get("classification") is None and (acts or r.get("rules")):
+            diffs.append(("invariants", "%s: no verdict, yet rules or actions" % who))
+    for loop in rep.get("boot_loops", []):
+        for a in loop.get("actions", []):
+            if a not in VOCAB_ACTIONS:
+                diffs.append(("invariants", "boot loop: action %r is not in the vocabulary" % a))
+
+
+def check_fail_on(lw, args, inputs, rep, diffs):
+    """--fail-on gates on exactly the verdicts the JSON report gives (args
+    without a --fail-on of their own); else the status is the usual one."""
+    levels = {"confirmed": 1, "supported": 2, "unconfirmed": 3}
+    base_status = lastwords(lw, ["report", "--format", "json"] + args + inputs).returncode
+    runs = [r for r in rep.get("runs", []) if r.get("classification")]
+    for spec in ("low_memory:confirmed", "low_memory:supported", "low_memory"):
+        cls, _, level = spec.partition(":")
+        hit = any(r["classification"] == cls and
+                  (not level or levels[r["evidence_level"]] <= levels[level]) for r in runs)
+        want = 3 if hit else base_status
+        p = lastwords(lw, ["report", "--format", "json", "--fail-on", spec] + args + inputs)
+        if p.returncode != want:
+            diffs.append(("invariants", "--fail-on %s exits %d, expected %d" % (spec, p.returncode, want)))
+
+
+def report(lw, args, inputs):
+    p = lastwords(lw, ["report", "--format", "json"] + args + inputs)
+    try:
+        rep = json.loads(p.stdout)
+    except ValueError as e:
+        return None, p.returncode, "not JSON (%s): %s" % (e, p.stderr.strip())
+    return rep, p.returncode, None
+
+
+def normalized(rep):
+    """A report without file names, to compare the binary and JSON forms of a ring."""
+    rep = json.loads(json.dumps(rep))
+    rep.pop("inputs", None)
+    for r in rep.get("runs", []):
+        r.pop("file", None)
+    return rep
+
+
+def scenario(lw, name, validator, rule_ids):
+    d = os.path.join(SCENARIOS, name)
+    with open(os.path.join(d, "expected.json")) as f:
+        exp = json.load(f)
+    args = []
+    if os.path.exists(os.path.join(d, "args")):
+        with open(os.path.join(d, "args")) as f:
+            args = shlex.split(f.read())
+    bundle = [os.path.join(d, "bundle")]
+    forms = [bundle + [ring] for ring in exp.get("ring_forms", [])] or [bundle]
+    diffs, reports = [], []
+    for inputs in forms:
+        rep, status, err = report(lw, args, inputs)
+        if rep is None:
+            diffs.append(("json", err))
+            continue
+        reports.append(rep)
+        if validator is not None:
+            for e in sorted(validator.iter_errors(rep), key=str)[:5]:
+                diffs.append(("schema", "%s at /%s" % (e.message[:160], "/".join(map(str, e.path)))))
+        compare(exp, rep, status, diffs)
+        check_text(lw, args, inputs, rep, status, diffs)
+        check_invariants(rep, rule_ids, diffs)
+        check_fail_on(lw, strip_fail_on(args), inputs, rep, diffs)
+    if len(reports) > 1 and any(normalized(x) != normalized(reports[0]) for x in reports[1:]):
+        diffs.append(("ring_forms", "the binary and the JSON form of the ring give different reports"))
+    if "without_args" in exp:
+        rep, status, err = report(lw, [], bundle)
+        if rep is None:
+            diffs.append(("without_args", err))
+        else:
+            w = exp["without_args"]
+            sub = []
+            compare_runs(w["runs"], rep.get("runs", []), sub)
+            got = sorted(map(unmatched_key, rep.get("unmatched_exit_records", [])), key=repr)
+            if got != sorted(map(unmatched_key, w["unmatched_exit_records"]), key=repr):
+                sub.append(("unmatched_exit_records", repr(got)))
+            diffs += [("without_args", "%s: %s" % x) for x in sub]
+    return diffs
+
+
+def check_rings(validator, names):
+    """The scenario rings are valid dump --json lines."""
+    if validator is None:
+        return
+    for name in names:
+        b = os.path.join(SCENARIOS, name, "bundle")
+        for fn in sorted(os.listdir(b)):
+            if not fn.endswith(".jsonl"):
+                continue
+            with open(os.path.join(b, fn)) as f:
+                for i, line in enumerate(f, 1):
+                    for e in validator.iter_errors(json.loads(line)):
+                        hard("%s/%s line %d: %s" % (b, fn, i, e.message[:160]))
+
+
+def main():
+    if len(sys.argv) != 3:
+        print("usage: report-scenarios.py LASTWORDS SOURCE_ROOT", file=sys.stderr)
+        return 1
+    t0 = time.monotonic()
+    lw, root = os.path.abspath(sys.argv[1]), sys.argv[2]
+    os.chdir(root)
+    VOCAB_ACTIONS.extend(vocab("LW_ACTIONS"))
+    check_schema_vocab()
+    validator = load_validator("schemas/report.schema.json")
+    ring_validator = load_validator("schemas/ring-events.schema.json")
+    if validator is None:
+        print("note: python3-jsonschema missing; schema checks skipped")
+    p = lastwords(lw, ["rules"])
+    rule_ids = {line.split()[0] for line in p.stdout.splitlines() if line.strip()}
+    if p.returncode != 0 or not rule_ids:
+        hard("`lastwords rules` exits %d and lists %d rules" % (p.returncode, len(rule_ids)))
+    names = sorted(n for n in os.listdir(SCENARIOS)
+                   if os.path.exists(os.path.join(SCENARIOS, n, "expected.json")))
+    for n in KNOWN_FAILURES:
+        if n not in names:
+            hard("KNOWN_FAILURES names %r, which is not a scenario" % n)
+    check_rings(ring_validator, names)
+    passed, known = [], []
+    for name in names:
+        diffs = scenario(lw, name, validator, rule_ids)
+        fields = {f for f, _ in diffs}
+        if name in KNOWN_FAILURES:
+            listed, why = KNOWN_FAILURES[name]
+            if validator is None:
+                listed = listed - {"schema"}
+            if not diffs:
+                hard("%s: listed as a known failure (%s) but passes: take it off the list"
+                     % (name, why))
+            elif fields != listed:
+                hard("%s: known failure in %s, but the report differs in %s:\n    %s"
+                     % (name, sorted(listed), sorted(fields),
+                        "\n    ".join("%s: %s" % d for d in diffs)))
+            else:
+                known.append(name)
+                print("known failure: %s: %s" % (name, why))
+                for d in diffs:
+                    print("    %s: %s" % d)
+        elif diffs:
+            hard("%s:\n    %s" % (name, "\n    ".join("%s: %s" % d for d in diffs)))
+        else:
+            passed.append(name)
+            print("ok: %s" % name)
+    print("%d scenarios: %d pass, %d known failures, %d fail; %.2f s"
+          % (len(names), len(passed), len(known), len(names) - len(passed) - len(known),
+             time.monotonic() - t0))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
