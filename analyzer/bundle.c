@@ -90,6 +90,15 @@ static int load_file(struct bundle *b, const char *path)
 			snprintf(in->error, sizeof(in->error), "%s", err.reason);
 			in->error_line = err.line;
 			ev_file_release(&f);
+		} else if (in->kind == EV_KIND_SEED_EVENTS &&
+			   run_from_seed(path, &f, &r, &err) != 0) {
+			snprintf(in->error, sizeof(in->error), "%s", err.reason);
+			ev_file_release(&f);
+		} else if (in->kind == EV_KIND_SEED_EVENTS && add_run(b, &r) != 0) {
+			run_release(&r);
+			ev_file_release(&f);
+			input_release(&data);
+			return -1;
 		} else {
 			f.path = strdup(path);
 			f.gzipped = data.gzipped;

@@ -472,6 +472,19 @@ static int r_ring_memory(const struct corr_run *cr, const struct run_facts *f, s
 	return 1;
 }
 
+static int r_seed_exit_reason(const struct corr_run *cr, const struct run_facts *f,
+			      struct verdict *v)
+{
+	(void)f;
+	if (!cr->run->seed_exit_class)
+		return 0;
+	evidence(v, "seed events: the app's own exit_reason is %s (no pid or time to join "
+		    "system evidence)",
+		 vocab_name(&vocab_exit_classes, cr->run->seed_exit_class));
+	claim(v, SRC_RING, (enum lw_exit_class)cr->run->seed_exit_class, 0);
+	return 1;
+}
+
 static int r_no_exit_record(const struct corr_run *cr, const struct run_facts *f,
 			    struct verdict *v)
 {
@@ -504,6 +517,7 @@ const struct rule rules[] = {
 	{ "am-trim", "ActivityManager killed it as an empty or cached process", r_am_trim },
 	{ "ring-crash-record", "the ring holds the probe's crash record", r_ring_crash },
 	{ "ring-memory-pressure", "the ring shows memory over budget at death: suggests low memory, never confirms", r_ring_memory },
+	{ "seed-exit-reason", "a ring-less run of seed events: its exit_reason is the app's own label; it suggests, never confirms", r_seed_exit_reason },
 	{ "no-exit-record", "no exit record joined this run: the run stays unconfirmed", r_no_exit_record },
 };
 
@@ -718,7 +732,8 @@ void run_facts_get(const struct run *r, struct run_facts *f)
 	for (i = 0; i < r->nevents; i++) {
 		const struct lw_ring_slot *s = &r->events[i].slot;
 
-		if (s->type == LW_EV_STAGE_BEGIN || s->type == LW_EV_STAGE_END)
+		/* Seed events are samples at a stage, not begin/end pairs. */
+		if (s->type == LW_EV_STAGE_BEGIN || s->type == LW_EV_STAGE_END || r->from_seed)
 			f->last_stage = (enum lw_stage)s->stage;
 		if (s->type == LW_EV_CANDIDATE && !f->candidate)
 			f->candidate = s->a;

@@ -237,8 +237,8 @@ static cJSON *run_json(const struct report *rep, size_t i)
 	fmt_id128(id, sizeof(id), r->hdr.run_id);
 	cJSON_AddStringToObject(o, "run_id", id);
 	cJSON_AddStringToObject(o, "file", r->path);
-	add_time(o, "start", cr->start_ms);
-	add_time(o, "end", cr->last_ms);
+	add_time(o, "start", r->from_seed ? EV_NO_TIME : cr->start_ms);
+	add_time(o, "end", r->from_seed ? EV_NO_TIME : cr->last_ms);
 	add_u64(o, "app_version", r->hdr.app_version);
 	add_digest(o, "candidate", f->candidate);
 	add_digest(o, "stable_candidate", f->stable_candidate);
@@ -419,7 +419,10 @@ void report_text(const struct report *r, FILE *out)
 		const struct verdict *v = &r->verdicts[i];
 		char start[48], cand[24] = "none", peak[24], budget[24];
 
-		fmt_utc(start, sizeof(start), run->hdr.start_real_ns, 1);
+		if (run->from_seed)
+			snprintf(start, sizeof(start), "(ring-less run from seed events)");
+		else
+			fmt_utc(start, sizeof(start), run->hdr.start_real_ns, 1);
 		if (f->candidate)
 			fmt_digest(cand, sizeof(cand), f->candidate);
 		fprintf(out, "%s== %s  pid %u  (%s)\n", i ? "\n" : "", run->hdr.process, run->hdr.pid,

@@ -393,3 +393,59 @@ int run_load_json(const char *path, const char *buf, size_t len, struct run *out
 	}
 	return 0;
 }
+
+int run_from_seed(const char *path, const struct ev_file *seed, struct run *out,
+		  struct ev_error *err)
+{
+	const char *base = strrchr(path, '/');
+	const struct seed_event *last = NULL;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->from_seed = 1;
+	out->path = strdup(path);
+	if (!out->path)
+		return fail(err, 0, strerror(ENOMEM));
+	snprintf(out->hdr.process, sizeof(out->hdr.process), "%s", base ? base + 1 : path);
+	out->hdr.version = LW_RING_VERSION;
+	for (i = 0; i < seed->nseeds; i++) {
+		const struct seed_event *e = &seed->seeds[i];
+		struct lw_ring_slot s;
+		int stage = e->stage ? vocab_value(&vocab_stages, e->stage) : -1;
+
+		/* The seed's own checks are --format seed's; here an event
+		 * without a time, a stage or memory is left out. */
+		if (e->time_ms < 0 || stage <= 0 || e->rss_mb < 0 || e->budget_mb < 1)
+			continue;
+		memset(&s, 0, sizeof(s));
+		s.t_mono_ns = (uint64_t)e->time_ms * 1000000u;
+		s.type = LW_EV_MARK;
+		s.code = LW_MARK_SESSIONS;
+		s.stage = (uint8_t)stage;
+		s.a = e->sessions > 0 ? (uint64_t)e->sessions : 0;
+		s.rss_kb = e->rss_mb > (int64_t)(UINT32_MAX / 1024) ? UINT32_MAX : (uint32_t)e->rss_mb * 1024u;
+		if (add_event(out, out->nevents, &s) != 0) {
+			run_release(out);
+			return fail(err, 0, strerror(ENOMEM));
+		}
+		last = e;
+	}
+	if (!last) {
+		run_release(out);
+		return fail(err, 0, "the seed events hold no usable event (time, stage and memory)");
+	}
+	out->hdr.memory_budget_kb = (uint32_t)(last->budget_mb * 1024);
+	out->hdr.start_mono_ns = out->events[0].slot.t_mono_ns;
+	out->hdr.head = out->nevents;
+	out->scan.valid = out->nevents;
+	if (last->exit_reason && strcmp(last->exit_reason, "none") != 0) {
+		int c = vocab_value(&vocab_exit_classes, last->exit_reason);
+
+		out->seed_exit_class = c > 0 ? c : LW_EXIT_UNKNOWN;
+		out->outcome = RING_OUTCOME_DIED;
+		out->open_stage = (enum lw_stage)out->events[out->nevents - 1].slot.stage;
+	} else {
+		out->outcome = RING_OUTCOME_CLEAN;
+	}
+	return 0;
+}

@@ -32,6 +32,8 @@ struct run {
 	char damage[160];
 	struct run_event *events;   /* valid records, in ticket order */
 	size_t nevents;
+	int from_seed;              /* a ring-less run from the seed's events JSON */
+	int seed_exit_class;        /* its last event's exit_reason, an lw_exit_class; 0 for none */
 };
 
 /* Is buf the JSON lines of a ring (a first line of "type":"ring")? */
@@ -44,6 +46,14 @@ int run_load_ring(const char *path, struct run *out, struct ring_error *err);
 /* Load a run from its JSON lines. Returns 0, or -1 with err naming the line
  * and what was expected. */
 int run_load_json(const char *path, const char *buf, size_t len, struct run *out,
+		  struct ev_error *err);
+
+/* A ring-less run from the seed's events (seeds/lifecycle_probe.py): each
+ * event becomes a record of its stage, RSS and sessions; the budget is the
+ * last event's; the run died when the last event has an exit_reason other
+ * than "none". It has no pid and no wall-clock time, so no system evidence
+ * joins it. Returns 0, or -1 with err set when no event is usable. */
+int run_from_seed(const char *path, const struct ev_file *seed, struct run *out,
 		  struct ev_error *err);
 
 /* Accepts a zeroed run. */
