@@ -407,6 +407,47 @@ cJSON *report_json(const struct report *r)
 
 /* Text: one screen per run. */
 
+/* "load ok, delegate_prepare delegate_error, inference ok x5, inference
+ * open": the stages in order, with repeats folded. */
+static void print_fold(FILE *out, const char *what, int n, int *first)
+{
+	fprintf(out, "%s%s", *first ? "" : ", ", what);
+	if (n > 1)
+		fprintf(out, " x%d", n);
+	*first = 0;
+}
+
+static void stages_text(const struct run *r, FILE *out)
+{
+	cJSON *arr = stages_json(r), *e;
+	char prev[96] = "", cur[96];
+	int n = 0, first = 1;
+
+	if (!arr || cJSON_GetArraySize(arr) == 0) {
+		cJSON_Delete(arr);
+		return;
+	}
+	fprintf(out, "stages     ");
+	cJSON_ArrayForEach(e, arr) {
+		const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(e, "stage"));
+		const char *err = cJSON_GetStringValue(cJSON_GetObjectItem(e, "error"));
+
+		snprintf(cur, sizeof(cur), "%s %s", st ? st : "?",
+			 !err ? "open" : strcmp(err, "none") == 0 ? "ok" : err);
+		if (n && strcmp(cur, prev) == 0) {
+			n++;
+			continue;
+		}
+		if (n)
+			print_fold(out, prev, n, &first);
+		snprintf(prev, sizeof(prev), "%s", cur);
+		n = 1;
+	}
+	print_fold(out, prev, n, &first);
+	fputc('\n', out);
+	cJSON_Delete(arr);
+}
+
 void report_text(const struct report *r, FILE *out)
 {
 	const struct bundle *b = r->bundle;
@@ -432,6 +473,7 @@ void report_text(const struct report *r, FILE *out)
 		fprintf(out, "outcome    %s%s%s%s\n", ring_outcome_name(f->outcome),
 			f->open_stage ? ", " : "", f->open_stage ? vocab_name(&vocab_stages, (int)f->open_stage) : "",
 			f->open_stage ? " was open" : "");
+		stages_text(run, out);
 		if (f->have_rss) {
 			fmt_kb(peak, sizeof(peak), f->peak_kb);
 			fmt_kb(budget, sizeof(budget), f->budget_kb);
