@@ -4,7 +4,7 @@
  * that cannot be parsed at all, is an error (exit 4); lines a parser does
  * not understand are counted and skipped.
  */
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,30 +167,12 @@ out:
 
 int cmd_inspect(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	cJSON *list = NULL;
-	int json = 0, failed = 0, c, i;
+	int json, rc, failed = 0, i;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			printf("usage: %s\n", usage);
-			return LW_EXIT_OK;
-		default:
-			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
-		return usage_error(usage, "inspect needs at least one file");
+	rc = parse_json_options(argc, argv, usage, "file", &json);
+	if (rc >= 0)
+		return rc;
 	if (json && !(list = cJSON_CreateArray())) {
 		fprintf(stderr, "lastwords: out of memory\n");
 		return LW_EXIT_INPUT;

@@ -3,8 +3,8 @@
  * the format's validity rules and count what was found. Torn and stale
  * slots are what kills leave behind; corrupt slots are damage.
  */
-#include <getopt.h>
 #include <inttypes.h>
+#include <getopt.h> /* optind */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -116,29 +116,11 @@ static void print_json_error(const char *path, const struct ring_error *err)
 
 int cmd_verify(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int json = 0, corrupt = 0, unreadable = 0, c, i;
+	int json, rc, corrupt = 0, unreadable = 0, i;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			printf("usage: %s\n", usage);
-			return LW_EXIT_OK;
-		default:
-			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
-		return usage_error(usage, "verify needs at least one ring file");
+	rc = parse_json_options(argc, argv, usage, "ring file", &json);
+	if (rc >= 0)
+		return rc;
 	for (i = optind; i < argc; i++) {
 		struct ring_error err;
 		struct ring_file *rf;

@@ -27,6 +27,12 @@ int cmd_rules(int argc, char **argv);
  * failure to stderr. */
 void report_ring_error(const char *path, int rc, const struct ring_error *err);
 
+/* The options of dump, verify and inspect: --json and --help, then at
+ * least one file. Returns -1 to go on with *json set and optind at the
+ * first file, or the exit status to return (help printed, or a usage
+ * error). what names the arguments in the error ("ring file"). */
+int parse_json_options(int argc, char **argv, const char *usage, const char *what, int *json);
+
 /* Print a usage error for a command to stderr; returns LW_EXIT_USAGE. */
 int usage_error(const char *usage, const char *fmt, ...);
 

@@ -3,6 +3,7 @@
  * probe left and the system's own evidence. This file dispatches to the
  * subcommands (cmd-*.c) and holds what they share for messages.
  */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,6 +73,35 @@ int usage_error(const char *usage, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nusage: %s\n", usage);
 	return LW_EXIT_USAGE;
+}
+
+int parse_json_options(int argc, char **argv, const char *usage, const char *what, int *json)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*json = 0;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			*json = 1;
+			break;
+		case 'h':
+			printf("usage: %s\n", usage);
+			return LW_EXIT_OK;
+		default:
+			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return usage_error(usage, "%s needs at least one %s", argv[0], what);
+	return -1;
 }
 
 int main(int argc, char **argv)

@@ -26,21 +26,8 @@
 #define LOCAL_OFFSET_MS 3600000LL /* the device's zone: UTC+01:00 */
 #define MIB (1024u * 1024u)
 
-static char *volatile held[64];
-static unsigned held_count;
 static volatile int *volatile bad_pointer = (volatile int *)(uintptr_t)0x10;
 
-static void grow(size_t bytes)
-{
-	char *p = malloc(bytes);
-	size_t i;
-
-	if (!p)
-		return;
-	for (i = 0; i < bytes; i += 4096)
-		p[i] = 1;
-	held[held_count++ % 64] = p;
-}
 
 static struct lw *open_probe(const char *dir, const char *process)
 {
@@ -75,7 +62,7 @@ static void run_clean(const char *dir)
 
 	lw_candidate(lw, "demo-model-v1");
 	lw_stage_begin(lw, LW_STAGE_LOAD);
-	grow(12 * MIB);
+	t_grow(12 * MIB);
 	lw_stage_end(lw, LW_STAGE_LOAD, LW_ERR_NONE);
 	lw_stage_begin(lw, LW_STAGE_DELEGATE_PREPARE);
 	lw_mark(lw, LW_MARK_DELEGATE, LW_DELEGATE_XNNPACK);
@@ -95,7 +82,7 @@ static void run_crash(const char *dir)
 	lw_crash_install(lw);
 	lw_candidate(lw, "demo-model-v2-fp16");
 	lw_stage_begin(lw, LW_STAGE_LOAD);
-	grow(24 * MIB);
+	t_grow(24 * MIB);
 	lw_stage_end(lw, LW_STAGE_LOAD, LW_ERR_NONE);
 	lw_stage_begin(lw, LW_STAGE_DELEGATE_PREPARE);
 	lw_mark(lw, LW_MARK_DELEGATE, LW_DELEGATE_GPU);
@@ -111,7 +98,7 @@ static void run_killed(const char *dir)
 	lw_crash_install(lw);
 	lw_candidate(lw, "demo-model-v2-int8");
 	lw_stage_begin(lw, LW_STAGE_LOAD);
-	grow(16 * MIB);
+	t_grow(16 * MIB);
 	lw_stage_end(lw, LW_STAGE_LOAD, LW_ERR_NONE);
 	lw_stage_begin(lw, LW_STAGE_DELEGATE_PREPARE);
 	lw_mark(lw, LW_MARK_DELEGATE, LW_DELEGATE_XNNPACK);
@@ -120,7 +107,7 @@ static void run_killed(const char *dir)
 	for (i = 1;; i++) {
 		lw_mark(lw, LW_MARK_QUEUE_DEPTH, (uint64_t)i);
 		lw_stage_begin(lw, LW_STAGE_INFERENCE);
-		grow(16 * MIB);
+		t_grow(16 * MIB);
 		lw_memory_sample(lw);
 		if (i == 6)
 			kill(getpid(), SIGKILL);
@@ -185,7 +172,7 @@ static FILE *create(const char *dir, const char *name)
 
 int main(int argc, char **argv)
 {
-	char rings[512], cmd[1200], t1[40], t2[40], t3[40], t4[40];
+	char rings[512], cmd[1200], t1[80], t2[80], t3[80], t4[80];
 	pid_t main_pid, crash_pid, killed_pid;
 	int64_t crash_at, killed_at, stale_at;
 	FILE *f;

@@ -23,21 +23,8 @@
 #include "../src/ring.h"
 #include "helpers.h"
 
-static char *volatile held[64];
 static volatile int *volatile bad_pointer = (volatile int *)(uintptr_t)0x10;
-static unsigned held_count;
 
-static void grow(size_t bytes)
-{
-	char *p = malloc(bytes);
-	size_t i;
-
-	if (!p)
-		return;
-	for (i = 0; i < bytes; i += 4096)
-		p[i] = 1;
-	held[held_count++ % 64] = p;
-}
 
 static struct lw *open_probe(const char *dir, const char *process, uint32_t slots)
 {
@@ -62,12 +49,12 @@ static void prepare(struct lw *lw, const char *candidate)
 {
 	lw_candidate(lw, candidate);
 	lw_stage_begin(lw, LW_STAGE_LOAD);
-	grow(16u << 20);
+	t_grow(16u << 20);
 	sleep_ms(5);
 	lw_stage_end(lw, LW_STAGE_LOAD, LW_ERR_NONE);
 	lw_stage_begin(lw, LW_STAGE_DELEGATE_PREPARE);
 	lw_mark(lw, LW_MARK_DELEGATE, LW_DELEGATE_GPU);
-	grow(8u << 20);
+	t_grow(8u << 20);
 	sleep_ms(5);
 }
 
@@ -83,7 +70,7 @@ static void child_killed(const char *dir)
 	for (i = 1; i <= 4; i++) {
 		lw_mark(lw, LW_MARK_QUEUE_DEPTH, (uint64_t)i);
 		lw_stage_begin(lw, LW_STAGE_INFERENCE);
-		grow(24u << 20);
+		t_grow(24u << 20);
 		lw_memory_sample(lw);
 		if (i == 4)
 			kill(getpid(), SIGKILL);

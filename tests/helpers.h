@@ -69,6 +69,24 @@ static inline void t_rmdir(const char *dir)
 		fprintf(stderr, "warning: could not remove %s\n", dir);
 }
 
+/* Where t_grow() keeps what it allocates, reachable. */
+static char *volatile t_held[64];
+static unsigned t_held_count;
+
+/* Allocate and touch bytes that stay reachable (so no allocation is
+ * optimised away): a process whose memory grows, as a model's does. */
+static inline void t_grow(size_t bytes)
+{
+	char *p = malloc(bytes);
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < bytes; i += 4096)
+		p[i] = 1;
+	t_held[t_held_count++ % 64] = p;
+}
+
 /* Sleep ms milliseconds, through signal interruptions. */
 static inline void sleep_ms(long ms)
 {
