@@ -61,9 +61,24 @@ seeds_for() {
 	ring) echo "$src/fixtures/rings $src/fixtures/bad" ;;
 	ring_json) echo "$src/fixtures/rings-json" ;;
 	seed_report) echo "$src/fixtures/scenarios" ;;
+	report) echo "$tmp/report-seeds" ;;
 	*) echo "$src/fixtures/evidence" ;;
 	esac
 }
+
+# The report harness reads a bundle as files joined by "====" lines.
+mkdir -p "$tmp/report-seeds"
+for d in "$src"/fixtures/scenarios/*/bundle; do
+	[ -d "$d" ] || continue
+	out="$tmp/report-seeds/$(basename "$(dirname "$d")")"
+	first=1
+	for f in "$d"/*; do
+		[ -f "$f" ] || continue
+		[ $first -eq 1 ] || printf '====\n' >>"$out"
+		cat "$f" >>"$out"
+		first=0
+	done
+done
 
 failed=0
 for h in "$@"; do
@@ -79,7 +94,7 @@ for h in "$@"; do
 	for d in $(seeds_for "$h"); do
 		[ -d "$d" ] && find "$d" -type f -size -1000k -exec cp {} "$tmp/corpus-$h/" \; 2>/dev/null
 	done
-	if "$tmp/$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	if TMPDIR="$tmp" "$tmp/$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
 		-print_final_stats=1 -artifact_prefix="$tmp/crash-$h-" "$tmp/corpus-$h" \
 		>"$tmp/$h.log" 2>&1; then
 		runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$tmp/$h.log" | grep -o '[0-9]*$')

@@ -12,11 +12,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char path[64];
+	static char path[512];
 	FILE *f, *sink;
 
-	if (!path[0])
-		snprintf(path, sizeof(path), "/tmp/lw-fuzz-seed-%d.json", (int)getpid());
+	if (!path[0]) {
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(path, sizeof(path), "%s/lw-fuzz-seed-%d.json", tmp && *tmp ? tmp : "/tmp",
+			 (int)getpid());
+	}
 	f = fopen(path, "wb");
 	if (!f)
 		return 0;
