@@ -47,7 +47,7 @@ def main():
         validator = jsonschema.Draft7Validator(schema)
     except ImportError:
         validator = None
-        print("note: python3-jsonschema missing; schema checks skipped")
+        fail("python3-jsonschema is not installed (.ci/install-deps installs it)")
     rings = sorted("fixtures/rings/" + f for f in os.listdir("fixtures/rings"))
     with tempfile.TemporaryDirectory() as tmp:
         for ring in rings:

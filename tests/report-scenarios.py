@@ -329,7 +329,8 @@ def main():
     validator = load_validator("schemas/report.schema.json")
     ring_validator = load_validator("schemas/ring-events.schema.json")
     if validator is None:
-        print("note: python3-jsonschema missing; schema checks skipped")
+        hard("python3-jsonschema is not installed (.ci/install-deps installs it): "
+             "the report schema must be checked")
     p = lastwords(lw, ["rules"])
     rule_ids = {line.split()[0] for line in p.stdout.splitlines() if line.strip()}
     if p.returncode != 0 or not rule_ids:
