@@ -10,6 +10,7 @@
 
 #include <lastwords/ring.h>
 
+#include "correlate.h"
 #include "input.h"
 #include "parsers.h"
 
@@ -51,9 +52,39 @@ static int add_file(struct bundle *b, struct ev_file *f)
 	return 0;
 }
 
+/* The manifest of a pull describes the bundle; it is not evidence. Keep its
+ * time-zone offset. */
+static int is_manifest(struct bundle *b, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	struct ev_error err;
+	struct input data;
+	cJSON *m;
+
+	if (strcmp(base ? base + 1 : path, "manifest.json") != 0)
+		return 0;
+	if (input_read(path, &data, &err) != 0)
+		return 0;
+	m = cJSON_ParseWithLength(data.data, data.len);
+	input_release(&data);
+	if (!cJSON_IsObject(m)) {
+		cJSON_Delete(m);
+		return 0;
+	}
+	if (cJSON_IsString(cJSON_GetObjectItem(m, "tz_offset")) &&
+	    corr_parse_tz(cJSON_GetObjectItem(m, "tz_offset")->valuestring, &b->tz_offset_ms) == 0)
+		b->have_tz = 1;
+	cJSON_Delete(m);
+	return 1;
+}
+
 static int load_file(struct bundle *b, const char *path)
 {
-	struct bundle_input *in = add_input(b, path);
+	struct bundle_input *in;
+
+	if (is_manifest(b, path))
+		return 0;
+	in = add_input(b, path);
 	struct ev_error err = { 0, "" };
 	struct input data;
 	struct run r;

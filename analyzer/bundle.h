@@ -27,6 +27,10 @@ struct bundle {
 	size_t nfiles;
 	struct bundle_input *inputs;
 	size_t ninputs;
+	/* From the manifest.json that `lastwords pull` writes: the device's
+	 * offset from UTC, when it holds one. */
+	int have_tz;
+	int64_t tz_offset_ms;
 };
 
 /* Load paths into *b. Returns 0, or -1 on ENOMEM (b is then released). */

@@ -22,6 +22,7 @@ int cmd_digest(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+int cmd_pull(int argc, char **argv);
 
 /* Print "lastwords: 'FILE': REASON" (or "cannot open") for a ring_file_open()
  * failure to stderr. */

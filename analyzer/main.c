@@ -23,10 +23,12 @@ static const char usage_text[] =
 	"  inspect [--json] FILE...  what kind of evidence each file is, and its records\n"
 	"  report [options] INPUT... what killed each run, how sure, and what to do next\n"
 	"  rules                     the classification rules, with their ids\n"
+	"  pull --package PKG -o DIR collect a bundle from a device with adb\n"
 	"  help                      this text\n"
 	"\n"
 	"exit status: 0 ok, 1 corruption found, 2 usage error, 3 a --fail-on verdict,\n"
-	"             4 an input could not be read\n"
+	"             4 an input could not be read; pull: 5 no adb, 6 no device,\n"
+	"             7 several devices, 8 no such package, 9 partial, 10 output exists\n"
 	"see lastwords(1)\n";
 
 struct command {
@@ -41,6 +43,7 @@ static const struct command commands[] = {
 	{ "inspect", cmd_inspect },
 	{ "report", cmd_report },
 	{ "rules", cmd_rules },
+	{ "pull", cmd_pull },
 };
 
 void report_ring_error(const char *path, int rc, const struct ring_error *err)
