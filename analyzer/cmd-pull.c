@@ -28,6 +28,7 @@
 #include <dirent.h>
 #include <lastwords/ring.h>
 
+#include "../src/run-name.h"
 #include "adb.h"
 #include "commands.h"
 
@@ -65,22 +66,6 @@ static int local_error(const char *what, const char *reason)
 {
 	fprintf(stderr, "lastwords: %s: %s\n", what, reason);
 	return -1;
-}
-
-/* The probe's file-name form of a process name (probe/storage.c
- * storage_name_process), so --process matches what the probe wrote. */
-static void name_process(char *dst, size_t len, const char *process)
-{
-	size_t i;
-
-	for (i = 0; process[i] && i + 1 < len; i++) {
-		char c = process[i];
-		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			 (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' || c == ':';
-
-		dst[i] = ok ? c : '_';
-	}
-	dst[i] = '\0';
 }
 
 /* A package name as Android spells it; it goes into device shell command
@@ -491,7 +476,7 @@ static long pull_rings(struct pull *p, char *listing, const char *const *cat_arg
 	long got = 0;
 
 	if (p->process) {
-		name_process(prefix, LW_RING_PROCESS_MAX, p->process);
+		run_name_process(prefix, LW_RING_PROCESS_MAX, p->process);
 		plen = strlen(prefix);
 		prefix[plen++] = '.';
 		prefix[plen] = '\0';

@@ -97,6 +97,5 @@ struct run_list {
 int storage_list_runs(const char *dir, const char *process, struct run_list *out);
 void storage_free_runs(struct run_list *l);
 int storage_file_is_live(int fd);
-void storage_name_process(char *dst, size_t len, const char *process);
 
 #endif

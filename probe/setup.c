@@ -18,6 +18,7 @@
 
 #include "../src/cpu.h"
 #include "../src/ring.h"
+#include "../src/run-name.h"
 #include "internal.h"
 
 #define LW_RUNS_KEPT_MAX 64u
@@ -140,7 +141,7 @@ static void run_file_name(char *dst, size_t len, const char *process, uint64_t r
 	time_t secs = (time_t)(real_ns / 1000000000u);
 	struct tm tm;
 
-	storage_name_process(proc, sizeof(proc), process);
+	run_name_process(proc, sizeof(proc), process);
 	memset(&tm, 0, sizeof(tm));
 	gmtime_r(&secs, &tm);
 	snprintf(dst, len, "%s.%04d%02d%02dT%02d%02d%02d.%03uZ.%d.lwr", proc, tm.tm_year + 1900,

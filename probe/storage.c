@@ -13,22 +13,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../src/run-name.h"
 #include "internal.h"
-
-/* Copy a process name into a file-name-safe form. */
-void storage_name_process(char *dst, size_t len, const char *process)
-{
-	size_t i;
-
-	for (i = 0; process[i] && i + 1 < len; i++) {
-		char c = process[i];
-		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			 (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' || c == ':';
-
-		dst[i] = ok ? c : '_';
-	}
-	dst[i] = '\0';
-}
 
 /* Does rest match "YYYYMMDDTHHMMSS.mmmZ.<pid>.lwr"? */
 static int is_run_suffix(const char *rest)
@@ -68,7 +54,7 @@ int storage_list_runs(const char *dir, const char *process, struct run_list *out
 
 	out->names = NULL;
 	out->count = 0;
-	storage_name_process(prefix, sizeof(prefix) - 1, process);
+	run_name_process(prefix, sizeof(prefix) - 1, process);
 	plen = strlen(prefix);
 	prefix[plen++] = '.';
 	prefix[plen] = '\0';
