@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/types.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +31,8 @@ static void child(const struct adb *a, const char *const *args, int out_fd, int 
 	for (i = 0; args[i] && i < ADB_ARGS_MAX; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
+	/* Its own process group, so a timeout kills what adb started too. */
+	setpgid(0, 0);
 	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) {
 		e = errno;
 		goto fail;
@@ -41,6 +45,35 @@ fail:
 	_exit(127);
 }
 
+/* Wait for pid at most timeout_s seconds; past that, kill its process
+ * group and reap it. Returns 0, or -1 with errno set. */
+static int wait_or_kill(pid_t pid, int timeout_s, int *wstatus, int *timed_out)
+{
+	struct timespec step = { 0, 5000000 }; /* 5 ms */
+	long waited_ms = 0;
+	pid_t r;
+
+	*timed_out = 0;
+	for (;;) {
+		r = waitpid(pid, wstatus, WNOHANG);
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (waited_ms >= (long)timeout_s * 1000) {
+			*timed_out = 1;
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			while (waitpid(pid, wstatus, 0) < 0)
+				if (errno != EINTR)
+					return -1;
+			return 0;
+		}
+		nanosleep(&step, NULL);
+		waited_ms += 5;
+	}
+}
+
 static int set_cloexec(int fd)
 {
 	int flags = fcntl(fd, F_GETFD);
@@ -51,7 +84,7 @@ static int set_cloexec(int fd)
 int adb_run(const struct adb *a, const char *const *args, int out_fd, struct adb_result *res)
 {
 	FILE *errf = tmpfile();
-	int report[2], e = 0, wstatus, rc = 0;
+	int report[2], e = 0, wstatus, rc = 0, timed_out = 0;
 	ssize_t got;
 	size_t n;
 	pid_t pid;
@@ -79,14 +112,19 @@ int adb_run(const struct adb *a, const char *const *args, int out_fd, struct adb
 	do
 		got = read(report[0], &e, sizeof(e));
 	while (got < 0 && errno == EINTR);
-	while (waitpid(pid, &wstatus, 0) < 0) {
-		if (errno != EINTR) {
-			rc = -errno;
-			goto close_pipe;
-		}
+	if (wait_or_kill(pid, a->timeout_s > 0 ? a->timeout_s : ADB_DEFAULT_TIMEOUT_S, &wstatus,
+			 &timed_out) != 0) {
+		rc = -errno;
+		goto close_pipe;
 	}
 	if (got == (ssize_t)sizeof(e)) {
 		rc = -e;
+		goto close_pipe;
+	}
+	if (timed_out) {
+		res->status = ADB_TIMED_OUT;
+		snprintf(res->err, sizeof(res->err), "adb did not answer within %d s",
+			 a->timeout_s > 0 ? a->timeout_s : ADB_DEFAULT_TIMEOUT_S);
 		goto close_pipe;
 	}
 	res->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);

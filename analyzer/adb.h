@@ -9,9 +9,13 @@
 
 #include <stddef.h>
 
+#define ADB_DEFAULT_TIMEOUT_S 120
+#define ADB_TIMED_OUT 124 /* adb_result.status of a call that ran out of time */
+
 struct adb {
 	const char *program; /* a path, or a name looked up in PATH */
 	const char *serial;  /* NULL: no -s (adb picks the only device) */
+	int timeout_s;       /* a call still running after this is killed; 0: the default */
 };
 
 struct adb_result {
@@ -21,8 +25,10 @@ struct adb_result {
 
 /* Run adb with args (NULL-terminated) and its stdout into out_fd. Returns
  * 0 when it ran (whatever its status, in *res), -ENOENT when the program
- * does not exist, or another -errno when it could not be started.
- * Context: allocates; blocks until adb exits. */
+ * does not exist, or another -errno when it could not be started. A call
+ * that outlives a->timeout_s is killed (with what it started) and reads as
+ * status ADB_TIMED_OUT with a message in res->err.
+ * Context: allocates; blocks until adb exits or times out. */
 int adb_run(const struct adb *a, const char *const *args, int out_fd, struct adb_result *res);
 
 /* adb_run() with stdout captured into *out (NUL-terminated, *len bytes

@@ -33,7 +33,7 @@
 #include "commands.h"
 
 static const char usage[] =
-	"lastwords pull --package PKG [--serial S] [--process NAME] -o DIR";
+	"lastwords pull --package PKG [--serial S] [--process NAME] [--timeout SECONDS] -o DIR";
 
 /* Exit statuses of pull, after the shared ones of commands.h (lastwords(1)). */
 enum pull_exit {
@@ -760,13 +760,14 @@ int cmd_pull(int argc, char **argv)
 		{ "serial", required_argument, NULL, 's' },
 		{ "process", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pull p = { 0 };
 	const char *dir = NULL, *want = NULL, *env = getenv("ADB");
 	char *serial = NULL;
-	int c, status;
+	int c, status, timeout_s = 0;
 
 	optind = 1;
 	opterr = 0;
@@ -784,6 +785,16 @@ int cmd_pull(int argc, char **argv)
 		case 'o':
 			dir = optarg;
 			break;
+		case 't': {
+			char *end;
+			long t = strtol(optarg, &end, 10);
+
+			if (*end || t < 1 || t > 3600)
+				return usage_error(usage, "--timeout takes seconds (1 to 3600), not '%s'",
+						   optarg);
+			timeout_s = (int)t;
+			break;
+		}
 		case 'h':
 			printf("usage: %s\n", usage);
 			return LW_EXIT_OK;
@@ -804,6 +815,7 @@ int cmd_pull(int argc, char **argv)
 	if (want && (!*want || want[0] == '-'))
 		return usage_error(usage, "'%s' is not a serial", want);
 	p.adb.program = env && *env ? env : "adb";
+	p.adb.timeout_s = timeout_s;
 
 	if (prepare_output(dir, &p.work) != 0) {
 		free(p.work);

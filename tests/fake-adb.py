@@ -54,6 +54,12 @@ def main():
             sys.stdout.write("%s\t%s\n" % (d["serial"], d.get("state", "device")))
         sys.stdout.write("\n")
         return 0
+    # A device that stops answering one command (a wedged logcat).
+    for word in scenario.get("hang_on", []):
+        if word in args:
+            import time
+            time.sleep(60)
+            return 1
     if serial is not None:
         found = [d for d in devices if d["serial"] == serial]
         if not found:

@@ -77,14 +77,14 @@ class Env:
                     (sys.executable, os.path.join(root, "tests", "fake-adb.py")))
         os.chmod(self.adb, 0o755)
 
-    def pull(self, devices, args, adb=None, out=None):
+    def pull(self, devices, args, adb=None, out=None, extra=None):
         """Run pull in a fresh case directory; returns (process, out dir, commands)."""
         self.n += 1
         case = os.path.join(self.tmp, "case%d" % self.n)
         os.mkdir(case)
         scen = os.path.join(case, "scenario.json")
         with open(scen, "w") as f:
-            json.dump({"devices": devices}, f)
+            json.dump(dict({"devices": devices}, **(extra or {})), f)
         log = os.path.join(case, "adb.log")
         out = out or os.path.join(case, "bundle")
         env = dict(os.environ, ADB=adb or self.adb, FAKE_ADB_SCENARIO=scen, FAKE_ADB_LOG=log)
@@ -245,6 +245,25 @@ def test_external(e):
            "external: exec-out cat from the external directory")
 
 
+def test_timeout(e):
+    """A command that never answers is killed after --timeout and listed as
+    missing: the pull is partial, not stuck."""
+    import time
+    scenario_dev = device(e.root)
+    start = time.monotonic()
+    p, out, cmds = e.pull([scenario_dev], ["--package", PKG, "--timeout", "1"],
+                          extra={"hang_on": ["logcat"]})
+    took = time.monotonic() - start
+    expect(p.returncode == EXIT_PARTIAL, "timeout: exit %d, expected %d: %s" %
+           (p.returncode, EXIT_PARTIAL, p.stderr))
+    expect(took < 20, "timeout: the pull took %.1f s; a hung adb must not block it" % took)
+    part = out + ".partial"
+    if os.path.isdir(part):
+        m = manifest(part)
+        logs = [x for x in m.get("missing", []) if "did not answer" in x.get("reason", "")]
+        expect(logs, "timeout: the manifest says which command did not answer: %s" % m.get("missing"))
+
+
 def test_errors(e):
     p, out, cmds = e.pull([device(e.root)], ["--package", PKG], adb="/nonexistent/adb")
     expect(p.returncode == EXIT_NO_ADB and "adb not found" in p.stderr and
@@ -313,6 +332,7 @@ def main():
         test_process(e)
         test_not_debuggable(e)
         test_external(e)
+        test_timeout(e)
         test_errors(e)
     finally:
         shutil.rmtree(tmp)
