@@ -16,26 +16,15 @@ import shutil
 import subprocess
 import sys
 
-SANITIZER_PREFIXES = ("__asan_", "__ubsan_", "__sanitizer_", "__tsan_", "__lsan_", "__msan_")
+from symbols import SANITIZER_PREFIXES, fail, read_allow, rejected
+
 GLIBC_ONLY = "argp_parse"  # GNU argp: not in bionic
 
 
-def fail(msg):
-    print("FAIL: " + msg, file=sys.stderr)
-    sys.exit(1)
 
 
-def read_allow(path):
-    allow = set()
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            body, _, why = line.partition("#")
-            words = body.split()
-            if not words:
-                continue
-            if len(words) != 1 or not why.strip():
-                fail("%s:%d: expected 'symbol  # why', got '%s'" % (path, n, line.rstrip()))
-            allow.add(words[0])
+def read_bionic_allow(path):
+    allow = read_allow(path)
     if GLIBC_ONLY in allow:
         fail("%s lists %s, which bionic does not have" % (path, GLIBC_ONLY))
     return allow
@@ -53,14 +42,6 @@ def parse_nm(text):
     return syms
 
 
-def rejected(syms, allow, sanitized):
-    bad = []
-    for name, _kind in syms:
-        if sanitized and name.startswith(SANITIZER_PREFIXES):
-            continue
-        if name not in allow:
-            bad.append(name)
-    return sorted(set(bad))
 
 
 def main():
@@ -73,7 +54,7 @@ def main():
     if not nm:
         print("SKIP: no 'nm'")
         return 77
-    allow = read_allow(allow_path)
+    allow = read_bionic_allow(allow_path)
     if sanitized:
         print("sanitized build (b_sanitize=%s): ignoring symbols starting with %s"
               % (sanitize, ", ".join(SANITIZER_PREFIXES)))
@@ -89,10 +70,10 @@ def main():
 
     # The check must be able to fail.
     probe = parse_nm("                 U %s@GLIBC_2.2.5\n" % GLIBC_ONLY)
-    if rejected(probe, allow, sanitized) != [GLIBC_ONLY]:
+    if rejected([n for n, _ in probe], allow, sanitized) != [GLIBC_ONLY]:
         fail("the check accepted %s, which bionic lacks" % GLIBC_ONLY)
 
-    bad = rejected(syms, allow, sanitized)
+    bad = rejected([n for n, _ in syms], allow, sanitized)
     if bad:
         for name in bad:
             print("not known to be in bionic (not in %s): %s"

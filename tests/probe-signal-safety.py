@@ -19,14 +19,12 @@ import subprocess
 import sys
 import tempfile
 
-SANITIZER_PREFIXES = ("__asan_", "__ubsan_", "__sanitizer_", "__tsan_", "__lsan_", "__msan_")
+from symbols import SANITIZER_PREFIXES, fail, read_allow, rejected
+
 CRASH_PATH = ("crash.c.o", "crc32c.c.o")
 MUST_REJECT = "setup.c.o"
 
 
-def fail(msg):
-    print("FAIL: " + msg, file=sys.stderr)
-    sys.exit(1)
 
 
 def tool(name):
@@ -45,20 +43,6 @@ def run(cmd, cwd=None):
     return res.stdout
 
 
-def read_allow(path):
-    allow = {}
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            body, _, why = line.partition("#")
-            words = body.split()
-            if not words:
-                continue
-            if len(words) != 1 or not why.strip():
-                fail("%s:%d: expected 'symbol  # why', got '%s'" % (path, n, line.rstrip()))
-            allow[words[0]] = why.strip()
-    if not allow:
-        fail("%s: empty allow-list" % path)
-    return allow
 
 
 def undefined(nm, obj):
@@ -70,14 +54,6 @@ def undefined(nm, obj):
     return syms
 
 
-def rejected(syms, allow, sanitized):
-    bad = []
-    for s in sorted(syms):
-        if sanitized and s.startswith(SANITIZER_PREFIXES):
-            continue
-        if s not in allow:
-            bad.append(s)
-    return bad
 
 
 def member(members, suffix):
