@@ -25,6 +25,8 @@
 
 #include "seed-json.h"
 
+#include "../src/hex.h"
+
 #define SJ_BUF_SIZE ((size_t)256 << 10)
 
 enum sj_state {
@@ -326,17 +328,6 @@ static inline void sj_str_append(struct sjson *j, const unsigned char *p, size_t
 	j->str.len += n;
 }
 
-static int hex_value(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* What ends a run of plain characters in a string. */
 static const unsigned char string_stop[256] = {
 	[0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1,
@@ -407,7 +398,7 @@ static enum sjson_tok sj_string(struct sjson *j, enum sjson_tok tok)
 			/* Four hex digits, and the text must go on after them. */
 			v = 0;
 			for (i = 2; i < 6; i++) {
-				int h = hex_value(sj_byte(j, (size_t)i));
+				int h = hex_digit(sj_byte(j, (size_t)i));
 
 				if (h < 0)
 					break;

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "../src/hex.h"
+
 void line_iter_init(struct line_iter *it, const char *buf, size_t len)
 {
 	it->p = buf;
@@ -129,20 +131,13 @@ size_t span_hex64(struct span s, uint64_t *out)
 	if (s.n >= 2 && s.s[0] == '0' && (s.s[1] == 'x' || s.s[1] == 'X'))
 		i = 2;
 	for (; i < s.n; i++, digits++) {
-		char c = s.s[i];
-		unsigned d;
+		int d = hex_digit((unsigned char)s.s[i]);
 
-		if (c >= '0' && c <= '9')
-			d = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			d = (unsigned)(c - 'A' + 10);
-		else
+		if (d < 0)
 			break;
 		if (digits >= 16)
 			return 0;
-		v = v << 4 | d;
+		v = v << 4 | (unsigned)d;
 	}
 	if (!digits)
 		return 0;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../src/cpu.h"
+#include "../src/hex.h"
 #include "../src/ring.h"
 #include "../src/run-name.h"
 #include "internal.h"
@@ -25,17 +26,6 @@
 #define LW_ALTSTACK_SIZE (64u * 1024u)
 
 static atomic_int lw_active;
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* The kernel's boot id ("xxxxxxxx-xxxx-..."), as 16 bytes; zeros if absent. */
 static void read_boot_id(uint8_t out[16])
@@ -51,7 +41,7 @@ static void read_boot_id(uint8_t out[16])
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	for (j = 0; j < n && i < 16; j++) {
-		int v = hexval(buf[j]);
+		int v = hex_digit(buf[j]);
 
 		if (v < 0)
 			continue;
