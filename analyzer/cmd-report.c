@@ -146,22 +146,19 @@ int cmd_report(int argc, char **argv)
 		return usage_error(usage, "--format is text, json or seed, not '%s'", format);
 	if (optind >= argc)
 		return usage_error(usage, "report needs at least one file or directory");
-	if (bundle_load(argv + optind, (size_t)(argc - optind), &b) != 0 ||
-	    report_build(&b, &opt, &r) != 0) {
+	if (bundle_load(argv + optind, (size_t)(argc - optind), &b) != 0) {
 		fprintf(stderr, "lastwords: out of memory\n");
-		bundle_release(&b);
 		return LW_EXIT_INPUT;
 	}
 	if (!opt.tz_known && b.have_tz) {
 		/* The pull's manifest read the device's zone. */
-		report_release(&r);
 		opt.tz_offset_ms = b.tz_offset_ms;
 		opt.tz_known = 1;
-		if (report_build(&b, &opt, &r) != 0) {
-			fprintf(stderr, "lastwords: out of memory\n");
-			bundle_release(&b);
-			return LW_EXIT_INPUT;
-		}
+	}
+	if (report_build(&b, &opt, &r) != 0) {
+		fprintf(stderr, "lastwords: out of memory\n");
+		bundle_release(&b);
+		return LW_EXIT_INPUT;
 	}
 	for (size_t i = 0; i < b.ninputs; i++) {
 		if (!b.inputs[i].error[0])
