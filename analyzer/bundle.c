@@ -52,6 +52,43 @@ static int add_file(struct bundle *b, struct ev_file *f)
 	return 0;
 }
 
+/* Evidence: parse it; the seed's events also become a ring-less run.
+ * Returns -1 on ENOMEM only: a parse failure is the input's error. */
+static int load_evidence(struct bundle *b, struct bundle_input *in, const char *path,
+			 const struct input *data)
+{
+	struct ev_error err = { 0, "" };
+	struct ev_file f;
+	struct run r;
+
+	memset(&f, 0, sizeof(f));
+	if (ev_parse(in->kind, data->data, data->len, &f, &err) != 0) {
+		snprintf(in->error, sizeof(in->error), "%s", err.reason);
+		in->error_line = err.line;
+		ev_file_release(&f);
+		return 0;
+	}
+	if (in->kind == EV_KIND_SEED_EVENTS) {
+		if (run_from_seed(path, &f, &r, &err) != 0) {
+			snprintf(in->error, sizeof(in->error), "%s", err.reason);
+			ev_file_release(&f);
+			return 0;
+		}
+		if (add_run(b, &r) != 0) {
+			run_release(&r);
+			ev_file_release(&f);
+			return -1;
+		}
+	}
+	f.path = strdup(path);
+	f.gzipped = data->gzipped;
+	if (!f.path || add_file(b, &f) != 0) {
+		ev_file_release(&f);
+		return -1;
+	}
+	return 0;
+}
+
 /* The manifest of a pull describes the bundle; it is not evidence. Keep its
  * time-zone offset. */
 static int is_manifest(struct bundle *b, const char *path)
@@ -78,17 +115,42 @@ static int is_manifest(struct bundle *b, const char *path)
 	return 1;
 }
 
+/* A ring, binary or as dump --json lines. Returns -1 on ENOMEM only. */
+static int load_run(struct bundle *b, struct bundle_input *in, const char *path,
+		    const struct input *data)
+{
+	struct ev_error err = { 0, "" };
+	struct ring_error rerr;
+	struct run r;
+
+	if (data->len >= LW_RING_MAGIC_LEN &&
+	    memcmp(data->data, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0) {
+		if (run_load_ring(path, &r, &rerr) != 0) {
+			snprintf(in->error, sizeof(in->error), "%s", rerr.reason);
+			return 0;
+		}
+	} else if (run_load_json(path, data->data, data->len, &r, &err) != 0) {
+		snprintf(in->error, sizeof(in->error), "%s", err.reason);
+		in->error_line = err.line;
+		return 0;
+	}
+	if (add_run(b, &r) != 0) {
+		run_release(&r);
+		return -1;
+	}
+	return 0;
+}
+
 static int load_file(struct bundle *b, const char *path)
 {
+	struct ev_error err = { 0, "" };
 	struct bundle_input *in;
+	struct input data;
+	int rc = 0;
 
 	if (is_manifest(b, path))
 		return 0;
 	in = add_input(b, path);
-	struct ev_error err = { 0, "" };
-	struct input data;
-	struct run r;
-
 	if (!in)
 		return -1;
 	if (input_read(path, &data, &err) != 0) {
@@ -96,52 +158,14 @@ static int load_file(struct bundle *b, const char *path)
 		return 0;
 	}
 	in->kind = ev_detect(data.data, data.len);
-	if (in->kind == EV_KIND_UNKNOWN) {
+	if (in->kind == EV_KIND_UNKNOWN)
 		snprintf(in->error, sizeof(in->error), "unknown kind");
-	} else if (in->kind == EV_KIND_RING) {
-		struct ring_error rerr;
-		int binary = data.len >= LW_RING_MAGIC_LEN &&
-			     memcmp(data.data, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0;
-
-		if (binary && run_load_ring(path, &r, &rerr) != 0) {
-			snprintf(in->error, sizeof(in->error), "%s", rerr.reason);
-		} else if (!binary && run_load_json(path, data.data, data.len, &r, &err) != 0) {
-			snprintf(in->error, sizeof(in->error), "%s", err.reason);
-			in->error_line = err.line;
-		} else if (add_run(b, &r) != 0) {
-			run_release(&r);
-			input_release(&data);
-			return -1;
-		}
-	} else {
-		struct ev_file f;
-
-		memset(&f, 0, sizeof(f));
-		if (ev_parse(in->kind, data.data, data.len, &f, &err) != 0) {
-			snprintf(in->error, sizeof(in->error), "%s", err.reason);
-			in->error_line = err.line;
-			ev_file_release(&f);
-		} else if (in->kind == EV_KIND_SEED_EVENTS &&
-			   run_from_seed(path, &f, &r, &err) != 0) {
-			snprintf(in->error, sizeof(in->error), "%s", err.reason);
-			ev_file_release(&f);
-		} else if (in->kind == EV_KIND_SEED_EVENTS && add_run(b, &r) != 0) {
-			run_release(&r);
-			ev_file_release(&f);
-			input_release(&data);
-			return -1;
-		} else {
-			f.path = strdup(path);
-			f.gzipped = data.gzipped;
-			if (!f.path || add_file(b, &f) != 0) {
-				ev_file_release(&f);
-				input_release(&data);
-				return -1;
-			}
-		}
-	}
+	else if (in->kind == EV_KIND_RING)
+		rc = load_run(b, in, path, &data);
+	else
+		rc = load_evidence(b, in, path, &data);
 	input_release(&data);
-	return 0;
+	return rc;
 }
 
 static int cmp_str(const void *a, const void *b)
