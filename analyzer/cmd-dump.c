@@ -172,16 +172,6 @@ static int emit_json(cJSON *o)
 	return 0;
 }
 
-static int add_header_digest(cJSON *o, const char *key, uint64_t d)
-{
-	char hex[24];
-
-	if (!d)
-		return cJSON_AddNullToObject(o, key) ? 0 : -1;
-	fmt_digest(hex, sizeof(hex), d);
-	return cJSON_AddStringToObject(o, key, hex) ? 0 : -1;
-}
-
 static cJSON *ring_json(const struct ring_file *rf, const struct ring_facts *f)
 {
 	const struct lw_ring_header *h = rf->hdr;
@@ -233,9 +223,9 @@ static cJSON *ring_json(const struct ring_file *rf, const struct ring_facts *f)
 	rc |= json_add_u64(o, "lapped", h->lapped);
 	rc |= json_add_u64(o, "dropped", h->dropped);
 	rc |= json_add_u64(o, "peak_rss_kb", f->peak_rss_kb);
-	rc |= add_header_digest(o, "candidate", h->candidate);
-	rc |= add_header_digest(o, "ok_candidate", h->ok_candidate);
-	rc |= add_header_digest(o, "stable_candidate", h->stable_candidate);
+	rc |= json_add_digest(o, "candidate", h->candidate);
+	rc |= json_add_digest(o, "ok_candidate", h->ok_candidate);
+	rc |= json_add_digest(o, "stable_candidate", h->stable_candidate);
 	rc |= json_add_u64(o, "head", f->scan.head);
 	if (rc) {
 		cJSON_Delete(o);

@@ -155,18 +155,6 @@ static void add_u64(cJSON *o, const char *k, uint64_t v)
 	json_add_u64(o, k, v);
 }
 
-static void add_digest(cJSON *o, const char *k, uint64_t d)
-{
-	char hex[24];
-
-	if (!d) {
-		cJSON_AddNullToObject(o, k);
-		return;
-	}
-	fmt_digest(hex, sizeof(hex), d);
-	cJSON_AddStringToObject(o, k, hex);
-}
-
 static void add_time(cJSON *o, const char *k, int64_t ms)
 {
 	char iso[40];
@@ -240,8 +228,8 @@ static cJSON *run_json(const struct report *rep, size_t i)
 	add_time(o, "start", r->from_seed ? EV_NO_TIME : cr->start_ms);
 	add_time(o, "end", r->from_seed ? EV_NO_TIME : cr->last_ms);
 	add_u64(o, "app_version", r->hdr.app_version);
-	add_digest(o, "candidate", f->candidate);
-	add_digest(o, "stable_candidate", f->stable_candidate);
+	json_add_digest(o, "candidate", f->candidate);
+	json_add_digest(o, "stable_candidate", f->stable_candidate);
 	cJSON_AddStringToObject(o, "outcome", ring_outcome_name(f->outcome));
 	cJSON_AddStringToObject(o, "last_stage", stage_or_unknown(f->last_stage));
 	cJSON_AddBoolToObject(o, "stage_open", f->open_stage != LW_STAGE_NONE);
@@ -360,7 +348,7 @@ cJSON *report_json(const struct report *r)
 		}
 		cJSON_AddStringToObject(x, "process", l->process);
 		cJSON_AddStringToObject(x, "stage", stage_or_unknown(l->stage));
-		add_digest(x, "candidate", l->candidate);
+		json_add_digest(x, "candidate", l->candidate);
 		cJSON_AddNumberToObject(x, "count", (double)l->count);
 		runs = cJSON_AddArrayToObject(x, "pids");
 		for (k = 0; runs && k < l->count; k++)

@@ -156,14 +156,14 @@ static int add_name(cJSON *o, const char *key, const struct vocab *v, int value)
 	return cJSON_AddNumberToObject(o, key, value) ? 0 : -1;
 }
 
-static int add_digest(cJSON *o, const char *key, uint64_t d)
+int json_add_digest(cJSON *obj, const char *key, uint64_t digest)
 {
 	char buf[24];
 
-	if (!d)
-		return cJSON_AddNullToObject(o, key) ? 0 : -1;
-	fmt_digest(buf, sizeof(buf), d);
-	return cJSON_AddStringToObject(o, key, buf) ? 0 : -1;
+	if (!digest)
+		return cJSON_AddNullToObject(obj, key) ? 0 : -1;
+	fmt_digest(buf, sizeof(buf), digest);
+	return cJSON_AddStringToObject(obj, key, buf) ? 0 : -1;
 }
 
 static int add_type_fields(cJSON *o, const struct lw_ring_slot *s)
@@ -184,7 +184,7 @@ static int add_type_fields(cJSON *o, const struct lw_ring_slot *s)
 			rc |= add_name(o, "error", &vocab_errors, s->code);
 		rc |= json_add_u64(o, "boottime_ns", s->a);
 		rc |= json_add_u64(o, "realtime_ns", s->b);
-		rc |= add_digest(o, "candidate", s->c);
+		rc |= json_add_digest(o, "candidate", s->c);
 		break;
 	case LW_EV_MARK:
 		rc |= add_name(o, "mark", &vocab_marks, s->code);
@@ -195,7 +195,7 @@ static int add_type_fields(cJSON *o, const struct lw_ring_slot *s)
 			rc |= add_name(o, "action", &vocab_actions, (int)s->a);
 		break;
 	case LW_EV_CANDIDATE:
-		rc |= add_digest(o, "candidate", s->a);
+		rc |= json_add_digest(o, "candidate", s->a);
 		break;
 	case LW_EV_CRASH: {
 		const char *sig = signal_name(s->code);
@@ -209,16 +209,16 @@ static int add_type_fields(cJSON *o, const struct lw_ring_slot *s)
 			rc |= cJSON_AddStringToObject(o, "si_code_name", code) ? 0 : -1;
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, s->a);
 		rc |= cJSON_AddStringToObject(o, "fault_addr", buf) ? 0 : -1;
-		rc |= add_digest(o, "candidate", s->c);
+		rc |= json_add_digest(o, "candidate", s->c);
 		if ((int64_t)s->b <= 0 && s->d)
 			rc |= cJSON_AddNumberToObject(o, "sender_pid", s->d) ? 0 : -1;
 		break;
 	}
 	case LW_EV_ADVICE:
 		rc |= add_name(o, "advice", &vocab_advices, s->code);
-		rc |= add_digest(o, "candidate", s->a);
+		rc |= json_add_digest(o, "candidate", s->a);
 		rc |= json_add_u64(o, "count", s->b);
-		rc |= add_digest(o, "stable_candidate", s->c);
+		rc |= json_add_digest(o, "stable_candidate", s->c);
 		break;
 	case LW_EV_SYNC:
 		rc |= json_add_u64(o, "sync", s->a);
