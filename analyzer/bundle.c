@@ -89,8 +89,45 @@ static int load_evidence(struct bundle *b, struct bundle_input *in, const char *
 	return 0;
 }
 
+/* 64-bit digest of bytes, eight at a time (little-endian words), then
+ * finished by mix64 in bundle_load. Not cryptographic: it tells the same
+ * bundle ingested twice, not an attacker's collision. */
+static uint64_t mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdu;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53u;
+	h ^= h >> 33;
+	return h;
+}
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t w;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h ^= w * 0x9e3779b97f4a7c15u;
+		h = ((h << 27) | (h >> 37)) * 0x87c37b91114253d5u;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h ^= (w + n) * 0x9e3779b97f4a7c15u;
+	return ((h << 31) | (h >> 33)) * 0x4cf5ad432745937fu;
+}
+
+static void copy_string(const cJSON *o, const char *key, char *out, size_t size)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	if (cJSON_IsString(v))
+		snprintf(out, size, "%s", v->valuestring);
+}
+
 /* The manifest of a pull describes the bundle; it is not evidence. Keep its
- * time-zone offset. */
+ * time-zone offset and the device. */
 static int is_manifest(struct bundle *b, const char *path)
 {
 	const char *base = strrchr(path, '/');
@@ -111,6 +148,13 @@ static int is_manifest(struct bundle *b, const char *path)
 	if (cJSON_IsString(cJSON_GetObjectItem(m, "tz_offset")) &&
 	    corr_parse_tz(cJSON_GetObjectItem(m, "tz_offset")->valuestring, &b->tz_offset_ms) == 0)
 		b->have_tz = 1;
+	b->have_manifest = 1;
+	b->complete = !cJSON_IsFalse(cJSON_GetObjectItem(m, "complete"));
+	copy_string(cJSON_GetObjectItem(m, "device"), "model", b->device_model, sizeof(b->device_model));
+	copy_string(cJSON_GetObjectItem(m, "device"), "android_version", b->android_version,
+		    sizeof(b->android_version));
+	copy_string(cJSON_GetObjectItem(m, "device"), "fingerprint", b->fingerprint,
+		    sizeof(b->fingerprint));
 	cJSON_Delete(m);
 	return 1;
 }
@@ -141,7 +185,8 @@ static int load_run(struct bundle *b, struct bundle_input *in, const char *path,
 	return 0;
 }
 
-static int load_file(struct bundle *b, const char *path)
+/* rel: the path below the input it was found under. */
+static int load_file(struct bundle *b, const char *path, const char *rel)
 {
 	struct ev_error err = { 0, "" };
 	struct bundle_input *in;
@@ -157,6 +202,8 @@ static int load_file(struct bundle *b, const char *path)
 		snprintf(in->error, sizeof(in->error), "%s", err.reason);
 		return 0;
 	}
+	b->digest = hash_bytes(b->digest, rel, strlen(rel) + 1);
+	b->digest = hash_bytes(b->digest, data.data, data.len);
 	in->kind = ev_detect(data.data, data.len);
 	if (in->kind == EV_KIND_UNKNOWN)
 		snprintf(in->error, sizeof(in->error), "unknown kind");
@@ -173,7 +220,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int load_path(struct bundle *b, const char *path, int depth)
+static int load_path(struct bundle *b, const char *path, size_t root_len, int depth)
 {
 	struct stat sb;
 	struct dirent *de;
@@ -182,8 +229,11 @@ static int load_path(struct bundle *b, const char *path, int depth)
 	DIR *d;
 	int rc = 0;
 
-	if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
-		return load_file(b, path);
+	if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		const char *base = strrchr(path, '/');
+
+		return load_file(b, path, depth ? path + root_len + 1 : base ? base + 1 : path);
+	}
 	if (depth > 16)
 		return 0;
 	d = opendir(path);
@@ -214,7 +264,7 @@ static int load_path(struct bundle *b, const char *path, int depth)
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (i = 0; i < n; i++) {
 		if (rc == 0)
-			rc = load_path(b, names[i], depth + 1);
+			rc = load_path(b, names[i], root_len, depth + 1);
 		free(names[i]);
 	}
 	free(names);
@@ -237,12 +287,14 @@ int bundle_load(char *const *paths, size_t npaths, struct bundle *b)
 	size_t i;
 
 	memset(b, 0, sizeof(*b));
+	b->complete = 1;
 	for (i = 0; i < npaths; i++) {
-		if (load_path(b, paths[i], 0) != 0) {
+		if (load_path(b, paths[i], strlen(paths[i]), 0) != 0) {
 			bundle_release(b);
 			return -1;
 		}
 	}
+	b->digest = mix64(b->digest);
 	if (b->nruns > 1)
 		qsort(b->runs, b->nruns, sizeof(*b->runs), cmp_run);
 	return 0;

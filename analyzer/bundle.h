@@ -28,9 +28,19 @@ struct bundle {
 	struct bundle_input *inputs;
 	size_t ninputs;
 	/* From the manifest.json that `lastwords pull` writes: the device's
-	 * offset from UTC, when it holds one. */
+	 * offset from UTC, when it holds one, and the device. */
 	int have_tz;
 	int64_t tz_offset_ms;
+	int have_manifest;
+	int complete;              /* 0: the manifest says a required part is missing */
+	char device_model[96];     /* empty when unknown */
+	char android_version[32];
+	char fingerprint[192];
+	/* A digest of the bundle's content: each file's path below the input
+	 * it was found under and its bytes (after gunzip), in walk order; the
+	 * manifest is left out. The same files give the same digest wherever
+	 * they are copied. */
+	uint64_t digest;
 };
 
 /* Load paths into *b. Returns 0, or -1 on ENOMEM (b is then released). */

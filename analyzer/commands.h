@@ -14,6 +14,8 @@ enum lastwords_exit {
 	LW_EXIT_USAGE = 2,   /* bad command line */
 	LW_EXIT_FAIL_ON = 3, /* reserved: report --fail-on matched */
 	LW_EXIT_INPUT = 4,   /* an input could not be read; the others were processed */
+	/* 5 to 10: lastwords pull (cmd-pull.c) */
+	LW_EXIT_DATABASE = 11, /* the history database cannot be opened, upgraded or written */
 };
 
 int cmd_dump(int argc, char **argv);
@@ -23,6 +25,9 @@ int cmd_inspect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_pull(int argc, char **argv);
+int cmd_ingest(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* Print "lastwords: 'FILE': REASON" (or "cannot open") for a ring_file_open()
  * failure to stderr. */

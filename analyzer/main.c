@@ -24,11 +24,15 @@ static const char usage_text[] =
 	"  report [options] INPUT... what killed each run, how sure, and what to do next\n"
 	"  rules                     the classification rules, with their ids\n"
 	"  pull --package PKG -o DIR collect a bundle from a device with adb\n"
+	"  ingest --db FILE BUNDLE... store each bundle's report in the history database\n"
+	"  history --db FILE         rates per candidate, version, stage, ...; regressions\n"
+	"  export --db FILE --format ndjson|csv  one row per verdict, for a warehouse\n"
 	"  help                      this text\n"
 	"\n"
 	"exit status: 0 ok, 1 corruption found, 2 usage error, 3 a --fail-on verdict,\n"
 	"             4 an input could not be read; pull: 5 no adb, 6 no device,\n"
-	"             7 several devices, 8 no such package, 9 partial, 10 output exists\n"
+	"             7 several devices, 8 no such package, 9 partial, 10 output exists;\n"
+	"             11 the history database cannot be opened, upgraded or written\n"
 	"see lastwords(1)\n";
 
 struct command {
@@ -44,6 +48,9 @@ static const struct command commands[] = {
 	{ "report", cmd_report },
 	{ "rules", cmd_rules },
 	{ "pull", cmd_pull },
+	{ "ingest", cmd_ingest },
+	{ "history", cmd_history },
+	{ "export", cmd_export },
 };
 
 void report_ring_error(const char *path, int rc, const struct ring_error *err)

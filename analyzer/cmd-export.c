@@ -1,0 +1,224 @@
+/*
+ * lastwords export --db FILE --format ndjson|csv [-o FILE]
+ *
+ * One row per run's verdict for a fleet's warehouse: the statement
+ * "export" of schemas/history-queries.sql, as NDJSON or CSV (RFC 4180).
+ * The row is documented in schemas/verdict-row.md. A column named "x[]"
+ * holds a JSON array: an array in NDJSON, its JSON text in a CSV cell.
+ * With -o, the rows go to FILE.tmp, renamed to FILE when all are written.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "commands.h"
+#include "history-db.h"
+
+static const char usage[] = "lastwords export --db FILE --format ndjson|csv [-o FILE]";
+
+/* The column's name without its "[]", and whether it had one. */
+static int column_name(sqlite3_stmt *st, int i, char *out, size_t size)
+{
+	const char *name = sqlite3_column_name(st, i);
+	size_t n = strlen(name);
+	int array = n > 2 && strcmp(name + n - 2, "[]") == 0;
+
+	snprintf(out, size, "%.*s", (int)(array ? n - 2 : n), name);
+	return array;
+}
+
+static int write_ndjson_row(sqlite3_stmt *st, FILE *out)
+{
+	cJSON *o = cJSON_CreateObject();
+	int i, n = sqlite3_column_count(st), ok = o != NULL;
+	char name[64], *text;
+
+	for (i = 0; ok && i < n; i++) {
+		int array = column_name(st, i, name, sizeof(name));
+		const char *t = (const char *)sqlite3_column_text(st, i);
+		cJSON *v;
+
+		switch (sqlite3_column_type(st, i)) {
+		case SQLITE_NULL:
+			v = cJSON_CreateNull();
+			break;
+		case SQLITE_INTEGER:
+		case SQLITE_FLOAT:
+			v = cJSON_CreateRaw(t); /* exact: SQLite's own decimal text */
+			break;
+		default:
+			v = array ? cJSON_CreateRaw(t) : cJSON_CreateString(t);
+		}
+		ok = v && cJSON_AddItemToObject(o, name, v);
+		if (!ok)
+			cJSON_Delete(v);
+	}
+	text = ok ? cJSON_PrintUnformatted(o) : NULL;
+	cJSON_Delete(o);
+	if (!text)
+		return -1;
+	fputs(text, out);
+	fputc('\n', out);
+	free(text);
+	return 0;
+}
+
+/* RFC 4180: a field with a comma, a quote, CR or LF (or an empty string,
+ * to tell it from NULL) is quoted, its quotes doubled. */
+static void csv_field(const char *s, FILE *out)
+{
+	const char *p;
+
+	if (!s)
+		return;
+	if (*s && !strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (p = s; *p; p++) {
+		if (*p == '"')
+			fputc('"', out);
+		fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+static void write_csv_header(sqlite3_stmt *st, FILE *out)
+{
+	int i, n = sqlite3_column_count(st);
+	char name[64];
+
+	for (i = 0; i < n; i++) {
+		column_name(st, i, name, sizeof(name));
+		if (i)
+			fputc(',', out);
+		csv_field(name, out);
+	}
+	fputs("\r\n", out);
+}
+
+static void write_csv_row(sqlite3_stmt *st, FILE *out)
+{
+	int i, n = sqlite3_column_count(st);
+
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputc(',', out);
+		csv_field((const char *)sqlite3_column_text(st, i), out);
+	}
+	fputs("\r\n", out);
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db = NULL, *format = NULL, *output = NULL;
+	char err[512], *tmp = NULL;
+	struct history h;
+	sqlite3_stmt *st;
+	size_t rows = 0;
+	FILE *out = stdout;
+	int c, rc, csv, status = LW_EXIT_OK;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			printf("usage: %s\n", usage);
+			return LW_EXIT_OK;
+		default:
+			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (!db)
+		return usage_error(usage, "export needs --db FILE");
+	if (!format || (strcmp(format, "ndjson") != 0 && strcmp(format, "csv") != 0))
+		return usage_error(usage, "--format is ndjson or csv%s%s%s", format ? ", not '" : "",
+				   format ? format : "", format ? "'" : "");
+	if (optind < argc)
+		return usage_error(usage, "unexpected argument '%s'", argv[optind]);
+	csv = strcmp(format, "csv") == 0;
+	if (history_open(db, HISTORY_EXISTING, &h, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
+		return LW_EXIT_DATABASE;
+	}
+	if (history_prepare(&h, "export", NULL, NULL, &st, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
+		history_close(&h);
+		return LW_EXIT_DATABASE;
+	}
+	if (output) {
+		tmp = malloc(strlen(output) + 5);
+		if (tmp)
+			sprintf(tmp, "%s.tmp", output);
+		out = tmp ? fopen(tmp, "w") : NULL;
+		if (!out) {
+			fprintf(stderr, "lastwords: cannot write '%s': %s\n", tmp ? tmp : output, strerror(errno));
+			sqlite3_finalize(st);
+			history_close(&h);
+			free(tmp);
+			return LW_EXIT_INPUT;
+		}
+	}
+	if (csv)
+		write_csv_header(st, out);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (csv) {
+			write_csv_row(st, out);
+		} else if (write_ndjson_row(st, out) != 0) {
+			fprintf(stderr, "lastwords: out of memory\n");
+			status = LW_EXIT_DATABASE;
+			break;
+		}
+		rows++;
+	}
+	if (status == LW_EXIT_OK && rc != SQLITE_DONE) {
+		history_error(&h, "export", err, sizeof(err));
+		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
+		status = LW_EXIT_DATABASE;
+	}
+	sqlite3_finalize(st);
+	history_close(&h);
+	if (fflush(out) != 0 || ferror(out)) {
+		fprintf(stderr, "lastwords: cannot write '%s': %s\n", output ? tmp : "stdout", strerror(errno));
+		status = status ? status : LW_EXIT_INPUT;
+	}
+	if (output) {
+		if (fclose(out) != 0 && status == LW_EXIT_OK) {
+			fprintf(stderr, "lastwords: cannot write '%s': %s\n", tmp, strerror(errno));
+			status = LW_EXIT_INPUT;
+		}
+		if (status == LW_EXIT_OK && rename(tmp, output) != 0) {
+			fprintf(stderr, "lastwords: cannot rename '%s' to '%s': %s\n", tmp, output, strerror(errno));
+			status = LW_EXIT_INPUT;
+		}
+		if (status != LW_EXIT_OK)
+			unlink(tmp);
+		else
+			fprintf(stderr, "lastwords: %zu rows in '%s'\n", rows, output);
+		free(tmp);
+	}
+	return status;
+}

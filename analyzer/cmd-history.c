@@ -1,0 +1,416 @@
+/*
+ * lastwords history --db FILE [--by candidate|app_version|stage|class|device|process]
+ *                   [--since DATE] [--format text|json]
+ *
+ * Rates of each class and evidence level per group, and regressions: a
+ * candidate or app version whose rate of confirmed low_memory or
+ * native_crash verdicts rose over the one before it. The figures come from
+ * the statements "totals", "rates" and "regressions" of
+ * schemas/history-queries.sql, run as written; this file only lays them out.
+ */
+#include <ctype.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "../src/vocab.h"
+#include "commands.h"
+#include "history-db.h"
+
+static const char usage[] =
+	"lastwords history --db FILE [--by candidate|app_version|stage|class|device|process]\n"
+	"                  [--since DATE] [--format text|json]";
+
+static const char *const groupings[] = { "candidate", "app_version", "stage",
+					 "class",     "device",      "process" };
+
+#define NCLASSES (LW_EXIT_UNKNOWN + 1)
+#define NLEVELS (LW_EVIDENCE_UNCONFIRMED + 1)
+
+struct group {
+	char *name;
+	long long runs, died;
+	char *first_seen;
+	long long n[NCLASSES][NLEVELS]; /* [class][level]; [c][0] the class's total */
+};
+
+struct history_figures {
+	long long runs, bundles;
+	struct group *groups;
+	size_t ngroups;
+};
+
+/* "2026-11-01", "2026-11-01T12:00", "2026-11-01 12:00:30Z": a UTC date or
+ * time, written as the stored times are so that they compare as text. */
+static int normalize_since(const char *in, char *out, size_t size)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+	size_t n = strlen(in), i;
+
+	if (n && (in[n - 1] == 'Z' || in[n - 1] == 'z'))
+		n--;
+	if (n != 10 && n != 16 && n != 19)
+		return -1;
+	if (n >= size)
+		return -1;
+	for (i = 0; i < n; i++) {
+		char c = in[i];
+
+		if (shape[i] == 'd' ? !isdigit((unsigned char)c)
+				    : shape[i] == 'T' ? c != 'T' && c != 't' && c != ' ' : c != shape[i])
+			return -1;
+		out[i] = shape[i] == 'T' ? 'T' : c;
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+static char *dup_text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+
+	return t ? strdup((const char *)t) : NULL;
+}
+
+static void figures_release(struct history_figures *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->ngroups; i++) {
+		free(f->groups[i].name);
+		free(f->groups[i].first_seen);
+	}
+	free(f->groups);
+	memset(f, 0, sizeof(*f));
+}
+
+/* The "rates" rows into groups, in the statement's order. */
+static int read_rates(struct history *h, const char *by, const char *since,
+		      struct history_figures *f, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (history_prepare(h, "totals", by, since, &st, err, errlen) != 0)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		f->runs = sqlite3_column_int64(st, 0);
+		f->bundles = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (history_prepare(h, "rates", by, since, &st, err, errlen) != 0)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *cls = (const char *)sqlite3_column_text(st, 4);
+		const char *level = (const char *)sqlite3_column_text(st, 5);
+		struct group *g = f->ngroups ? &f->groups[f->ngroups - 1] : NULL;
+		int c, l;
+
+		if (!name)
+			name = "";
+		if (!g || strcmp(g->name, name) != 0) {
+			struct group *nv = realloc(f->groups, (f->ngroups + 1) * sizeof(*nv));
+
+			if (!nv)
+				goto nomem;
+			f->groups = nv;
+			g = &nv[f->ngroups++];
+			memset(g, 0, sizeof(*g));
+			g->name = strdup(name);
+			g->first_seen = dup_text(st, 3);
+			g->runs = sqlite3_column_int64(st, 1);
+			g->died = sqlite3_column_int64(st, 2);
+			if (!g->name)
+				goto nomem;
+		}
+		if (!cls)
+			continue;
+		c = vocab_value(&vocab_exit_classes, cls);
+		l = level ? vocab_value(&vocab_evidence_levels, level) : -1;
+		if (c <= 0 || c >= NCLASSES || l <= 0 || l >= NLEVELS) {
+			snprintf(err, errlen, "the history holds a verdict this lastwords does not know: %s, %s",
+				 cls, level ? level : "no level");
+			sqlite3_finalize(st);
+			return -1;
+		}
+		g->n[c][l] += sqlite3_column_int64(st, 6);
+		g->n[c][0] += sqlite3_column_int64(st, 6);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : history_error(h, "rates", err, errlen);
+nomem:
+	sqlite3_finalize(st);
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+static double rate(long long n, long long of)
+{
+	return of ? (double)n / (double)of : 0.0;
+}
+
+static cJSON *group_json(const struct group *g)
+{
+	cJSON *o = cJSON_CreateObject(), *classes;
+	int c, l;
+
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "group", g->name);
+	cJSON_AddNumberToObject(o, "runs", (double)g->runs);
+	cJSON_AddNumberToObject(o, "died", (double)g->died);
+	cJSON_AddItemToObject(o, "first_seen",
+			      g->first_seen ? cJSON_CreateString(g->first_seen) : cJSON_CreateNull());
+	classes = cJSON_AddObjectToObject(o, "classes");
+	for (c = 1; classes && c < NCLASSES; c++) {
+		cJSON *x = cJSON_AddObjectToObject(classes, vocab_name(&vocab_exit_classes, c));
+
+		if (!x)
+			break;
+		cJSON_AddNumberToObject(x, "total", (double)g->n[c][0]);
+		cJSON_AddNumberToObject(x, "rate", rate(g->n[c][0], g->runs));
+		for (l = 1; l < NLEVELS; l++)
+			cJSON_AddNumberToObject(x, vocab_name(&vocab_evidence_levels, l),
+						(double)g->n[c][l]);
+	}
+	return o;
+}
+
+/* One regression row (see the statement) as JSON. */
+static cJSON *regression_json(sqlite3_stmt *st)
+{
+	cJSON *o = cJSON_CreateObject();
+	long long prev_count = sqlite3_column_int64(st, 5), prev_runs = sqlite3_column_int64(st, 6);
+	long long count = sqlite3_column_int64(st, 7), runs = sqlite3_column_int64(st, 8);
+
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "dimension", (const char *)sqlite3_column_text(st, 0));
+	cJSON_AddStringToObject(o, "package", (const char *)sqlite3_column_text(st, 1));
+	cJSON_AddStringToObject(o, "group", (const char *)sqlite3_column_text(st, 3));
+	cJSON_AddStringToObject(o, "previous", (const char *)sqlite3_column_text(st, 2));
+	cJSON_AddStringToObject(o, "class", (const char *)sqlite3_column_text(st, 4));
+	cJSON_AddStringToObject(o, "evidence_level", "confirmed");
+	cJSON_AddNumberToObject(o, "count", (double)count);
+	cJSON_AddNumberToObject(o, "runs", (double)runs);
+	cJSON_AddNumberToObject(o, "rate", rate(count, runs));
+	cJSON_AddNumberToObject(o, "previous_count", (double)prev_count);
+	cJSON_AddNumberToObject(o, "previous_runs", (double)prev_runs);
+	cJSON_AddNumberToObject(o, "previous_rate", rate(prev_count, prev_runs));
+	return o;
+}
+
+static int read_regressions(struct history *h, const char *since, cJSON *out, char *err,
+			    size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (history_prepare(h, "regressions", NULL, since, &st, err, errlen) != 0)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		cJSON *o = regression_json(st);
+
+		if (!o || !cJSON_AddItemToArray(out, o)) {
+			cJSON_Delete(o);
+			sqlite3_finalize(st);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : history_error(h, "regressions", err, errlen);
+}
+
+static void print_text(const char *by, const char *since, const struct history_figures *f,
+		       const cJSON *regressions, FILE *out)
+{
+	const cJSON *x;
+	size_t i;
+	int c, l;
+
+	fprintf(out, "history: %lld run%s in %lld bundle%s, by %s", f->runs, f->runs == 1 ? "" : "s",
+		f->bundles, f->bundles == 1 ? "" : "s", by);
+	if (since)
+		fprintf(out, ", since %s UTC", since);
+	fputs("\n", out);
+	for (i = 0; i < f->ngroups; i++) {
+		const struct group *g = &f->groups[i];
+
+		fprintf(out, "\n%s %s: %lld run%s, %lld died\n", by, g->name, g->runs,
+			g->runs == 1 ? "" : "s", g->died);
+		for (c = 1; c < NCLASSES; c++) {
+			const char *sep = "";
+
+			if (!g->n[c][0])
+				continue;
+			fprintf(out, "  %-15s %5lld %6.1f%%  ", vocab_name(&vocab_exit_classes, c),
+				g->n[c][0], 100.0 * rate(g->n[c][0], g->runs));
+			for (l = 1; l < NLEVELS; l++) {
+				if (!g->n[c][l])
+					continue;
+				fprintf(out, "%s%s %lld", sep, vocab_name(&vocab_evidence_levels, l),
+					g->n[c][l]);
+				sep = ", ";
+			}
+			fputs("\n", out);
+		}
+	}
+	if (!cJSON_GetArraySize(regressions)) {
+		fputs("\nregressions: none (each candidate and app version against the one before it, "
+		      "per package)\n",
+		      out);
+		return;
+	}
+	fputs("\nregressions (a confirmed low_memory or native_crash rate up on the one before):\n",
+	      out);
+	cJSON_ArrayForEach(x, regressions) {
+		const char *dim = cJSON_GetObjectItem(x, "dimension")->valuestring;
+		double count = cJSON_GetObjectItem(x, "count")->valuedouble;
+		double runs = cJSON_GetObjectItem(x, "runs")->valuedouble;
+		double pcount = cJSON_GetObjectItem(x, "previous_count")->valuedouble;
+		double pruns = cJSON_GetObjectItem(x, "previous_runs")->valuedouble;
+
+		fprintf(out,
+			"  %s %s %s: confirmed %s in %.0f of %.0f runs (%.1f%%), up from %.0f of %.0f "
+			"(%.1f%%) with %s %s\n",
+			cJSON_GetObjectItem(x, "package")->valuestring, dim,
+			cJSON_GetObjectItem(x, "group")->valuestring,
+			cJSON_GetObjectItem(x, "class")->valuestring, count, runs,
+			100.0 * cJSON_GetObjectItem(x, "rate")->valuedouble, pcount, pruns,
+			100.0 * cJSON_GetObjectItem(x, "previous_rate")->valuedouble, dim,
+			cJSON_GetObjectItem(x, "previous")->valuestring);
+	}
+}
+
+static int print_json(const char *by, const char *since, const struct history_figures *f,
+		      cJSON *regressions)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+	char *text;
+	size_t i;
+
+	if (!o)
+		return -1;
+	cJSON_AddNumberToObject(o, "history_version", 1);
+	cJSON_AddStringToObject(o, "by", by);
+	cJSON_AddItemToObject(o, "since", since ? cJSON_CreateString(since) : cJSON_CreateNull());
+	cJSON_AddNumberToObject(o, "runs", (double)f->runs);
+	cJSON_AddNumberToObject(o, "bundles", (double)f->bundles);
+	a = cJSON_AddArrayToObject(o, "groups");
+	for (i = 0; a && i < f->ngroups; i++) {
+		cJSON *g = group_json(&f->groups[i]);
+
+		if (!g || !cJSON_AddItemToArray(a, g)) {
+			cJSON_Delete(g);
+			cJSON_Delete(o);
+			return -1;
+		}
+	}
+	cJSON_AddItemReferenceToObject(o, "regressions", regressions);
+	text = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (!text)
+		return -1;
+	puts(text);
+	free(text);
+	return 0;
+}
+
+int cmd_history(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "since", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db = NULL, *by = "candidate", *format = "text", *since = NULL;
+	struct history_figures f = { 0 };
+	cJSON *regressions = NULL;
+	char since_buf[32], err[512];
+	struct history h;
+	size_t i;
+	int c, status = LW_EXIT_OK;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'b':
+			by = optarg;
+			for (i = 0; i < sizeof(groupings) / sizeof(groupings[0]); i++)
+				if (strcmp(by, groupings[i]) == 0)
+					break;
+			if (i == sizeof(groupings) / sizeof(groupings[0]))
+				return usage_error(usage, "--by is candidate, app_version, stage, class, "
+							  "device or process, not '%s'",
+						   by);
+			break;
+		case 's':
+			if (normalize_since(optarg, since_buf, sizeof(since_buf)) != 0)
+				return usage_error(usage, "--since takes a UTC date or time such as 2026-11-01 "
+							  "or 2026-11-01T12:00, not '%s'",
+						   optarg);
+			since = since_buf;
+			break;
+		case 'f':
+			format = optarg;
+			if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
+				return usage_error(usage, "--format is text or json, not '%s'", format);
+			break;
+		case 'h':
+			printf("usage: %s\n", usage);
+			return LW_EXIT_OK;
+		default:
+			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (!db)
+		return usage_error(usage, "history needs --db FILE");
+	if (optind < argc)
+		return usage_error(usage, "unexpected argument '%s'", argv[optind]);
+	if (history_open(db, HISTORY_EXISTING, &h, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
+		return LW_EXIT_DATABASE;
+	}
+	/* One read transaction: the figures agree with each other while an
+	 * ingest writes. */
+	regressions = cJSON_CreateArray();
+	if (!regressions || sqlite3_exec(h.db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
+	    read_rates(&h, by, since, &f, err, sizeof(err)) != 0 ||
+	    read_regressions(&h, since, regressions, err, sizeof(err)) != 0) {
+		if (!regressions)
+			snprintf(err, sizeof(err), "out of memory");
+		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
+		status = LW_EXIT_DATABASE;
+	}
+	sqlite3_exec(h.db, "COMMIT", NULL, NULL, NULL);
+	history_close(&h);
+	if (status == LW_EXIT_OK) {
+		if (strcmp(format, "json") == 0) {
+			if (print_json(by, since, &f, regressions) != 0) {
+				fprintf(stderr, "lastwords: out of memory\n");
+				status = LW_EXIT_DATABASE;
+			}
+		} else {
+			print_text(by, since, &f, regressions, stdout);
+		}
+	}
+	cJSON_Delete(regressions);
+	figures_release(&f);
+	if (fflush(stdout) != 0) {
+		perror("lastwords: stdout");
+		return LW_EXIT_INPUT;
+	}
+	return status;
+}

@@ -1,0 +1,178 @@
+/*
+ * lastwords ingest --db FILE [--events] [--tz OFFSET] [--tolerance MS] BUNDLE...
+ *
+ * Each BUNDLE (a directory such as `lastwords pull` writes, or one file)
+ * is reported as `lastwords report` would, then stored in the history
+ * database in one transaction (history-store.c). A bundle with a file that
+ * cannot be read, or without any run, is refused with the reason and the
+ * others still go in. The same bundle twice adds nothing.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle.h"
+#include "commands.h"
+#include "history-store.h"
+#include "report.h"
+
+static const char usage[] =
+	"lastwords ingest --db FILE [--events] [--tz OFFSET] [--tolerance MS] BUNDLE...";
+
+/* Why a loaded bundle is refused, on stderr; 1 if it is. */
+static int refused(const char *source, const struct bundle *b)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < b->ninputs; i++) {
+		const struct bundle_input *in = &b->inputs[i];
+
+		if (!in->error[0])
+			continue;
+		if (in->error_line)
+			fprintf(stderr, "lastwords: refused '%s': '%s': line %zu: %s\n", source, in->path,
+				in->error_line, in->error);
+		else
+			fprintf(stderr, "lastwords: refused '%s': '%s': %s\n", source, in->path, in->error);
+		bad = 1;
+	}
+	if (!bad && b->nruns == 0) {
+		fprintf(stderr, "lastwords: refused '%s': no ring and no seed events in it: no run to store\n",
+			source);
+		bad = 1;
+	}
+	return bad;
+}
+
+enum outcome { STORED, DUPLICATE, REFUSED, DB_FAILED };
+
+static enum outcome ingest_one(struct history_store *s, char *source, struct corr_options opt,
+			       int with_events)
+{
+	struct store_counts c;
+	struct bundle b;
+	struct report r;
+	char err[512];
+	int rc;
+
+	if (bundle_load(&source, 1, &b) != 0) {
+		fprintf(stderr, "lastwords: refused '%s': out of memory\n", source);
+		return REFUSED;
+	}
+	if (refused(source, &b)) {
+		bundle_release(&b);
+		return REFUSED;
+	}
+	if (!opt.tz_known && b.have_tz) {
+		opt.tz_offset_ms = b.tz_offset_ms;
+		opt.tz_known = 1;
+	}
+	if (report_build(&b, &opt, &r) != 0) {
+		fprintf(stderr, "lastwords: refused '%s': out of memory\n", source);
+		bundle_release(&b);
+		return REFUSED;
+	}
+	rc = history_store_bundle(s, source, &b, &r, with_events, &c, err, sizeof(err));
+	if (rc != 0)
+		fprintf(stderr, "lastwords: '%s': %s: %s\n", s->h->path, source, err);
+	else if (c.duplicate)
+		printf("%s: already in the history (bundle %016llx): nothing added\n", source,
+		       (unsigned long long)b.digest);
+	else {
+		printf("%s: %zu run%s: %zu new, %zu replaced, %zu kept (better evidence stored)", source,
+		       b.nruns, b.nruns == 1 ? "" : "s", c.added, c.replaced, c.kept);
+		if (with_events)
+			printf(", %zu events", c.events);
+		putchar('\n');
+	}
+	report_release(&r);
+	bundle_release(&b);
+	return rc != 0 ? DB_FAILED : c.duplicate ? DUPLICATE : STORED;
+}
+
+int cmd_ingest(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "events", no_argument, NULL, 'e' },
+		{ "tz", required_argument, NULL, 'z' },
+		{ "tolerance", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct corr_options opt = { 0, 0, CORR_DEFAULT_TOLERANCE_MS };
+	size_t n[DB_FAILED + 1] = { 0 };
+	struct history_store s;
+	struct history h;
+	const char *db = NULL;
+	int c, with_events = 0, i;
+	char err[512], *end;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'e':
+			with_events = 1;
+			break;
+		case 'z':
+			if (corr_parse_tz(optarg, &opt.tz_offset_ms) != 0)
+				return usage_error(usage, "--tz takes an offset such as +02:00, -0530 or UTC, not '%s'",
+						   optarg);
+			opt.tz_known = 1;
+			break;
+		case 't':
+			opt.tolerance_ms = strtoll(optarg, &end, 10);
+			if (*end || opt.tolerance_ms < 0 || opt.tolerance_ms > 3600000)
+				return usage_error(usage, "--tolerance takes milliseconds (0 to 3600000), not '%s'",
+						   optarg);
+			break;
+		case 'h':
+			printf("usage: %s\n", usage);
+			return LW_EXIT_OK;
+		default:
+			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (!db)
+		return usage_error(usage, "ingest needs --db FILE");
+	if (optind >= argc)
+		return usage_error(usage, "ingest needs at least one bundle (a directory or a file)");
+	if (history_open(db, HISTORY_CREATE, &h, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
+		return LW_EXIT_DATABASE;
+	}
+	if (h.upgraded_from > 0)
+		fprintf(stderr, "lastwords: '%s': upgraded the schema from version %d to %d\n", db,
+			h.upgraded_from, history_schema_version());
+	if (history_store_open(&h, &s, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
+		history_close(&h);
+		return LW_EXIT_DATABASE;
+	}
+	for (i = optind; i < argc; i++) {
+		enum outcome o = ingest_one(&s, argv[i], opt, with_events);
+
+		n[o]++;
+		if (o == DB_FAILED) {
+			if (i + 1 < argc)
+				fprintf(stderr, "lastwords: stopped: %d bundle%s after '%s' not tried\n",
+					argc - i - 1, argc - i - 1 == 1 ? "" : "s", argv[i]);
+			break;
+		}
+	}
+	history_store_close(&s);
+	history_close(&h);
+	printf("%zu stored, %zu already in, %zu refused%s\n", n[STORED], n[DUPLICATE], n[REFUSED],
+	       n[DB_FAILED] ? ", stopped on a database error" : "");
+	if (fflush(stdout) != 0) {
+		perror("lastwords: stdout");
+		return LW_EXIT_INPUT;
+	}
+	return n[DB_FAILED] ? LW_EXIT_DATABASE : n[REFUSED] ? LW_EXIT_INPUT : LW_EXIT_OK;
+}

@@ -1,0 +1,210 @@
+/* Opening, creating and upgrading the history database; its named queries. */
+#include "history-db.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* analyzer/embed.py writes these from schemas/. */
+extern const char history_schema_sql[];
+extern const char history_queries_sql[];
+
+#define BUSY_TIMEOUT_MS 30000
+
+int history_error(struct history *h, const char *what, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s: %s", what, h && h->db ? sqlite3_errmsg(h->db) : "out of memory");
+	return -1;
+}
+
+/* The text of step n (from 1) of the schema: from its "-- version n" line
+ * to the next one. *len is 0 when there is no such step. */
+static const char *schema_step(int n, size_t *len)
+{
+	char marker[32];
+	const char *p, *next;
+	int k = snprintf(marker, sizeof(marker), "\n-- version %d\n", n);
+
+	*len = 0;
+	p = strstr(history_schema_sql, marker);
+	if (!p)
+		return NULL;
+	p += k;
+	next = strstr(p, "\n-- version ");
+	*len = next ? (size_t)(next - p + 1) : strlen(p);
+	return p;
+}
+
+int history_schema_version(void)
+{
+	size_t len;
+	int n = 0;
+
+	while (schema_step(n + 1, &len))
+		n++;
+	return n;
+}
+
+static int pragma_int(struct history *h, const char *sql, long long *out)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(h->db, sql, -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(st);
+	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Apply the steps a database lacks, in one transaction that first takes
+ * the write lock (so two processes never upgrade at once). */
+static int upgrade(struct history *h, char *err, size_t errlen)
+{
+	int want = history_schema_version(), n;
+	long long have;
+	char sql[96];
+
+	if (sqlite3_exec(h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return history_error(h, "cannot lock the database to upgrade it", err, errlen);
+	if (pragma_int(h, "PRAGMA user_version", &have) != 0)
+		goto fail;
+	for (n = (int)have + 1; n <= want; n++) {
+		size_t len;
+		const char *step = schema_step(n, &len);
+		char *text = strndup(step, len);
+
+		if (!text || sqlite3_exec(h->db, text, NULL, NULL, NULL) != SQLITE_OK) {
+			free(text);
+			goto fail;
+		}
+		free(text);
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d; PRAGMA application_id = %d", want,
+		 HISTORY_APPLICATION_ID);
+	if (sqlite3_exec(h->db, sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	h->upgraded_from = (int)have;
+	return 0;
+fail:
+	history_error(h, "cannot upgrade the schema", err, errlen);
+	sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+int history_open(const char *path, enum history_mode mode, struct history *h, char *err,
+		 size_t errlen)
+{
+	int flags = SQLITE_OPEN_READWRITE | (mode == HISTORY_CREATE ? SQLITE_OPEN_CREATE : 0);
+	long long app_id, version, objects;
+	struct stat sb;
+
+	memset(h, 0, sizeof(*h));
+	h->path = path;
+	h->upgraded_from = -1;
+	if (mode == HISTORY_EXISTING && stat(path, &sb) != 0) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -1;
+	}
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		snprintf(err, errlen, "is a directory, not a database file");
+		return -1;
+	}
+	if (sqlite3_open_v2(path, &h->db, flags, NULL) != SQLITE_OK) {
+		history_error(h, "cannot open", err, errlen);
+		history_close(h);
+		return -1;
+	}
+	sqlite3_busy_timeout(h->db, BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(h->db, 1);
+	if (pragma_int(h, "PRAGMA application_id", &app_id) != 0 ||
+	    pragma_int(h, "PRAGMA user_version", &version) != 0 ||
+	    pragma_int(h, "SELECT count(*) FROM sqlite_schema", &objects) != 0) {
+		history_error(h, "cannot read", err, errlen);
+		history_close(h);
+		return -1;
+	}
+	if (app_id != HISTORY_APPLICATION_ID && (app_id != 0 || version != 0 || objects != 0)) {
+		snprintf(err, errlen, "not a lastwords history database (its application_id is %lld)",
+			 app_id);
+		history_close(h);
+		return -1;
+	}
+	if (version > history_schema_version()) {
+		snprintf(err, errlen,
+			 "written by a newer lastwords: schema version %lld, this one knows up to %d",
+			 version, history_schema_version());
+		history_close(h);
+		return -1;
+	}
+	if (sqlite3_exec(h->db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; "
+				"PRAGMA synchronous = NORMAL",
+			 NULL, NULL, NULL) != SQLITE_OK) {
+		history_error(h, "cannot set WAL mode", err, errlen);
+		history_close(h);
+		return -1;
+	}
+	if (version < history_schema_version() && upgrade(h, err, errlen) != 0) {
+		history_close(h);
+		return -1;
+	}
+	return 0;
+}
+
+void history_close(struct history *h)
+{
+	if (h && h->db) {
+		sqlite3_close_v2(h->db);
+		h->db = NULL;
+	}
+}
+
+/* The text of "-- name: NAME" up to the next "-- name:" line. */
+static char *query_text(const char *name)
+{
+	char marker[80];
+	const char *p, *next;
+
+	snprintf(marker, sizeof(marker), "-- name: %s\n", name);
+	p = strstr(history_queries_sql, marker);
+	if (!p)
+		return NULL;
+	next = strstr(p + strlen(marker), "\n-- name: ");
+	return strndup(p, next ? (size_t)(next - p + 1) : strlen(p));
+}
+
+static int bind_text(sqlite3_stmt *st, const char *param, const char *value)
+{
+	int i = sqlite3_bind_parameter_index(st, param);
+
+	if (!i)
+		return SQLITE_OK;
+	return value ? sqlite3_bind_text(st, i, value, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
+}
+
+int history_prepare(struct history *h, const char *name, const char *by, const char *since,
+		    sqlite3_stmt **out, char *err, size_t errlen)
+{
+	char *text = query_text(name);
+	int rc;
+
+	*out = NULL;
+	if (!text) {
+		snprintf(err, errlen, "no statement '%s' in schemas/history-queries.sql", name);
+		return -1;
+	}
+	rc = sqlite3_prepare_v2(h->db, text, -1, out, NULL);
+	free(text);
+	if (rc != SQLITE_OK)
+		return history_error(h, name, err, errlen);
+	if (bind_text(*out, ":by", by) != SQLITE_OK || bind_text(*out, ":since", since) != SQLITE_OK) {
+		sqlite3_finalize(*out);
+		*out = NULL;
+		return history_error(h, name, err, errlen);
+	}
+	return 0;
+}

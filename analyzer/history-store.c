@@ -1,0 +1,384 @@
+/* One bundle's report into the history tables of schemas/history.sql. */
+#include "history-store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../src/digest.h"
+#include "../src/vocab.h"
+#include "format.h"
+#include "ring-event.h"
+
+static const struct {
+	size_t offset;
+	const char *sql;
+} statements[] = {
+#define S(field, text) { offsetof(struct history_store, field), text }
+	S(find_bundle, "SELECT id FROM bundle WHERE digest = ?"),
+	S(add_bundle, "INSERT INTO bundle (digest, source, ingested_at, complete, device_model, "
+		      "android_version, fingerprint, tz_offset_minutes, tz_assumed, runs, "
+		      "unmatched_exits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+	S(find_run, "SELECT id, evidence_level FROM run WHERE run_key = ?"),
+	S(drop_run, "DELETE FROM run WHERE id = ?"),
+	S(add_run, "INSERT INTO run (run_key, bundle_id, package, process, pid, file, start_time, "
+		   "end_time, app_version, candidate, stable_candidate, outcome, last_stage, "
+		   "open_stage, budget_kb, peak_kb, peak_stage, over_budget, class, evidence_level, "
+		   "contradiction) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+	S(add_line, "INSERT INTO run_line (run_id, kind, seq, text, why) VALUES (?, ?, ?, ?, ?)"),
+	S(add_exit, "INSERT INTO exit_record (run_id, seq, file, line, reason, subreason, status, "
+		    "importance, timestamp, description, joined_by) "
+		    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+	S(add_loop, "INSERT INTO boot_loop (bundle_id, process, stage, candidate, count) "
+		    "VALUES (?, ?, ?, ?, ?)"),
+	S(add_event, "INSERT INTO event (run_id, ticket, t_ms, type, stage, code, tid, rss_kb, a, b, "
+		     "c, d) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+#undef S
+};
+
+#define NSTATEMENTS (sizeof(statements) / sizeof(statements[0]))
+
+static sqlite3_stmt **slot_of(struct history_store *s, size_t i)
+{
+	return (sqlite3_stmt **)((char *)s + statements[i].offset);
+}
+
+int history_store_open(struct history *h, struct history_store *s, char *err, size_t errlen)
+{
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->h = h;
+	for (i = 0; i < NSTATEMENTS; i++) {
+		if (sqlite3_prepare_v3(h->db, statements[i].sql, -1, SQLITE_PREPARE_PERSISTENT,
+				       slot_of(s, i), NULL) != SQLITE_OK) {
+			history_error(h, "cannot prepare the store", err, errlen);
+			history_store_close(s);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void history_store_close(struct history_store *s)
+{
+	size_t i;
+
+	for (i = 0; i < NSTATEMENTS; i++) {
+		sqlite3_finalize(*slot_of(s, i));
+		*slot_of(s, i) = NULL;
+	}
+}
+
+/* Binding: text (NULL binds SQL NULL), integers. Each returns the SQLite code. */
+static int bt(sqlite3_stmt *st, int i, const char *v)
+{
+	return v ? sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
+}
+
+static int bi(sqlite3_stmt *st, int i, long long v)
+{
+	return sqlite3_bind_int64(st, i, v);
+}
+
+/* Run a bound statement to its end and reset it. */
+static int run_stmt(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+}
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static long long jnum(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	if (cJSON_IsBool(v))
+		return cJSON_IsTrue(v);
+	return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
+}
+
+/* app_version and other u64 fields are raw number text (json_add_u64);
+ * stored as SQLite's signed 64-bit integer. */
+static long long jnum_u64(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	if (cJSON_IsRaw(v) || cJSON_IsString(v))
+		return (long long)strtoull(v->valuestring, NULL, 10);
+	return jnum(o, key);
+}
+
+/* A path inside the bundle: below source, or the file's own name when the
+ * bundle is that one file. */
+static const char *inside(const char *source, const char *path)
+{
+	size_t n = strlen(source);
+	const char *base;
+
+	if (!path)
+		return "";
+	if (strncmp(path, source, n) == 0 && path[n] == '/') {
+		path += n;
+		while (*path == '/')
+			path++;
+		return path;
+	}
+	base = strrchr(path, '/');
+	return base ? base + 1 : path;
+}
+
+/* Rank of a verdict: lower is better evidenced; a run without one last. */
+static int level_rank(const char *level)
+{
+	int v = level ? vocab_value(&vocab_evidence_levels, level) : -1;
+
+	return v > 0 ? v : 100;
+}
+
+static int add_lines(struct history_store *s, long long run, const char *kind, const cJSON *arr)
+{
+	const cJSON *x;
+	int seq = 0;
+
+	cJSON_ArrayForEach(x, arr) {
+		const char *text = cJSON_IsString(x) ? x->valuestring : jstr(x, "action");
+		const char *why = cJSON_IsString(x) ? NULL : jstr(x, "why");
+
+		if (!text)
+			continue;
+		if (bi(s->add_line, 1, run) || bt(s->add_line, 2, kind) || bi(s->add_line, 3, seq++) ||
+		    bt(s->add_line, 4, text) || bt(s->add_line, 5, why) || run_stmt(s->add_line))
+			return -1;
+	}
+	return 0;
+}
+
+static int add_exits(struct history_store *s, long long run, const char *source, const cJSON *arr)
+{
+	sqlite3_stmt *st = s->add_exit;
+	const cJSON *x;
+	int seq = 0;
+
+	cJSON_ArrayForEach(x, arr) {
+		if (bi(st, 1, run) || bi(st, 2, seq++) || bt(st, 3, inside(source, jstr(x, "file"))) ||
+		    bi(st, 4, jnum(x, "line")) || bi(st, 5, jnum(x, "reason")) ||
+		    bi(st, 6, jnum(x, "subreason")) || bi(st, 7, jnum(x, "status")) ||
+		    bi(st, 8, jnum(x, "importance")) || bt(st, 9, jstr(x, "timestamp")) ||
+		    bt(st, 10, jstr(x, "description")) || bt(st, 11, jstr(x, "joined_by")) ||
+		    run_stmt(st))
+			return -1;
+	}
+	return 0;
+}
+
+static int add_events(struct history_store *s, long long id, const struct run *r, size_t *n)
+{
+	sqlite3_stmt *st = s->add_event;
+	size_t k;
+
+	for (k = 0; k < r->nevents; k++) {
+		const struct lw_ring_slot *e = &r->events[k].slot;
+		const char *type = vocab_name(&vocab_event_types, e->type);
+		const char *stage = e->stage ? vocab_name(&vocab_stages, e->stage) : NULL;
+		char unknown_type[16];
+
+		if (!type) {
+			snprintf(unknown_type, sizeof(unknown_type), "type_%u", e->type);
+			type = unknown_type;
+		}
+		if (bi(st, 1, id) || bi(st, 2, (long long)r->events[k].ticket) ||
+		    sqlite3_bind_double(st, 3, (double)ring_event_rel_ns(&r->hdr, e) / 1e6) ||
+		    bt(st, 4, type) || bt(st, 5, stage) || bi(st, 6, e->code) || bi(st, 7, e->tid) ||
+		    bi(st, 8, e->rss_kb) || bi(st, 9, (long long)e->a) || bi(st, 10, (long long)e->b) ||
+		    bi(st, 11, (long long)e->c) || bi(st, 12, e->d) || run_stmt(st))
+			return -1;
+	}
+	*n += r->nevents;
+	return 0;
+}
+
+/* The run's key: its run id, or for a seed run (no id) a digest of the
+ * bundle and the file's place in it. */
+static void run_key(char *out, size_t size, const struct run *r, const char *id, uint64_t bundle,
+		    const char *rel)
+{
+	static const uint8_t zero[16];
+	char buf[600];
+
+	if (memcmp(r->hdr.run_id, zero, sizeof(zero)) != 0) {
+		snprintf(out, size, "%s", id);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%016llx/%s", (unsigned long long)bundle, rel);
+	snprintf(out, size, "seed-%016llx", (unsigned long long)digest_name(buf));
+}
+
+/* Returns 1 when stored, 0 when a better verdict was kept, -1 on error. */
+static int add_run(struct history_store *s, long long bundle_id, const char *source,
+		   const struct bundle *b, size_t i, const cJSON *o, int with_events,
+		   struct store_counts *c)
+{
+	const struct run *r = &b->runs[i];
+	const char *rel = inside(source, jstr(o, "file"));
+	const char *level = jstr(o, "evidence_level");
+	sqlite3_stmt *st = s->add_run;
+	char key[64], package[LW_RING_PROCESS_MAX];
+	const char *colon;
+	const cJSON *m = cJSON_GetObjectItem(o, "memory");
+	long long id;
+	int rc;
+
+	run_key(key, sizeof(key), r, jstr(o, "run_id"), b->digest, rel);
+	snprintf(package, sizeof(package), "%s", r->hdr.process);
+	if ((colon = strchr(package, ':')) != NULL)
+		package[colon - package] = '\0';
+	if (bt(s->find_run, 1, key))
+		return -1;
+	rc = sqlite3_step(s->find_run);
+	if (rc == SQLITE_ROW) {
+		long long old = sqlite3_column_int64(s->find_run, 0);
+		int old_rank = level_rank((const char *)sqlite3_column_text(s->find_run, 1));
+
+		sqlite3_reset(s->find_run);
+		if (level_rank(level) > old_rank) {
+			c->kept++;
+			return 0;
+		}
+		if (bi(s->drop_run, 1, old) || run_stmt(s->drop_run))
+			return -1;
+		c->replaced++;
+	} else {
+		sqlite3_reset(s->find_run);
+		if (rc != SQLITE_DONE)
+			return -1;
+		c->added++;
+	}
+	if (bt(st, 1, key) || bi(st, 2, bundle_id) || bt(st, 3, package) ||
+	    bt(st, 4, r->hdr.process) || bi(st, 5, r->hdr.pid) || bt(st, 6, rel) ||
+	    bt(st, 7, jstr(o, "start")) || bt(st, 8, jstr(o, "end")) ||
+	    bi(st, 9, jnum_u64(o, "app_version")) || bt(st, 10, jstr(o, "candidate")) ||
+	    bt(st, 11, jstr(o, "stable_candidate")) || bt(st, 12, jstr(o, "outcome")) ||
+	    bt(st, 13, jstr(o, "last_stage")) ||
+	    bt(st, 14, jnum(o, "stage_open") ? jstr(o, "open_stage") : NULL) ||
+	    bi(st, 15, jnum_u64(m, "budget_kb")) || bi(st, 16, jnum_u64(m, "peak_kb")) ||
+	    bt(st, 17, jstr(m, "peak_stage")) || bi(st, 18, jnum(m, "over_budget")) ||
+	    bt(st, 19, jstr(o, "classification")) || bt(st, 20, level) ||
+	    bt(st, 21, jstr(o, "contradiction")) || run_stmt(st))
+		return -1;
+	id = sqlite3_last_insert_rowid(s->h->db);
+	if (add_lines(s, id, "rule", cJSON_GetObjectItem(o, "rules")) ||
+	    add_lines(s, id, "evidence", cJSON_GetObjectItem(o, "evidence")) ||
+	    add_lines(s, id, "missing", cJSON_GetObjectItem(o, "missing")) ||
+	    add_lines(s, id, "action",
+		      cJSON_GetObjectItem(cJSON_GetObjectItem(o, "recovery"), "actions")) ||
+	    add_exits(s, id, source, cJSON_GetObjectItem(o, "exit_records")))
+		return -1;
+	if (with_events && add_events(s, id, r, &c->events) != 0)
+		return -1;
+	return 1;
+}
+
+static int add_loops(struct history_store *s, long long bundle_id, const cJSON *arr)
+{
+	sqlite3_stmt *st = s->add_loop;
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, arr) {
+		if (bi(st, 1, bundle_id) || bt(st, 2, jstr(x, "process")) ||
+		    bt(st, 3, jstr(x, "stage")) || bt(st, 4, jstr(x, "candidate")) ||
+		    bi(st, 5, jnum(x, "count")) || run_stmt(st))
+			return -1;
+	}
+	return 0;
+}
+
+static void now_iso(char *out, size_t size)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fmt_iso(out, size, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+}
+
+static const char *or_null(const char *s)
+{
+	return s[0] ? s : NULL;
+}
+
+/* Inside the transaction: returns 0, or -1 (the caller rolls back). */
+static int store(struct history_store *s, const char *source, const struct bundle *b,
+		 const struct report *r, const cJSON *rep, const char *digest, int with_events,
+		 struct store_counts *c)
+{
+	sqlite3_stmt *st = s->add_bundle;
+	const cJSON *runs = cJSON_GetObjectItem(rep, "runs"), *o;
+	char now[40];
+	long long id;
+	size_t i = 0;
+	int rc;
+
+	if (bt(s->find_bundle, 1, digest))
+		return -1;
+	rc = sqlite3_step(s->find_bundle);
+	sqlite3_reset(s->find_bundle);
+	if (rc == SQLITE_ROW) {
+		c->duplicate = 1;
+		return 0;
+	}
+	if (rc != SQLITE_DONE)
+		return -1;
+	now_iso(now, sizeof(now));
+	if (bt(st, 1, digest) || bt(st, 2, source) || bt(st, 3, now) || bi(st, 4, b->complete) ||
+	    bt(st, 5, or_null(b->device_model)) || bt(st, 6, or_null(b->android_version)) ||
+	    bt(st, 7, or_null(b->fingerprint)) || bi(st, 8, r->corr.opt.tz_offset_ms / 60000) ||
+	    bi(st, 9, !r->corr.opt.tz_known) || bi(st, 10, (long long)b->nruns) ||
+	    bi(st, 11, (long long)r->corr.nunmatched) || run_stmt(st))
+		return -1;
+	id = sqlite3_last_insert_rowid(s->h->db);
+	cJSON_ArrayForEach(o, runs) {
+		if (i >= b->nruns || add_run(s, id, source, b, i, o, with_events, c) < 0)
+			return -1;
+		i++;
+	}
+	return add_loops(s, id, cJSON_GetObjectItem(rep, "boot_loops"));
+}
+
+int history_store_bundle(struct history_store *s, const char *source, const struct bundle *b,
+			 const struct report *r, int with_events, struct store_counts *counts,
+			 char *err, size_t errlen)
+{
+	cJSON *rep = report_json(r);
+	char digest[24];
+
+	memset(counts, 0, sizeof(*counts));
+	if (!rep) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	fmt_digest(digest, sizeof(digest), b->digest);
+	if (sqlite3_exec(s->h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		cJSON_Delete(rep);
+		return history_error(s->h, "cannot start a transaction", err, errlen);
+	}
+	if (store(s, source, b, r, rep, digest, with_events, counts) != 0 ||
+	    sqlite3_exec(s->h->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		history_error(s->h, "cannot store the bundle", err, errlen);
+		sqlite3_exec(s->h->db, "ROLLBACK", NULL, NULL, NULL);
+		memset(counts, 0, sizeof(*counts));
+		cJSON_Delete(rep);
+		return -1;
+	}
+	cJSON_Delete(rep);
+	return 0;
+}

@@ -1,0 +1,136 @@
+-- The queries of `lastwords history` and `lastwords export`, over the
+-- tables of schemas/history.sql. lastwords runs these statements as they
+-- are written here; each is also runnable in the sqlite3 shell:
+--
+--   sqlite3 history.db
+--   sqlite> .parameter set :by candidate
+--   sqlite> .parameter set :since NULL          -- or '2026-11-01'
+--   sqlite> (paste a statement)
+--
+-- Parameters: :by is candidate, app_version, stage, class, device or
+-- process; :since is a UTC date or time in ISO 8601 ('2026-11-01',
+-- '2026-11-01T12:00'), or NULL for all runs. Runs without a start time
+-- (seed runs) are left out when :since is set.
+-- A group's "died" counts its runs with a verdict: the ring says the run
+-- died, or evidence says it did. Stage groups are the stage open when the
+-- run ended ('none' when no stage was open).
+
+-- name: rates
+-- One row per group, class and evidence level with how many runs of the
+-- group got that verdict; a group without any verdict has one row with
+-- class NULL. runs and died repeat on each row of a group. Groups come in
+-- order: app versions by number, candidates by first appearance, the
+-- others by name.
+WITH r AS (
+	SELECT CASE :by
+		WHEN 'candidate'   THEN coalesce(run.candidate, 'none')
+		WHEN 'app_version' THEN CAST(run.app_version AS TEXT)
+		WHEN 'stage'       THEN coalesce(run.open_stage, 'none')
+		WHEN 'class'       THEN coalesce(run.class, 'clean')
+		WHEN 'device'      THEN coalesce(bundle.device_model, 'unknown')
+		WHEN 'process'     THEN run.process
+		END AS grp,
+		run.app_version, run.start_time, run.class, run.evidence_level
+	FROM run JOIN bundle ON bundle.id = run.bundle_id
+	WHERE :since IS NULL OR run.start_time >= :since
+), g AS (
+	SELECT grp, count(*) AS runs, count(class) AS died, min(start_time) AS first_seen,
+	       min(app_version) AS version
+	FROM r GROUP BY grp
+), c AS (
+	SELECT grp, class, evidence_level, count(*) AS n
+	FROM r WHERE class IS NOT NULL GROUP BY grp, class, evidence_level
+)
+SELECT g.grp, g.runs, g.died, g.first_seen, c.class, c.evidence_level, coalesce(c.n, 0) AS n
+FROM g LEFT JOIN c USING (grp)
+ORDER BY CASE :by WHEN 'app_version' THEN g.version END,
+	 CASE :by WHEN 'candidate' THEN g.first_seen END,
+	 g.grp, c.class, c.evidence_level;
+
+-- name: regressions
+-- Within each package: candidates in order of first appearance, app
+-- versions by number. A row for each one whose rate of confirmed
+-- low_memory or native_crash verdicts rose over the one before it, with
+-- the counts behind it (count of runs, against prev_count of prev_runs).
+-- Rates are compared as count * prev_runs > prev_count * runs.
+WITH r AS (
+	SELECT package, candidate, app_version, start_time, class, evidence_level
+	FROM run
+	WHERE :since IS NULL OR start_time >= :since
+), g AS (
+	SELECT 'candidate' AS dimension, package, candidate AS grp, NULL AS num,
+	       min(start_time) AS first_seen, count(*) AS runs,
+	       sum(class = 'low_memory' AND evidence_level = 'confirmed') AS low_memory,
+	       sum(class = 'native_crash' AND evidence_level = 'confirmed') AS native_crash
+	FROM r WHERE candidate IS NOT NULL GROUP BY package, candidate
+	UNION ALL
+	SELECT 'app_version', package, CAST(app_version AS TEXT), app_version,
+	       min(start_time), count(*),
+	       sum(class = 'low_memory' AND evidence_level = 'confirmed'),
+	       sum(class = 'native_crash' AND evidence_level = 'confirmed')
+	FROM r GROUP BY package, app_version
+), o AS (
+	SELECT g.*,
+	       lag(grp) OVER w AS prev, lag(runs) OVER w AS prev_runs,
+	       lag(low_memory) OVER w AS prev_low_memory, lag(native_crash) OVER w AS prev_native_crash
+	FROM g
+	WINDOW w AS (PARTITION BY dimension, package ORDER BY num, first_seen, grp)
+), flags AS (
+	SELECT dimension, package, prev, grp, num, first_seen, 'low_memory' AS class,
+	       prev_low_memory AS prev_count, prev_runs, low_memory AS count, runs
+	FROM o WHERE prev IS NOT NULL AND low_memory * prev_runs > prev_low_memory * runs
+	UNION ALL
+	SELECT dimension, package, prev, grp, num, first_seen, 'native_crash',
+	       prev_native_crash, prev_runs, native_crash, runs
+	FROM o WHERE prev IS NOT NULL AND native_crash * prev_runs > prev_native_crash * runs
+)
+SELECT dimension, package, prev, grp, class, prev_count, prev_runs, count, runs
+FROM flags
+ORDER BY dimension, package, num, first_seen, grp, class;
+
+-- name: totals
+-- How many runs and bundles the other statements looked at.
+SELECT count(*) AS runs, count(DISTINCT bundle_id) AS bundles
+FROM run
+WHERE :since IS NULL OR start_time >= :since;
+
+-- name: export
+-- One row per run: its verdict (class NULL for a run that ended cleanly),
+-- the device and the run's facts. The row is documented, with BigQuery and
+-- ClickHouse types, in schemas/verdict-row.md. A column whose name ends in
+-- [] holds a JSON array; the export writes it as an array in NDJSON and as
+-- the array's JSON text in CSV.
+SELECT bundle.digest AS bundle,
+       bundle.device_model AS device_model,
+       bundle.android_version AS android_version,
+       bundle.fingerprint AS fingerprint,
+       run.run_key AS run_id,
+       run.package AS package,
+       run.process AS process,
+       run.pid AS pid,
+       run.start_time AS start_time,
+       run.end_time AS end_time,
+       run.app_version AS app_version,
+       run.candidate AS candidate,
+       run.stable_candidate AS stable_candidate,
+       run.outcome AS outcome,
+       run.last_stage AS last_stage,
+       run.open_stage AS open_stage,
+       run.peak_kb AS peak_kb,
+       run.budget_kb AS budget_kb,
+       run.over_budget AS over_budget,
+       run.class AS class,
+       run.evidence_level AS evidence_level,
+       run.contradiction AS contradiction,
+       (SELECT reason FROM exit_record WHERE run_id = run.id ORDER BY seq LIMIT 1) AS exit_reason,
+       (SELECT description FROM exit_record WHERE run_id = run.id ORDER BY seq LIMIT 1) AS exit_description,
+       (SELECT json_group_array(text) FROM (SELECT text FROM run_line
+		WHERE run_id = run.id AND kind = 'rule' ORDER BY seq)) AS "rules[]",
+       (SELECT json_group_array(text) FROM (SELECT text FROM run_line
+		WHERE run_id = run.id AND kind = 'evidence' ORDER BY seq)) AS "evidence[]",
+       (SELECT json_group_array(text) FROM (SELECT text FROM run_line
+		WHERE run_id = run.id AND kind = 'missing' ORDER BY seq)) AS "missing[]",
+       (SELECT json_group_array(text) FROM (SELECT text FROM run_line
+		WHERE run_id = run.id AND kind = 'action' ORDER BY seq)) AS "actions[]"
+FROM run JOIN bundle ON bundle.id = run.bundle_id
+ORDER BY run.start_time, run.run_key;
