@@ -30,6 +30,7 @@ def expect(cond, msg):
     if not cond:
         failures.append(msg)
         print("FAIL: " + msg)
+    return cond
 
 
 def device(root, serial=SERIAL, debuggable=True, external=False, tombstones=True):
@@ -192,6 +193,18 @@ def test_complete(e):
         expect(classes == ["None", "None", "low_memory", "native_crash"] and
                rep["timezone"]["assumed"] is False and rep["timezone"]["offset_minutes"] == 60,
                "complete: report DIR verdicts %s, zone %s" % (classes, rep["timezone"]))
+    # And into the history: the device comes from the manifest.
+    db = os.path.join(e.tmp, "history.db")
+    r = subprocess.run([e.lw, "ingest", "--db", db, out], capture_output=True, text=True)
+    expect(r.returncode == 0 and "4 runs: 4 new" in r.stdout,
+           "complete: ingest DIR: %d %s %s" % (r.returncode, r.stdout, r.stderr))
+    r = subprocess.run([e.lw, "history", "--db", db, "--by", "device", "--format", "json"],
+                       capture_output=True, text=True)
+    if expect(r.returncode == 0, "complete: history after ingest: %s" % r.stderr):
+        h = json.loads(r.stdout)
+        groups = [(g["group"], g["runs"], g["died"], g["classes"]["low_memory"]["confirmed"],
+                   g["classes"]["native_crash"]["confirmed"]) for g in h["groups"]]
+        expect(groups == [("Pixel 7", 4, 2, 1, 1)], "complete: history by device: %s" % groups)
 
 
 def test_process(e):

@@ -1,0 +1,36 @@
+-- The verdict row of `lastwords export` for ClickHouse (see verdict-row.md).
+-- Load NDJSON with: INSERT INTO lastwords_verdicts FORMAT JSONEachRow
+-- and the setting date_time_input_format = 'best_effort' (the times end in Z).
+CREATE TABLE IF NOT EXISTS lastwords_verdicts
+(
+    bundle           String,
+    device_model     Nullable(String),
+    android_version  Nullable(String),
+    fingerprint      Nullable(String),
+    run_id           String,
+    package          LowCardinality(String),
+    process          LowCardinality(String),
+    pid              UInt32,
+    start_time       Nullable(DateTime64(6, 'UTC')),
+    end_time         Nullable(DateTime64(6, 'UTC')),
+    app_version      Int64,
+    candidate        Nullable(String),
+    stable_candidate Nullable(String),
+    outcome          LowCardinality(String),
+    last_stage       LowCardinality(String),
+    open_stage       LowCardinality(Nullable(String)),
+    peak_kb          UInt64,
+    budget_kb        UInt64,
+    over_budget      UInt8,
+    class            LowCardinality(Nullable(String)),
+    evidence_level   LowCardinality(Nullable(String)),
+    contradiction    Nullable(String),
+    exit_reason      Nullable(Int32),
+    exit_description Nullable(String),
+    rules            Array(String),
+    evidence         Array(String),
+    missing          Array(String),
+    actions          Array(String)
+)
+ENGINE = MergeTree
+ORDER BY (package, app_version, run_id);

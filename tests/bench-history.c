@@ -1,0 +1,643 @@
+/*
+ * bench-history LASTWORDS [BUNDLES]: issue 5's benchmark. Generates BUNDLES
+ * (default 1000) bundle directories, each holding one 16384-slot ring
+ * written by the real probe in a child process (about a thousand records:
+ * load, delegate_prepare, inferences, marks), an exit-info dump with that
+ * child's record, a manifest naming a device and, for half of the killed
+ * runs, lmkd's kill line in a logcat. The runs vary by candidate (5), app
+ * version (3), process (2), device (4) and ending: clean close (EXIT_SELF),
+ * SIGKILL mid-inference (LOW_MEMORY), or a native crash (SIGSEGV or abort,
+ * CRASH_NATIVE), some while preparing the delegate.
+ *
+ * Then times `lastwords ingest --events --tz UTC` of all bundles into one
+ * database (target: under 30 s for 1000), each `lastwords history --by G
+ * --format json`, one with --since, and `lastwords export` as NDJSON and CSV
+ * (target: under 1 s each on about 1M stored events).
+ *
+ * Checks what it can: the children ended as planned, sample reports join
+ * each exit record to its run with the intended class, every command exits
+ * 0, the database holds one run per bundle with the planned class, and at
+ * least 900 events per bundle. Never fails on timing. Set LW_BENCH_KEEP=1
+ * to keep the scratch directory.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <lastwords/probe.h>
+#include <sqlite3.h>
+
+#include "helpers.h"
+
+#define DEFAULT_BUNDLES 1000u
+#define SLOTS 16384u
+#define INFERENCES 330      /* 3 records each, and a memory sample every 16th */
+#define APP_VERSION 410
+#define PACKAGE "com.bench.history"
+#define INGEST_TARGET_S 30.0
+#define QUERY_TARGET_S 1.0
+#define QUERY_REPS 3
+
+enum ending { CLEAN, KILLED, CRASHED, NENDINGS };
+
+static const char *const ending_names[NENDINGS] = { "clean", "killed", "crashed" };
+/* The class each ending must come out as ("clean": no class). */
+static const char *const ending_classes[NENDINGS] = { "clean", "low_memory", "native_crash" };
+
+#define NCANDIDATES 5
+static const char *const candidates[NCANDIDATES] = {
+	"vision-v1-int8", "vision-v2-fp16", "vision-v2-int8", "vision-v3-fp16", "vision-v3-int8",
+};
+/* Per candidate, in percent: runs killed and runs crashed; the rest close. */
+static const unsigned kill_pct[NCANDIDATES] = { 4, 8, 25, 10, 12 };
+static const unsigned crash_pct[NCANDIDATES] = { 2, 3, 3, 15, 4 };
+
+#define NDEVICES 4
+static const char *const devices[NDEVICES] = { "Pixel 8", "Pixel 6a", "SM-A546B", "moto g54" };
+
+struct plan {
+	unsigned version;   /* 0..2: APP_VERSION + version */
+	unsigned candidate; /* index into candidates */
+	unsigned process;   /* 0: :inference, 1: :detector */
+	unsigned device;
+	enum ending ending;
+	int stop;           /* inference at which the run dies; -1: in delegate_prepare */
+	int by_abort;       /* a crash by abort() rather than SIGSEGV */
+	int lmkd_line;      /* a killed run whose logcat holds lmkd's kill line */
+	pid_t pid;
+};
+
+static volatile int *volatile bad_pointer = (volatile int *)(uintptr_t)0x10;
+static char *scratch; /* removed at exit unless LW_BENCH_KEEP is set */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* xorshift64*: the same plans on every run. */
+static unsigned rnd(unsigned bound)
+{
+	static uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	return (unsigned)((x * 0x2545f4914f6cdd1dull) >> 33) % bound;
+}
+
+static void cleanup(void)
+{
+	if (scratch && !getenv("LW_BENCH_KEEP"))
+		t_rmdir(scratch);
+	else if (scratch)
+		fprintf(stderr, "bench-history: kept %s\n", scratch);
+}
+
+static void plan_bundles(struct plan *p, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		unsigned roll;
+
+		/* Versions one after another; each ships a window of candidates. */
+		p[i].version = i * 3 / n;
+		p[i].candidate = p[i].version + rnd(3);
+		p[i].process = rnd(8) == 0;
+		p[i].device = rnd(NDEVICES);
+		roll = rnd(100);
+		p[i].ending = roll < kill_pct[p[i].candidate] ? KILLED
+			      : roll < kill_pct[p[i].candidate] + crash_pct[p[i].candidate] ? CRASHED
+											   : CLEAN;
+		p[i].stop = INFERENCES - 40 + (int)rnd(40);
+		if (p[i].ending == CRASHED && p[i].candidate == 3 && rnd(2) == 0)
+			p[i].stop = -1; /* the fp16 GPU delegate crashes in prepare */
+		p[i].by_abort = rnd(4) == 0;
+		p[i].lmkd_line = p[i].ending == KILLED && rnd(2) == 0;
+	}
+}
+
+static void die_as_planned(const struct plan *p)
+{
+	if (p->ending == KILLED)
+		kill(getpid(), SIGKILL);
+	else if (p->by_abort)
+		abort();
+	else
+		*bad_pointer = 1;
+	_exit(4);
+}
+
+/* The inference process: about a thousand records, then its end. */
+static void child(const char *dir, const struct plan *p)
+{
+	struct lw_config cfg = {
+		.dir = dir,
+		.process_name = p->process ? PACKAGE ":detector" : PACKAGE ":inference",
+		.slot_count = SLOTS,
+		.app_version = APP_VERSION + p->version,
+		.memory_budget_kb = 256 * 1024,
+	};
+	struct rlimit no_core = { 0, 0 };
+	struct lw *lw;
+	int i;
+
+	/* Crashes leave no core file (core_pattern may be a plain "core"). */
+	setrlimit(RLIMIT_CORE, &no_core);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (lw_open(&cfg, &lw) != 0)
+		_exit(3);
+	lw_crash_install(lw);
+	lw_candidate(lw, candidates[p->candidate]);
+	lw_mark(lw, LW_MARK_BUDGET, cfg.memory_budget_kb);
+	lw_stage_begin(lw, LW_STAGE_LOAD);
+	lw_stage_end(lw, LW_STAGE_LOAD, LW_ERR_NONE);
+	lw_stage_begin(lw, LW_STAGE_DELEGATE_PREPARE);
+	lw_mark(lw, LW_MARK_DELEGATE,
+		strstr(candidates[p->candidate], "fp16") ? LW_DELEGATE_GPU : LW_DELEGATE_XNNPACK);
+	if (p->ending == CRASHED && p->stop < 0)
+		die_as_planned(p);
+	lw_stage_end(lw, LW_STAGE_DELEGATE_PREPARE, LW_ERR_NONE);
+	lw_mark(lw, LW_MARK_SESSIONS, 1);
+	for (i = 0; i < INFERENCES; i++) {
+		lw_mark(lw, LW_MARK_QUEUE_DEPTH, (uint64_t)(i % 8));
+		lw_stage_begin(lw, LW_STAGE_INFERENCE);
+		if (i % 16 == 0)
+			lw_memory_sample(lw);
+		if (p->ending != CLEAN && i == p->stop)
+			die_as_planned(p);
+		lw_stage_end(lw, LW_STAGE_INFERENCE, LW_ERR_NONE);
+	}
+	lw_mark(lw, LW_MARK_SESSIONS, 0);
+	lw_close(lw);
+	_exit(0);
+}
+
+/* "2026-11-30 00:16:10.020" (with_year) or "11-30 00:16:10.020", in UTC. */
+static void utc_time(char *buf, size_t len, int64_t ms, int with_year)
+{
+	time_t secs = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	if (with_year)
+		snprintf(buf, len, "%04d-%02d-%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900,
+			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+	else
+		snprintf(buf, len, "%02d-%02d %02d:%02d:%02d.%03d", tm.tm_mon + 1, tm.tm_mday,
+			 tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}
+
+static FILE *create(const char *dir, const char *name)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	T_ASSERT(f != NULL, "cannot write %s: %s", path, strerror(errno));
+	return f;
+}
+
+/* The system's witnesses of the run that ended at end_ms, in UTC. */
+static void write_evidence(const char *dir, const struct plan *p, int64_t end_ms)
+{
+	static const char *const reasons[NENDINGS] = { "1 (EXIT_SELF)", "3 (LOW_MEMORY)",
+						       "5 (APP CRASH(NATIVE))" };
+	const char *process = p->process ? PACKAGE ":detector" : PACKAGE ":inference";
+	char t1[80], t2[80];
+	FILE *f;
+
+	f = create(dir, "exit-info.txt");
+	utc_time(t1, sizeof(t1), end_ms + 4, 1);
+	utc_time(t2, sizeof(t2), end_ms - 3600000, 1);
+	fprintf(f, "ACTIVITY MANAGER PROCESS EXIT INFO (dumpsys activity exit-info)\n"
+		   "Last Timestamp of Persistence Into Persistent Storage: %s\n"
+		   "  package: " PACKAGE "\n"
+		   "    Historical Process Exit for uid=10231\n",
+		t2);
+	fprintf(f, "        ApplicationExitInfo #0:\n"
+		   "          timestamp=%s pid=%d realUid=10231 packageUid=10231 definingUid=10231 user=0\n"
+		   "          process=%s reason=%s subreason=0 (UNKNOWN) status=%d\n"
+		   "          importance=%d pss=61MB rss=74MB description=%s state=empty trace=null\n",
+		t1, (int)p->pid, process, reasons[p->ending],
+		p->ending != CRASHED ? 0 : p->by_abort ? SIGABRT : SIGSEGV,
+		p->ending == CLEAN ? 100 : 125, p->ending == CRASHED ? "crash" : "null");
+	fclose(f);
+
+	f = create(dir, "manifest.json");
+	fprintf(f, "{\"tz_offset\": \"+00:00\", \"complete\": true, "
+		   "\"device\": {\"model\": \"%s\", \"android_version\": \"14\"}}\n",
+		devices[p->device]);
+	fclose(f);
+
+	if (p->lmkd_line) {
+		f = create(dir, "logcat.txt");
+		utc_time(t1, sizeof(t1), end_ms + 1, 0);
+		utc_time(t2, sizeof(t2), end_ms + 6, 0);
+		fprintf(f, "--------- beginning of main\n"
+			   "%s   612   612 I lowmemorykiller: Kill '%s' (%d), uid 10231, oom_score_adj 200 "
+			   "to free 262144kB rss, 18432kB swap; reason: low watermark is breached\n"
+			   "%s  1580  1612 I ActivityManager: Process %s (pid %d) has died: prcp FGS\n",
+			t1, process, (int)p->pid, t2, process, (int)p->pid);
+		fclose(f);
+	}
+}
+
+/* Fork a child that writes bundle i's ring; wait for it to end as planned. */
+static void generate(const char *root, struct plan *p, unsigned i)
+{
+	char dir[512];
+	int status, ok;
+	pid_t pid;
+
+	snprintf(dir, sizeof(dir), "%s/b%04u", root, i);
+	T_ASSERT(mkdir(dir, 0700) == 0, "mkdir %s: %s", dir, strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	T_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0)
+		child(dir, p);
+	T_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
+	switch (p->ending) {
+	case CLEAN:
+		ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		break;
+	case KILLED:
+		ok = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+		break;
+	default:
+		ok = WIFSIGNALED(status) &&
+		     WTERMSIG(status) == (p->by_abort ? SIGABRT : SIGSEGV);
+		break;
+	}
+	T_ASSERT(ok, "bundle %u: the child (%s) ended with status 0x%x", i, ending_names[p->ending],
+		 status);
+	p->pid = pid;
+	write_evidence(dir, p, now_ms());
+}
+
+/* Run argv with stdout to out_path; the exit status (-1: by a signal) and
+ * the child's peak RSS. */
+static int run_child(char *const argv[], const char *out_path, long *maxrss_kb)
+{
+	struct rusage ru;
+	int status, fd;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || wait4(pid, &status, 0, &ru) != pid)
+		return -1;
+	if (maxrss_kb)
+		*maxrss_kb = ru.ru_maxrss;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The whole of a small file, NUL-terminated; the caller frees it. */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	T_ASSERT(f != NULL, "open %s: %s", path, strerror(errno));
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	T_ASSERT(buf && fread(buf, 1, (size_t)n, f) == (size_t)n, "read %s", path);
+	buf[n] = '\0';
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return buf;
+}
+
+static unsigned count_of(const char *text, const char *needle)
+{
+	unsigned n = 0;
+
+	while ((text = strstr(text, needle)) != NULL) {
+		n++;
+		text += strlen(needle);
+	}
+	return n;
+}
+
+/* The number after the first "key": in a JSON text, or -1. */
+static long long json_number(const char *text, const char *key)
+{
+	char quoted[64];
+	const char *p;
+
+	snprintf(quoted, sizeof(quoted), "\"%s\"", key);
+	p = strstr(text, quoted);
+	if (!p)
+		return -1;
+	p += strlen(quoted);
+	while (*p == ' ' || *p == '\t' || *p == ':')
+		p++;
+	return strtoll(p, NULL, 10);
+}
+
+static long long db_count(sqlite3 *db, const char *sql, const char *param)
+{
+	sqlite3_stmt *st;
+	long long n = -1;
+
+	T_ASSERT(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
+		 sqlite3_errmsg(db));
+	if (param)
+		sqlite3_bind_text(st, 1, param, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+static long long file_size(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 ? (long long)sb.st_size : 0;
+}
+
+/* `lastwords report --format json` on the first bundle of each ending: the
+ * one exit record joins the run and the class is the intended one. */
+static void check_samples(const char *lastwords, const char *root, const struct plan *p,
+			  unsigned n)
+{
+	static const char script[] =
+		"import json, sys\n"
+		"r = json.load(open(sys.argv[1]))\n"
+		"runs = r['runs']\n"
+		"run = runs[0] if len(runs) == 1 else {}\n"
+		"cls = run.get('classification') or 'clean'\n"
+		"print('    %s: %s (%s), %d exit record(s) joined, %d unmatched' % (sys.argv[3], cls,\n"
+		"      run.get('evidence_level'), len(run.get('exit_records', [])),\n"
+		"      len(r['unmatched_exit_records'])))\n"
+		"sys.exit(0 if len(runs) == 1 and len(run['exit_records']) == 1 and\n"
+		"         not r['unmatched_exit_records'] and cls == sys.argv[2] else 1)\n";
+	char py[600], out[600], dir[600], cmd[2400];
+	int seen[NENDINGS][2] = { { 0 } };
+	unsigned i;
+	FILE *f;
+
+	snprintf(py, sizeof(py), "%s/check-report.py", root);
+	f = fopen(py, "w");
+	T_ASSERT(f && fputs(script, f) >= 0 && fclose(f) == 0, "cannot write %s", py);
+	snprintf(out, sizeof(out), "%s/report.json", root);
+	printf("  sample reports (lastwords report --format json BUNDLE):\n");
+	for (i = 0; i < n; i++) {
+		/* Each ending once, and the crash both ways; killed with and
+		 * without lmkd's line. */
+		int variant = p[i].ending == CRASHED ? p[i].stop < 0
+			      : p[i].ending == KILLED ? p[i].lmkd_line : 0;
+		char *args[] = { (char *)lastwords, "report", "--format", "json", "--tz", "UTC", dir,
+				 NULL };
+		int rc;
+
+		if (seen[p[i].ending][variant])
+			continue;
+		seen[p[i].ending][variant] = 1;
+		snprintf(dir, sizeof(dir), "%s/b%04u", root, i);
+		rc = run_child(args, out, NULL);
+		T_ASSERT(rc == 0, "lastwords report %s exited %d", dir, rc);
+		snprintf(cmd, sizeof(cmd), "python3 '%s' '%s' '%s' 'b%04u %s%s'", py, out,
+			 ending_classes[p[i].ending], i, ending_names[p[i].ending],
+			 p[i].ending == CRASHED ? (variant ? " in delegate_prepare" : " in inference")
+			 : p[i].ending == KILLED ? (variant ? " with lmkd's line" : " without lmkd's line")
+						 : "");
+		T_ASSERT(system(cmd) == 0, "the report of %s does not join its exit record as %s", dir,
+			 ending_classes[p[i].ending]);
+	}
+	unlink(out);
+	unlink(py);
+}
+
+/* Time one command QUERY_REPS times: the best wall time; output to out. */
+static double time_query(char *const argv[], const char *out)
+{
+	double best = 1e9, t;
+	int rep, rc;
+
+	for (rep = 0; rep < QUERY_REPS; rep++) {
+		t = now_s();
+		rc = run_child(argv, out, NULL);
+		t = now_s() - t;
+		T_ASSERT(rc == 0, "lastwords %s %s exited %d", argv[1], argv[5], rc);
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const groupings[] = { "candidate", "app_version", "stage",
+						 "class",     "device",      "process" };
+	/* How many groups each grouping must give (0: at least two). */
+	static const unsigned groups_wanted[] = { NCANDIDATES, 3, 0, NENDINGS, NDEVICES, 2 };
+	char db_path[512], out[600], since[32], label[80];
+	unsigned n = DEFAULT_BUNDLES, i, planned[NENDINGS] = { 0 };
+	char **ingest_args, *text;
+	const char *lastwords;
+	struct plan *plans;
+	long long runs, events, bundles, db_bytes;
+	long rss = 0;
+	double t, gen_s;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	size_t len;
+	int rc;
+
+	if (argc < 2 || argc > 3) {
+		fprintf(stderr, "usage: bench-history LASTWORDS [BUNDLES]\n");
+		return 2;
+	}
+	lastwords = argv[1];
+	if (argc == 3)
+		n = (unsigned)strtoul(argv[2], NULL, 10);
+	if (n < 10 || n > 9999) {
+		fprintf(stderr, "bench-history: BUNDLES is 10 to 9999\n");
+		return 2;
+	}
+	scratch = strdup(t_tmpdir("bench-history"));
+	atexit(cleanup);
+	plans = calloc(n, sizeof(*plans));
+	T_ASSERT(plans != NULL, "out of memory");
+	plan_bundles(plans, n);
+
+	/* 1. The bundles. */
+	t = now_s();
+	for (i = 0; i < n; i++) {
+		generate(scratch, &plans[i], i);
+		planned[plans[i].ending]++;
+	}
+	gen_s = now_s() - t;
+	printf("history benchmark: %u bundles, each one %u-slot ring (%u KiB) and an exit-info dump\n",
+	       n, SLOTS, SLOTS * 64 / 1024);
+	printf("  generated in %.1f s: %u clean, %u killed (SIGKILL), %u crashed (SIGSEGV/abort)\n",
+	       gen_s, planned[CLEAN], planned[KILLED], planned[CRASHED]);
+
+	/* 2. A sample of bundles reports as intended. */
+	check_samples(lastwords, scratch, plans, n);
+
+	/* 3. Ingest all of them. */
+	snprintf(db_path, sizeof(db_path), "%s/history.db", scratch);
+	ingest_args = calloc(n + 8, sizeof(*ingest_args));
+	T_ASSERT(ingest_args != NULL, "out of memory");
+	ingest_args[0] = (char *)lastwords;
+	ingest_args[1] = "ingest";
+	ingest_args[2] = "--db";
+	ingest_args[3] = db_path;
+	ingest_args[4] = "--events";
+	ingest_args[5] = "--tz";
+	ingest_args[6] = "UTC";
+	for (i = 0; i < n; i++) {
+		ingest_args[7 + i] = malloc(strlen(scratch) + 8);
+		T_ASSERT(ingest_args[7 + i] != NULL, "out of memory");
+		sprintf(ingest_args[7 + i], "%s/b%04u", scratch, i);
+	}
+	t = now_s();
+	rc = run_child(ingest_args, "/dev/null", &rss);
+	t = now_s() - t;
+	T_ASSERT(rc == 0, "lastwords ingest exited %d", rc);
+
+	T_ASSERT(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK,
+		 "cannot open %s", db_path);
+	bundles = db_count(db, "SELECT count(*) FROM bundle", NULL);
+	runs = db_count(db, "SELECT count(*) FROM run", NULL);
+	events = db_count(db, "SELECT count(*) FROM event", NULL);
+	db_bytes = file_size(db_path);
+	snprintf(out, sizeof(out), "%s-wal", db_path);
+	db_bytes += file_size(out);
+	printf("  lastwords ingest --events --tz UTC (%u bundles)\n", n);
+	printf("    %.2f s, %.1f bundles/s, %.0f events/s, peak rss %ld MiB\n", t, n / t,
+	       (double)events / t, rss / 1024);
+	printf("    stored %lld bundles, %lld runs, %lld events; database %.1f MiB\n", bundles, runs,
+	       events, (double)db_bytes / (1024.0 * 1024.0));
+	printf("    target under %.0f s for 1000 bundles: %s\n", INGEST_TARGET_S,
+	       t * 1000.0 / n < INGEST_TARGET_S ? "met" : "NOT met");
+	T_ASSERT(bundles == n && runs == n, "%lld bundles and %lld runs stored, not %u", bundles, runs,
+		 n);
+	T_ASSERT(events >= 900LL * n, "only %lld events stored for %u bundles", events, n);
+
+	/* Each run got its planned class. */
+	printf("  verdicts stored (class, evidence level, runs):\n");
+	T_ASSERT(sqlite3_prepare_v2(db,
+				    "SELECT coalesce(class, 'clean'), coalesce(evidence_level, '-'), "
+				    "count(*) FROM run GROUP BY 1, 2 ORDER BY 1, 2",
+				    -1, &st, NULL) == SQLITE_OK,
+		 "%s", sqlite3_errmsg(db));
+	while (sqlite3_step(st) == SQLITE_ROW)
+		printf("    %-14s %-12s %lld\n", (const char *)sqlite3_column_text(st, 0),
+		       (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2));
+	sqlite3_finalize(st);
+	for (i = 0; i < NENDINGS; i++) {
+		long long got = db_count(db, "SELECT count(*) FROM run WHERE coalesce(class, 'clean') = ?",
+					 ending_classes[i]);
+
+		T_ASSERT(got == planned[i], "%lld runs stored as %s, %u planned", got,
+			 ending_classes[i], planned[i]);
+	}
+	T_ASSERT(db_count(db, "SELECT count(*) FROM exit_record", NULL) == n,
+		 "not one exit record joined per run");
+
+	/* The middle run's start, to the second, for --since. */
+	T_ASSERT(sqlite3_prepare_v2(db, "SELECT substr(start_time, 1, 19) FROM run "
+					"ORDER BY start_time LIMIT 1 OFFSET ?",
+				    -1, &st, NULL) == SQLITE_OK,
+		 "%s", sqlite3_errmsg(db));
+	sqlite3_bind_int(st, 1, (int)n / 2);
+	T_ASSERT(sqlite3_step(st) == SQLITE_ROW, "no start time");
+	snprintf(since, sizeof(since), "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+
+	/* The NDJSON export has a line per run. */
+	snprintf(out, sizeof(out), "%s/export.ndjson", scratch);
+	{
+		char *args[] = { (char *)lastwords, "export", "--db", db_path, "--format", "ndjson", NULL };
+
+		rc = run_child(args, out, NULL);
+		T_ASSERT(rc == 0, "lastwords export exited %d", rc);
+		text = slurp(out, &len);
+		T_ASSERT(count_of(text, "\n") == n, "the NDJSON export has %u lines, not %u",
+			 count_of(text, "\n"), n);
+		free(text);
+		unlink(out);
+	}
+
+	/* 4. The queries. */
+	printf("  queries on %lld runs and %lld events (best of %d; target under %.0f s each):\n", runs,
+	       events, QUERY_REPS, QUERY_TARGET_S);
+	snprintf(out, sizeof(out), "%s/history.json", scratch);
+	for (i = 0; i <= sizeof(groupings) / sizeof(groupings[0]); i++) {
+		int with_since = i == sizeof(groupings) / sizeof(groupings[0]);
+		const char *by = with_since ? "candidate" : groupings[i];
+		char *args[] = { (char *)lastwords, "history", "--db",    db_path, "--by", (char *)by,
+				 "--format",        "json",    "--since", since,   NULL };
+		long long want, got;
+		unsigned groups;
+
+		if (!with_since)
+			args[8] = NULL;
+		t = time_query(args, out);
+		text = slurp(out, NULL);
+		got = json_number(text, "runs");
+		groups = count_of(text, "\"first_seen\"");
+		want = with_since ? db_count(db, "SELECT count(*) FROM run WHERE start_time >= ?", since)
+				  : runs;
+		if (with_since)
+			snprintf(label, sizeof(label), "history --by %s --since %s", by, since);
+		else
+			snprintf(label, sizeof(label), "history --by %s", by);
+		printf("    %-52s %7.3f s  %-7s (%lld runs, %u groups, %u regressions)\n", label, t,
+		       t < QUERY_TARGET_S ? "met" : "NOT met", got, groups,
+		       count_of(text, "\"previous_runs\""));
+		T_ASSERT(got == want, "%s: %lld runs, not %lld", label, got, want);
+		T_ASSERT(with_since || (groups_wanted[i] ? groups == groups_wanted[i] : groups >= 2),
+			 "%s: %u groups", label, groups);
+		free(text);
+	}
+	unlink(out);
+	for (i = 0; i < 2; i++) {
+		char *format = i == 0 ? "ndjson" : "csv";
+		char *args[] = { (char *)lastwords, "export", "--db", db_path, "--format", format, NULL };
+
+		t = time_query(args, "/dev/null");
+		snprintf(label, sizeof(label), "export --format %s", format);
+		printf("    %-52s %7.3f s  %s\n", label, t, t < QUERY_TARGET_S ? "met" : "NOT met");
+	}
+	sqlite3_close(db);
+	for (i = 0; i < n; i++)
+		free(ingest_args[7 + i]);
+	free(ingest_args);
+	free(plans);
+	return T_PASS;
+}

@@ -1,0 +1,378 @@
+#!/usr/bin/env python3
+"""`lastwords ingest` and the history database (schemas/history.sql):
+
+- idempotent: the same bundle twice, or copied elsewhere, adds nothing;
+- bad bundles are refused one by one, with the file named, and the rest go in;
+- a run held by two bundles keeps its better-evidenced verdict;
+- atomic under SIGKILL: ingests killed at random points (at least 50), each
+  followed by an integrity check and consistency checks, then a re-ingest
+  that must give the same export as one clean ingest;
+- upgrades a version-1 database (the first step of schemas/history.sql) in
+  place, keeping its rows; refuses a newer schema, a foreign database and a
+  file that is not one;
+- WAL: history and export keep working, and see consistent figures, while
+  an ingest writes, and an open reader never blocks the writer.
+
+usage: history-ingest.py LASTWORDS SOURCE_ROOT
+Exit status: 0 pass, 1 fail.
+"""
+import json
+import os
+import random
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+EXIT_INPUT, EXIT_DATABASE = 4, 11
+problems = []
+
+
+def check(cond, msg):
+    if not cond:
+        problems.append(msg)
+        print("FAIL: " + msg)
+    return cond
+
+
+def run(lw, args, **kw):
+    return subprocess.run([lw] + args, capture_output=True, text=True, **kw)
+
+
+def export(lw, db):
+    r = run(lw, ["export", "--db", db, "--format", "ndjson"])
+    check(r.returncode == 0, "export exits 0: %s" % r.stderr)
+    return [json.loads(line) for line in r.stdout.splitlines()]
+
+
+def table_counts(db):
+    with sqlite3.connect(db) as c:
+        return {t: c.execute("SELECT count(*) FROM %s" % t).fetchone()[0]
+                for t in ("bundle", "run", "run_line", "exit_record", "boot_loop", "event")}
+
+
+def scenario_bundles(root):
+    base = os.path.join(root, "fixtures", "scenarios")
+    out = []
+    for name in sorted(os.listdir(base)):
+        b = os.path.join(base, name, "bundle")
+        if os.path.isdir(b):
+            args = os.path.join(base, name, "args")
+            words = open(args).read().split() if os.path.exists(args) else []
+            tz = words[words.index("--tz"):words.index("--tz") + 2] if "--tz" in words else []
+            out.append((name, b, tz))
+    return out
+
+
+def variant(src, dst, n):
+    """A copy of a bundle whose rings have new run ids: a distinct bundle
+    with distinct runs (the evidence joins by process, pid and time)."""
+    shutil.copytree(src, dst)
+    for dirpath, _, files in os.walk(dst):
+        for f in files:
+            p = os.path.join(dirpath, f)
+            if not f.endswith(".jsonl"):
+                continue
+            text = open(p).read()
+            text = re.sub(r'"run_id":"([0-9a-f]{24})[0-9a-f]{8}"',
+                          lambda m: '"run_id":"%s%08x"' % (m.group(1), n), text)
+            open(p, "w").write(text)
+
+
+def test_idempotent(lw, root, tmp):
+    db = os.path.join(tmp, "idem.db")
+    demo = os.path.join(root, "fixtures", "demo")
+    r = run(lw, ["ingest", "--db", db, "--tz", "+01:00", "--events", demo])
+    check(r.returncode == 0, "ingest of the demo exits 0: %s" % r.stderr)
+    check("4 runs: 4 new" in r.stdout, "ingest says what it stored: %r" % r.stdout)
+    first, counts = export(lw, db), table_counts(db)
+    check(len(first) == 4 and counts["event"] > 0, "4 runs and their events stored: %s" % counts)
+    copy = os.path.join(tmp, "elsewhere", "demo-copy")
+    shutil.copytree(demo, copy)
+    for path in (demo, copy):
+        r = run(lw, ["ingest", "--db", db, "--tz", "+01:00", "--events", path])
+        check(r.returncode == 0 and "already in the history" in r.stdout,
+              "the same bundle again (%s) is recognized: %r" % (path, r.stdout))
+    check(table_counts(db) == counts, "a second ingest adds no row: %s vs %s" % (table_counts(db), counts))
+    check(export(lw, db) == first, "a second ingest changes no exported row")
+
+
+def test_refused(lw, root, tmp):
+    db = os.path.join(tmp, "refused.db")
+    sc = dict((n, b) for n, b, _ in scenario_bundles(root))
+    bad = os.path.join(tmp, "bad-bundle")
+    shutil.copytree(sc["lmk-confirmed"], bad)
+    with open(os.path.join(bad, "exit-info.txt"), "w") as f:
+        f.write("this is not evidence of anything\n")
+    broken_ring = os.path.join(tmp, "broken-ring")
+    shutil.copytree(sc["java-crash"], broken_ring)
+    ring = [p for p in os.listdir(broken_ring) if p.endswith(".jsonl")][0]
+    with open(os.path.join(broken_ring, ring), "a") as f:
+        f.write('{"type":"stage_begin","ticket":\n')
+    empty = os.path.join(tmp, "empty-bundle")
+    os.mkdir(empty)
+    missing = os.path.join(tmp, "no-such-bundle")
+    good = [sc["anr-with-trace"], sc["native-crash-gpu-delegate"]]
+    r = run(lw, ["ingest", "--db", db, good[0], bad, broken_ring, empty, missing, good[1]])
+    check(r.returncode == EXIT_INPUT, "refused bundles: exit %d, got %d" % (EXIT_INPUT, r.returncode))
+    for path, what in ((bad, "exit-info.txt': unknown kind"), (broken_ring, ring + "': line "),
+                       (empty, "no run to store"), (missing, "no-such-bundle")):
+        check(("refused '%s'" % path) in r.stderr and what in r.stderr,
+              "the refusal of %s names the file and why (%r): %s" % (path, what, r.stderr))
+    check("2 stored, 0 already in, 4 refused" in r.stdout, "summary line: %r" % r.stdout)
+    with sqlite3.connect(db) as c:
+        sources = sorted(s for (s,) in c.execute("SELECT source FROM bundle"))
+    check(sources == sorted(good), "only the good bundles are stored: %s" % sources)
+    r = run(lw, ["ingest", "--db", db, "--bogus", good[0]])
+    check(r.returncode == 2, "an unknown option is a usage error (2): %d" % r.returncode)
+    r = run(lw, ["ingest", good[0]])
+    check(r.returncode == 2 and "--db" in r.stderr, "ingest without --db: usage error naming --db")
+
+
+def test_better_evidence(lw, root, tmp):
+    sc = dict((n, b) for n, b, _ in scenario_bundles(root))
+    full = sc["lmk-confirmed"]
+    ring_only = os.path.join(tmp, "ring-only")
+    os.mkdir(ring_only)
+    for f in os.listdir(full):
+        if f.endswith(".jsonl"):
+            shutil.copy(os.path.join(full, f), ring_only)
+    for order in ((ring_only, full), (full, ring_only)):
+        db = os.path.join(tmp, "better-%d.db" % (order[0] == full))
+        for b in order:
+            r = run(lw, ["ingest", "--db", db, b])
+            check(r.returncode == 0, "ingest %s: %s" % (b, r.stderr))
+        rows = export(lw, db)
+        check(len(rows) == 1, "one run for the ring held by two bundles: %d" % len(rows))
+        check(rows and (rows[0]["class"], rows[0]["evidence_level"]) == ("low_memory", "confirmed"),
+              "the confirmed verdict stays whatever the order (%s first): %s"
+              % (os.path.basename(order[0]), rows and (rows[0]["class"], rows[0]["evidence_level"])))
+        check(r.stdout.count("1 kept") + r.stdout.count("1 replaced") == 1,
+              "the second ingest says it kept or replaced the run: %r" % r.stdout)
+
+
+def consistent(db):
+    """The database after a kill: integrity, foreign keys, and every bundle
+    whole (its runs, each with its lines and events)."""
+    c = sqlite3.connect(db)
+    try:
+        tables = [t for (t,) in c.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")]
+        if "bundle" not in tables:
+            # Killed before the schema's transaction committed: nothing at all.
+            check(not tables, "a half-made schema after a kill: %s" % tables)
+            return 0
+        ok = c.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        check(ok, "integrity_check after a kill")
+        fk = c.execute("PRAGMA foreign_key_check").fetchall()
+        check(not fk, "foreign_key_check after a kill: %s" % fk[:3])
+        half = c.execute("SELECT b.source, b.runs, (SELECT count(*) FROM run WHERE bundle_id = b.id) "
+                         "FROM bundle b WHERE b.runs != (SELECT count(*) FROM run WHERE bundle_id = b.id)"
+                         ).fetchall()
+        check(not half, "a bundle without all its runs after a kill: %s" % half[:3])
+        bare = c.execute("SELECT count(*) FROM run WHERE class IS NOT NULL AND NOT EXISTS "
+                         "(SELECT 1 FROM run_line WHERE run_id = run.id AND kind = 'rule')").fetchone()[0]
+        check(bare == 0, "a verdict without its rules after a kill: %d" % bare)
+        no_events = c.execute("SELECT count(*) FROM run WHERE NOT EXISTS "
+                              "(SELECT 1 FROM event WHERE run_id = run.id)").fetchone()[0]
+        check(no_events == 0, "a run without its events after a kill: %d" % no_events)
+        return c.execute("SELECT count(*) FROM bundle").fetchone()[0]
+    finally:
+        c.close()
+
+
+def test_kills(lw, root, tmp, kills):
+    src = os.path.join(tmp, "kill-bundles")
+    os.mkdir(src)
+    bundles = []
+    for k in range(5):
+        for name, b, _ in scenario_bundles(root):
+            if name in ("seed-ring-less", "ring-binary-and-json"):
+                continue  # no ring id to vary / rings outside the bundle
+            dst = os.path.join(src, "%s-%d" % (name, k))
+            variant(b, dst, k + 1)
+            bundles.append(dst)
+    cmd = ["ingest", "--events"] + bundles
+
+    clean = os.path.join(tmp, "clean.db")
+    t0 = time.monotonic()
+    r = run(lw, cmd[:1] + ["--db", clean] + cmd[1:])
+    full = time.monotonic() - t0
+    check(r.returncode == 0, "clean ingest exits 0: %s" % r.stderr[-500:])
+    want = export(lw, clean)
+    check(len(want) >= len(bundles), "every variant stored: %d rows for %d bundles" % (len(want), len(bundles)))
+
+    db = os.path.join(tmp, "killed.db")
+    rng = random.Random(1234)
+    stored, mid = 0, 0
+    for i in range(kills):
+        if i % 10 == 0 or stored == len(bundles):
+            for ext in ("", "-wal", "-shm"):
+                if os.path.exists(db + ext):
+                    os.remove(db + ext)  # start over when all are in, and now and then
+            stored = 0
+        p = subprocess.Popen([lw] + cmd[:1] + ["--db", db] + cmd[1:],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0, full))
+        p.kill()
+        p.wait()
+        if os.path.exists(db):
+            n = consistent(db)
+            check(n >= stored, "bundles lost after a kill: %d < %d" % (n, stored))
+            mid += stored < n < len(bundles)
+            stored = n
+    r = run(lw, cmd[:1] + ["--db", db] + cmd[1:])
+    check(r.returncode == 0, "the re-ingest after the kills exits 0: %s" % r.stderr[-500:])
+    consistent(db)
+    got = export(lw, db)
+    key = lambda r: r["run_id"]
+    check(sorted(got, key=key) == sorted(want, key=key),
+          "after %d kills and a re-ingest, the export equals a clean ingest's (%d vs %d rows)"
+          % (kills, len(got), len(want)))
+    # The test's own power: most kills must land while bundles are going in.
+    check(mid >= kills // 3, "only %d of %d kills landed mid-ingest" % (mid, kills))
+    print("kills: %d SIGKILLs (%d mid-ingest) over a %.2f s ingest of %d bundles; every state consistent"
+          % (kills, mid, full, len(bundles)))
+
+
+def schema_step(root, n):
+    text = open(os.path.join(root, "schemas", "history.sql")).read()
+    parts = re.split(r"^-- version (\d+)\n", text, flags=re.M)
+    steps = dict((int(parts[i]), parts[i + 1]) for i in range(1, len(parts), 2))
+    return steps[n], max(steps)
+
+
+def test_migration(lw, root, tmp):
+    step1, latest = schema_step(root, 1)
+    db = os.path.join(tmp, "v1.db")
+    with sqlite3.connect(db) as c:
+        c.executescript(step1)
+        c.execute("INSERT INTO bundle (digest, source, ingested_at, complete, tz_offset_minutes, tz_assumed, "
+                  "runs, unmatched_exits) VALUES ('00000000000000aa', 'old', '2026-01-01T00:00:00.000000Z', "
+                  "1, 0, 0, 1, 0)")
+        c.execute("INSERT INTO run (run_key, bundle_id, package, process, pid, file, start_time, app_version, "
+                  "candidate, outcome, last_stage, open_stage, budget_kb, peak_kb, peak_stage, over_budget, "
+                  "class, evidence_level) VALUES ('ffffffffffffffffffffffffffffff01', 1, 'com.old', "
+                  "'com.old:inference', 77, 'old.lwr', '2026-01-01T00:00:00.000000Z', 7, 'aaaaaaaaaaaaaaaa', "
+                  "'died', 'load', 'load', 0, 0, 'load', 0, 'low_memory', 'confirmed')")
+        c.execute("INSERT INTO run_line VALUES (1, 'rule', 0, 'aei-low-memory', NULL)")
+        c.execute("PRAGMA user_version = 1")
+        c.execute("PRAGMA application_id = %d" % 0x4c57484e)
+    r = run(lw, ["history", "--db", db, "--format", "json"])
+    check(r.returncode == 0, "history upgrades a version-1 database: %s" % r.stderr)
+    demo = os.path.join(root, "fixtures", "demo")
+    r = run(lw, ["ingest", "--db", db, "--tz", "+01:00", "--events", demo])
+    check(r.returncode == 0, "ingest into an upgraded database: %s" % r.stderr)
+    with sqlite3.connect(db) as c:
+        v = c.execute("PRAGMA user_version").fetchone()[0]
+        events = c.execute("SELECT count(*) FROM event").fetchone()[0]
+    check(v == latest, "user_version after the upgrade: %d, want %d" % (v, latest))
+    check(events > 0, "the new step's table (event) is used after the upgrade")
+    rows = export(lw, db)
+    old = [x for x in rows if x["process"] == "com.old:inference"]
+    check(len(rows) == 5 and old and old[0]["rules"] == ["aei-low-memory"],
+          "the version-1 rows survive the upgrade: %d rows, %s" % (len(rows), old))
+    # A fresh database says the upgrade once, never again.
+    fresh = os.path.join(tmp, "v1-again.db")
+    with sqlite3.connect(fresh) as c:
+        c.executescript(step1)
+        c.execute("PRAGMA user_version = 1")
+        c.execute("PRAGMA application_id = %d" % 0x4c57484e)
+    r = run(lw, ["ingest", "--db", fresh, "--tz", "+01:00", demo])
+    check("upgraded the schema from version 1 to %d" % latest in r.stderr, "ingest says it upgraded: %r" % r.stderr)
+    r = run(lw, ["ingest", "--db", fresh, "--tz", "+01:00", demo])
+    check("upgraded" not in r.stderr, "no upgrade the second time")
+
+    newer = os.path.join(tmp, "newer.db")
+    with sqlite3.connect(newer) as c:
+        c.execute("CREATE TABLE future (x)")
+        c.execute("PRAGMA user_version = %d" % (latest + 1))
+        c.execute("PRAGMA application_id = %d" % 0x4c57484e)
+    foreign = os.path.join(tmp, "foreign.db")
+    with sqlite3.connect(foreign) as c:
+        c.execute("CREATE TABLE customers (name)")
+    text = os.path.join(tmp, "text.db")
+    with open(text, "w") as f:
+        f.write("not a database at all, just some text that is long enough" * 20)
+    for path, what in ((newer, "written by a newer lastwords"), (foreign, "not a lastwords history"),
+                       (text, "not a database"), (os.path.join(tmp, "absent.db"), "No such file")):
+        before = open(path, "rb").read() if os.path.exists(path) else None
+        for cmd in (["ingest", "--db", path, demo], ["history", "--db", path],
+                    ["export", "--db", path, "--format", "csv"]):
+            if cmd[0] == "ingest" and before is None:
+                continue  # ingest creates a missing database
+            r = run(lw, cmd)
+            check(r.returncode == EXIT_DATABASE and path in r.stderr and what in r.stderr,
+                  "%s on %s: exit %d naming it (%r), got %d: %s"
+                  % (cmd[0], os.path.basename(path), EXIT_DATABASE, what, r.returncode, r.stderr))
+        after = open(path, "rb").read() if os.path.exists(path) else None
+        check(before == after, "a refused database is left as it was: %s" % path)
+
+
+def test_concurrent(lw, root, tmp):
+    src = os.path.join(tmp, "conc-bundles")
+    os.mkdir(src)
+    bundles = []
+    for k in range(int(os.environ.get("LW_CONCURRENT_COPIES", "40"))):
+        for name, b, tz in scenario_bundles(root):
+            if tz or name in ("seed-ring-less", "ring-binary-and-json"):
+                continue
+            dst = os.path.join(src, "%s-%d" % (name, k))
+            variant(b, dst, 100 + k)
+            bundles.append(dst)
+    db = os.path.join(tmp, "conc.db")
+    r = run(lw, ["ingest", "--db", db, bundles[0]])  # create it first
+    check(r.returncode == 0, "first ingest: %s" % r.stderr)
+    # A reader that holds a read transaction open for the whole ingest.
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN")
+    held = holder.execute("SELECT count(*) FROM run").fetchone()[0]
+    p = subprocess.Popen([lw, "ingest", "--db", db, "--events"] + bundles[1:],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    reads, last = 0, 0
+    while p.poll() is None:
+        r = run(lw, ["history", "--db", db, "--by", "class", "--format", "json"])
+        if not check(r.returncode == 0, "history during an ingest exits 0: %s" % r.stderr):
+            break
+        h = json.loads(r.stdout)
+        check(sum(g["runs"] for g in h["groups"]) == h["runs"],
+              "history during an ingest is consistent: groups sum to the total")
+        check(h["runs"] >= last, "history never goes back: %d after %d" % (h["runs"], last))
+        last = h["runs"]
+        e = run(lw, ["export", "--db", db, "--format", "csv"])
+        check(e.returncode == 0, "export during an ingest exits 0: %s" % e.stderr)
+        reads += 1
+    err = p.communicate()[1]
+    check(p.returncode == 0, "the ingest finishes while a reader holds a transaction: %d %s"
+          % (p.returncode, err))
+    check(holder.execute("SELECT count(*) FROM run").fetchone()[0] == held,
+          "the open reader still sees its snapshot")
+    holder.execute("COMMIT")
+    holder.close()
+    check(reads >= 3, "history ran during the ingest (%d times)" % reads)
+    with sqlite3.connect(db) as c:
+        mode = c.execute("PRAGMA journal_mode").fetchone()[0]
+    check(mode == "wal", "the database is in WAL mode: %s" % mode)
+    print("concurrent: %d history + export reads while ingesting %d bundles" % (reads, len(bundles) - 1))
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    lw, root = sys.argv[1], sys.argv[2]
+    kills = int(os.environ.get("LW_KILLS", "60"))
+    with tempfile.TemporaryDirectory(prefix="lw-history-") as tmp:
+        for t in (test_idempotent, test_refused, test_better_evidence, test_migration, test_concurrent):
+            t(lw, root, tmp)
+        test_kills(lw, root, tmp, kills)
+    if problems:
+        print("%d problem(s)" % len(problems))
+        return 1
+    print("history-ingest: all checks passed")
+    return 0
+
+
+sys.exit(main())
