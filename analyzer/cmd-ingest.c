@@ -81,7 +81,7 @@ static enum outcome ingest_one(struct history_store *s, char *source, struct cor
 		printf("%s: already in the history (bundle %016llx): nothing added\n", source,
 		       (unsigned long long)b.digest);
 	else {
-		printf("%s: %zu run%s: %zu new, %zu replaced, %zu kept (better evidence stored)", source,
+		printf("%s: %zu run%s: %zu new, %zu replaced, %zu kept", source,
 		       b.nruns, b.nruns == 1 ? "" : "s", c.added, c.replaced, c.kept);
 		if (with_events)
 			printf(", %zu events", c.events);

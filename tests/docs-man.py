@@ -15,7 +15,8 @@ their shell examples exit as documented.
       lastwords-ring.5 is run from the source root, with `lastwords` replaced
       by the built binary, and must exit with the status that the preceding
       `# exits N` line documents, and print the output lines shown after it
-      (a line `...` stands for any number of lines). An example is skipped,
+      (a line `...` stands for any number of lines; paths under /tmp/lw-example/
+      are put in one fresh temporary directory). An example is skipped,
       with a message, when the binary or one of its fixture files does not
       exist yet; once they exist, a different exit status fails.
   (d) the header and slot tables of lastwords-ring.5 give the same fields,
@@ -314,8 +315,21 @@ def output_matches(expected, actual):
         output_matches(expected[1:], actual[1:])
 
 
+EXAMPLE_DIR = "/tmp/lw-example/"  # the pages' stand-in for a fresh directory
+example_tmp = None
+
+
+def example_paths(words):
+    """Put the pages' /tmp/lw-example/ paths in one fresh directory."""
+    global example_tmp
+    if example_tmp is None:
+        example_tmp = tempfile.TemporaryDirectory(prefix="lw-example-")
+    return [w.replace(EXAMPLE_DIR, example_tmp.name + "/") for w in words]
+
+
 def run_command(args, page, command, expect, output, why_not):
-    argv = shlex.split(command)
+    argv = example_paths(shlex.split(command))
+    output = example_paths(output) if output else output
     if argv[0] == "lastwords":
         if why_not:
             skip("%s: '%s': %s" % (page, command, why_not))
