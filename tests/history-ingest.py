@@ -311,11 +311,29 @@ def test_migration(lw, root, tmp):
         check(before == after, "a refused database is left as it was: %s" % path)
 
 
+def history_validator(root):
+    """history --format json against schemas/history.schema.json. Without
+    python3-jsonschema this check fails: .ci/install-deps installs it."""
+    try:
+        import jsonschema
+    except ImportError:
+        check(False, "python3-jsonschema is needed to check history JSON against its schema")
+        return lambda doc: None
+    schema = json.load(open(os.path.join(root, "schemas", "history.schema.json")))
+    v = jsonschema.Draft202012Validator(schema)
+
+    def validate(doc):
+        errs = sorted(v.iter_errors(doc), key=lambda e: list(e.path))
+        check(not errs, "history JSON against its schema: %s" % "; ".join(
+            "%s: %s" % (list(e.path), e.message) for e in errs[:3]))
+    return validate
+
+
 def test_concurrent(lw, root, tmp):
     src = os.path.join(tmp, "conc-bundles")
     os.mkdir(src)
     bundles = []
-    for k in range(int(os.environ.get("LW_CONCURRENT_COPIES", "40"))):
+    for k in range(int(os.environ.get("LW_CONCURRENT_COPIES", "80"))):
         for name, b, tz in scenario_bundles(root):
             if tz or name in ("seed-ring-less", "ring-binary-and-json"):
                 continue
@@ -326,17 +344,20 @@ def test_concurrent(lw, root, tmp):
     r = run(lw, ["ingest", "--db", db, bundles[0]])  # create it first
     check(r.returncode == 0, "first ingest: %s" % r.stderr)
     # A reader that holds a read transaction open for the whole ingest.
+    validate = history_validator(root)
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN")
     held = holder.execute("SELECT count(*) FROM run").fetchone()[0]
     p = subprocess.Popen([lw, "ingest", "--db", db, "--events"] + bundles[1:],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     reads, last = 0, 0
+    groupings = ["candidate", "app_version", "stage", "class", "device", "process"]
     while p.poll() is None:
-        r = run(lw, ["history", "--db", db, "--by", "class", "--format", "json"])
+        r = run(lw, ["history", "--db", db, "--by", groupings[reads % 6], "--format", "json"])
         if not check(r.returncode == 0, "history during an ingest exits 0: %s" % r.stderr):
             break
         h = json.loads(r.stdout)
+        validate(h)
         check(sum(g["runs"] for g in h["groups"]) == h["runs"],
               "history during an ingest is consistent: groups sum to the total")
         check(h["runs"] >= last, "history never goes back: %d after %d" % (h["runs"], last))
