@@ -4,7 +4,9 @@
 --
 --   sqlite3 history.db
 --   sqlite> .parameter set :by candidate
---   sqlite> .parameter set :since NULL          -- or '2026-11-01'
+--   sqlite> .parameter set :since NULL
+--   sqlite> .parameter set :since "'2026-11-01'"   -- a date: quoted twice, or
+--                                                  -- the shell computes 2026-11-01
 --   sqlite> (paste a statement)
 --
 -- Parameters: :by is candidate, app_version, stage, class, device or
@@ -52,7 +54,8 @@ ORDER BY CASE :by WHEN 'app_version' THEN g.version END,
 -- versions by number. A row for each one whose rate of confirmed
 -- low_memory or native_crash verdicts rose over the one before it, with
 -- the counts behind it (count of runs, against prev_count of prev_runs).
--- Rates are compared as count * prev_runs > prev_count * runs.
+-- Rates are compared as count * prev_runs > prev_count * runs. The counts
+-- are count(*) FILTER, not sum(): a group without any verdict counts 0.
 WITH r AS (
 	SELECT package, candidate, app_version, start_time, class, evidence_level
 	FROM run
@@ -60,14 +63,14 @@ WITH r AS (
 ), g AS (
 	SELECT 'candidate' AS dimension, package, candidate AS grp, NULL AS num,
 	       min(start_time) AS first_seen, count(*) AS runs,
-	       sum(class = 'low_memory' AND evidence_level = 'confirmed') AS low_memory,
-	       sum(class = 'native_crash' AND evidence_level = 'confirmed') AS native_crash
+	       count(*) FILTER (WHERE class = 'low_memory' AND evidence_level = 'confirmed') AS low_memory,
+	       count(*) FILTER (WHERE class = 'native_crash' AND evidence_level = 'confirmed') AS native_crash
 	FROM r WHERE candidate IS NOT NULL GROUP BY package, candidate
 	UNION ALL
 	SELECT 'app_version', package, CAST(app_version AS TEXT), app_version,
 	       min(start_time), count(*),
-	       sum(class = 'low_memory' AND evidence_level = 'confirmed'),
-	       sum(class = 'native_crash' AND evidence_level = 'confirmed')
+	       count(*) FILTER (WHERE class = 'low_memory' AND evidence_level = 'confirmed'),
+	       count(*) FILTER (WHERE class = 'native_crash' AND evidence_level = 'confirmed')
 	FROM r GROUP BY package, app_version
 ), o AS (
 	SELECT g.*,
