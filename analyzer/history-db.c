@@ -99,7 +99,9 @@ fail:
 int history_open(const char *path, enum history_mode mode, struct history *h, char *err,
 		 size_t errlen)
 {
-	int flags = SQLITE_OPEN_READWRITE | (mode == HISTORY_CREATE ? SQLITE_OPEN_CREATE : 0);
+	/* One thread per connection: no SQLite mutexes. */
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
+		    (mode == HISTORY_CREATE ? SQLITE_OPEN_CREATE : 0);
 	long long app_id, version, objects;
 	struct stat sb;
 

@@ -77,18 +77,24 @@ static int bt(sqlite3_stmt *st, int i, const char *v)
 	return v ? sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
 }
 
+/* Text that outlives the statement's step: the vocabulary's names. */
+static int bs(sqlite3_stmt *st, int i, const char *v)
+{
+	return v ? sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+}
+
 static int bi(sqlite3_stmt *st, int i, long long v)
 {
 	return sqlite3_bind_int64(st, i, v);
 }
 
-/* Run a bound statement to its end and reset it. */
+/* Run a bound statement to its end and reset it. Each use binds every
+ * parameter, so the bindings are not cleared. */
 static int run_stmt(sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
 
 	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
 }
 
@@ -199,7 +205,8 @@ static int add_events(struct history_store *s, long long id, const struct run *r
 		}
 		if (bi(st, 1, id) || bi(st, 2, (long long)r->events[k].ticket) ||
 		    sqlite3_bind_double(st, 3, (double)ring_event_rel_ns(&r->hdr, e) / 1e6) ||
-		    bt(st, 4, type) || bt(st, 5, stage) || bi(st, 6, e->code) || bi(st, 7, e->tid) ||
+		    (type == unknown_type ? bt(st, 4, type) : bs(st, 4, type)) ||
+		    bs(st, 5, stage) || bi(st, 6, e->code) || bi(st, 7, e->tid) ||
 		    bi(st, 8, e->rss_kb) || bi(st, 9, (long long)e->a) || bi(st, 10, (long long)e->b) ||
 		    bi(st, 11, (long long)e->c) || bi(st, 12, e->d) || run_stmt(st))
 			return -1;

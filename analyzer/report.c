@@ -96,8 +96,15 @@ int report_build(const struct bundle *b, const struct corr_options *opt, struct 
 
 		run_facts_get(&b->runs[i], &out->facts[i]);
 		out->judged[i] = died(&out->facts[i]) || cr->exits.n > 0;
-		if (out->judged[i])
-			classify_run(cr, &out->facts[i], &out->verdicts[i]);
+		if (!out->judged[i])
+			continue;
+		classify_run(cr, &out->facts[i], &out->verdicts[i]);
+		/* A run that closed cleanly, whose records claim no death (an
+		 * EXIT_SELF with status 0 after the close): no verdict. */
+		if (!died(&out->facts[i]) && out->verdicts[i].nclaims == 0) {
+			out->judged[i] = 0;
+			memset(&out->verdicts[i], 0, sizeof(out->verdicts[i]));
+		}
 	}
 	/* A process that died with its dependency points at that death. */
 	for (i = 0; i < b->nruns; i++) {
@@ -480,7 +487,12 @@ void report_text(const struct report *r, FILE *out)
 			fputc('\n', out);
 		}
 		if (!r->judged[i]) {
-			fprintf(out, "verdict    none: the run ended cleanly and no exit record names it\n");
+			if (cr->exits.n)
+				fprintf(out, "verdict    none: the run ended cleanly, and its %zu exit record%s "
+					     "name%s no death\n",
+					cr->exits.n, cr->exits.n == 1 ? "" : "s", cr->exits.n == 1 ? "s" : "");
+			else
+				fprintf(out, "verdict    none: the run ended cleanly and no exit record names it\n");
 			continue;
 		}
 		fprintf(out, "verdict    %s, %s\n", vocab_name(&vocab_exit_classes, (int)v->cls),

@@ -3,9 +3,11 @@
  * (default 1000) bundle directories, each holding one 16384-slot ring
  * written by the real probe in a child process (about a thousand records:
  * load, delegate_prepare, inferences, marks), an exit-info dump with that
- * child's record, a manifest naming a device and, for half of the killed
- * runs, lmkd's kill line in a logcat. The runs vary by candidate (5), app
- * version (3), process (2), device (4) and ending: clean close (EXIT_SELF),
+ * child's record (UTC), a manifest naming a device and, for half of the
+ * runs that died, a logcat with lmkd's kill line or libc's fatal signal
+ * line (confirmed rather than supported verdicts). The runs vary by
+ * candidate (5), app version (3), process (2), device (4) and ending:
+ * clean close (EXIT_SELF),
  * SIGKILL mid-inference (LOW_MEMORY), or a native crash (SIGSEGV or abort,
  * CRASH_NATIVE), some while preparing the delegate.
  *
@@ -46,7 +48,8 @@
 enum ending { CLEAN, KILLED, CRASHED, NENDINGS };
 
 static const char *const ending_names[NENDINGS] = { "clean", "killed", "crashed" };
-/* The class each ending must come out as ("clean": no class). */
+/* The class each ending must come out as ("clean": no verdict; the probe
+ * closed, then EXIT_SELF with status 0). */
 static const char *const ending_classes[NENDINGS] = { "clean", "low_memory", "native_crash" };
 
 #define NCANDIDATES 5
@@ -68,7 +71,7 @@ struct plan {
 	enum ending ending;
 	int stop;           /* inference at which the run dies; -1: in delegate_prepare */
 	int by_abort;       /* a crash by abort() rather than SIGSEGV */
-	int lmkd_line;      /* a killed run whose logcat holds lmkd's kill line */
+	int witness;        /* a logcat holds lmkd's kill line or the fatal signal */
 	pid_t pid;
 };
 
@@ -130,7 +133,7 @@ static void plan_bundles(struct plan *p, unsigned n)
 		if (p[i].ending == CRASHED && p[i].candidate == 3 && rnd(2) == 0)
 			p[i].stop = -1; /* the fp16 GPU delegate crashes in prepare */
 		p[i].by_abort = rnd(4) == 0;
-		p[i].lmkd_line = p[i].ending == KILLED && rnd(2) == 0;
+		p[i].witness = p[i].ending != CLEAN && rnd(2) == 0;
 	}
 }
 
@@ -222,6 +225,7 @@ static void write_evidence(const char *dir, const struct plan *p, int64_t end_ms
 	static const char *const reasons[NENDINGS] = { "1 (EXIT_SELF)", "3 (LOW_MEMORY)",
 						       "5 (APP CRASH(NATIVE))" };
 	const char *process = p->process ? PACKAGE ":detector" : PACKAGE ":inference";
+	const char *comm = process + strlen(process) - 15; /* the kernel's 15-byte name */
 	char t1[80], t2[80];
 	FILE *f;
 
@@ -239,7 +243,7 @@ static void write_evidence(const char *dir, const struct plan *p, int64_t end_ms
 		   "          importance=%d pss=61MB rss=74MB description=%s state=empty trace=null\n",
 		t1, (int)p->pid, process, reasons[p->ending],
 		p->ending != CRASHED ? 0 : p->by_abort ? SIGABRT : SIGSEGV,
-		p->ending == CLEAN ? 100 : 125, p->ending == CRASHED ? "crash" : "null");
+		p->ending == CLEAN ? 100 : p->ending == KILLED ? 200 : 125, p->ending == CRASHED ? "crash" : "null");
 	fclose(f);
 
 	f = create(dir, "manifest.json");
@@ -248,17 +252,29 @@ static void write_evidence(const char *dir, const struct plan *p, int64_t end_ms
 		devices[p->device]);
 	fclose(f);
 
-	if (p->lmkd_line) {
-		f = create(dir, "logcat.txt");
-		utc_time(t1, sizeof(t1), end_ms + 1, 0);
-		utc_time(t2, sizeof(t2), end_ms + 6, 0);
+	if (!p->witness)
+		return;
+	f = create(dir, "logcat.txt");
+	utc_time(t1, sizeof(t1), end_ms + 1, 0);
+	utc_time(t2, sizeof(t2), end_ms + 6, 0);
+	if (p->ending == KILLED)
 		fprintf(f, "--------- beginning of main\n"
 			   "%s   612   612 I lowmemorykiller: Kill '%s' (%d), uid 10231, oom_score_adj 200 "
-			   "to free 262144kB rss, 18432kB swap; reason: low watermark is breached\n"
-			   "%s  1580  1612 I ActivityManager: Process %s (pid %d) has died: prcp FGS\n",
-			t1, process, (int)p->pid, t2, process, (int)p->pid);
-		fclose(f);
-	}
+			   "to free 262144kB rss, 18432kB swap; reason: low watermark is breached\n",
+			t1, process, (int)p->pid);
+	else if (p->by_abort)
+		fprintf(f, "--------- beginning of crash\n"
+			   "%s  %5d  %5d F libc    : Fatal signal 6 (SIGABRT), code -1 (SI_QUEUE) in tid %d "
+			   "(inference), pid %d (%s)\n",
+			t1, (int)p->pid, (int)p->pid, (int)p->pid, (int)p->pid, comm);
+	else
+		fprintf(f, "--------- beginning of crash\n"
+			   "%s  %5d  %5d F libc    : Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), "
+			   "fault addr 0x10 in tid %d (inference), pid %d (%s)\n",
+			t1, (int)p->pid, (int)p->pid, (int)p->pid, (int)p->pid, comm);
+	fprintf(f, "%s  1580  1612 I ActivityManager: Process %s (pid %d) has died: prcp FGS\n", t2,
+		process, (int)p->pid);
+	fclose(f);
 }
 
 /* Fork a child that writes bundle i's ring; wait for it to end as planned. */
@@ -387,8 +403,62 @@ static long long file_size(const char *path)
 	return stat(path, &sb) == 0 ? (long long)sb.st_size : 0;
 }
 
-/* `lastwords report --format json` on the first bundle of each ending: the
- * one exit record joins the run and the class is the intended one. */
+/* Is word one of the comma-separated list? */
+static int in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *q;
+
+	for (q = list; n && (q = strstr(q, word)) != NULL; q++)
+		if ((q == list || q[-1] == ',') && (q[n] == ',' || q[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+/* Each stored run against its bundle's plan: class, app version,
+ * candidate, process and device. */
+static void check_runs(sqlite3 *db, const struct plan *p, unsigned n)
+{
+	sqlite3_stmt *st;
+	unsigned seen = 0;
+
+	T_ASSERT(sqlite3_prepare_v2(db,
+				    "SELECT bundle.source, coalesce(run.class, 'clean'), run.app_version, "
+				    "run.candidate, run.process, coalesce(bundle.device_model, '') "
+				    "FROM run JOIN bundle ON bundle.id = run.bundle_id",
+				    -1, &st, NULL) == SQLITE_OK,
+		 "%s", sqlite3_errmsg(db));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *source = (const char *)sqlite3_column_text(st, 0);
+		const char *cls = (const char *)sqlite3_column_text(st, 1);
+		const char *cand = (const char *)sqlite3_column_text(st, 3);
+		const char *proc = (const char *)sqlite3_column_text(st, 4);
+		const char *base = strrchr(source, '/');
+		unsigned i = (unsigned)strtoul(base ? base + 2 : "", NULL, 10);
+		char want[24];
+
+		T_ASSERT(base && i < n, "a run of an unknown bundle '%s'", source);
+		snprintf(want, sizeof(want), "%016llx",
+			 (unsigned long long)lw_digest(candidates[p[i].candidate]));
+		T_ASSERT(in_list(ending_classes[p[i].ending], cls), "b%04u (%s): stored as %s", i,
+			 ending_names[p[i].ending], cls);
+		T_ASSERT(sqlite3_column_int64(st, 2) == APP_VERSION + p[i].version,
+			 "b%04u: app version %lld", i, sqlite3_column_int64(st, 2));
+		T_ASSERT(cand && strcmp(cand, want) == 0, "b%04u: candidate %s, not %s", i,
+			 cand ? cand : "NULL", want);
+		T_ASSERT(strcmp(proc, p[i].process ? PACKAGE ":detector" : PACKAGE ":inference") == 0,
+			 "b%04u: process %s", i, proc);
+		T_ASSERT(strcmp((const char *)sqlite3_column_text(st, 5), devices[p[i].device]) == 0,
+			 "b%04u: device %s", i, (const char *)sqlite3_column_text(st, 5));
+		seen++;
+	}
+	sqlite3_finalize(st);
+	T_ASSERT(seen == n, "%u runs checked, not %u", seen, n);
+}
+
+/* `lastwords report --format json` on the first bundle of each kind (ending,
+ * logcat witness or not, crash stage): the one exit record joins the run
+ * and the class is the intended one. */
 static void check_samples(const char *lastwords, const char *root, const struct plan *p,
 			  unsigned n)
 {
@@ -398,13 +468,13 @@ static void check_samples(const char *lastwords, const char *root, const struct 
 		"runs = r['runs']\n"
 		"run = runs[0] if len(runs) == 1 else {}\n"
 		"cls = run.get('classification') or 'clean'\n"
-		"print('    %s: %s (%s), %d exit record(s) joined, %d unmatched' % (sys.argv[3], cls,\n"
+		"print('    %-36s %s, %s; %d exit record joined, %d unmatched' % (sys.argv[3], cls,\n"
 		"      run.get('evidence_level'), len(run.get('exit_records', [])),\n"
 		"      len(r['unmatched_exit_records'])))\n"
 		"sys.exit(0 if len(runs) == 1 and len(run['exit_records']) == 1 and\n"
-		"         not r['unmatched_exit_records'] and cls == sys.argv[2] else 1)\n";
-	char py[600], out[600], dir[600], cmd[2400];
-	int seen[NENDINGS][2] = { { 0 } };
+		"         not r['unmatched_exit_records'] and cls in sys.argv[2].split(',') else 1)\n";
+	char py[600], out[600], dir[600], cmd[2400], label[80];
+	int seen[NENDINGS][4] = { { 0 } };
 	unsigned i;
 	FILE *f;
 
@@ -412,27 +482,25 @@ static void check_samples(const char *lastwords, const char *root, const struct 
 	f = fopen(py, "w");
 	T_ASSERT(f && fputs(script, f) >= 0 && fclose(f) == 0, "cannot write %s", py);
 	snprintf(out, sizeof(out), "%s/report.json", root);
-	printf("  sample reports (lastwords report --format json BUNDLE):\n");
+	printf("  sample reports (lastwords report --format json --tz UTC BUNDLE):\n");
 	for (i = 0; i < n; i++) {
-		/* Each ending once, and the crash both ways; killed with and
-		 * without lmkd's line. */
-		int variant = p[i].ending == CRASHED ? p[i].stop < 0
-			      : p[i].ending == KILLED ? p[i].lmkd_line : 0;
+		int early = p[i].ending == CRASHED && p[i].stop < 0;
 		char *args[] = { (char *)lastwords, "report", "--format", "json", "--tz", "UTC", dir,
 				 NULL };
 		int rc;
 
-		if (seen[p[i].ending][variant])
+		if (seen[p[i].ending][p[i].witness + 2 * early])
 			continue;
-		seen[p[i].ending][variant] = 1;
+		seen[p[i].ending][p[i].witness + 2 * early] = 1;
 		snprintf(dir, sizeof(dir), "%s/b%04u", root, i);
 		rc = run_child(args, out, NULL);
 		T_ASSERT(rc == 0, "lastwords report %s exited %d", dir, rc);
-		snprintf(cmd, sizeof(cmd), "python3 '%s' '%s' '%s' 'b%04u %s%s'", py, out,
-			 ending_classes[p[i].ending], i, ending_names[p[i].ending],
-			 p[i].ending == CRASHED ? (variant ? " in delegate_prepare" : " in inference")
-			 : p[i].ending == KILLED ? (variant ? " with lmkd's line" : " without lmkd's line")
-						 : "");
+		snprintf(label, sizeof(label), "b%04u %s%s%s%s", i, ending_names[p[i].ending],
+			 p[i].ending != CRASHED ? "" : p[i].by_abort ? " (abort)" : " (SIGSEGV)",
+			 early ? " in delegate_prepare" : p[i].ending != CLEAN ? " in inference" : "",
+			 p[i].witness ? " + logcat" : "");
+		snprintf(cmd, sizeof(cmd), "python3 '%s' '%s' '%s' '%s:'", py, out,
+			 ending_classes[p[i].ending], label);
 		T_ASSERT(system(cmd) == 0, "the report of %s does not join its exit record as %s", dir,
 			 ending_classes[p[i].ending]);
 	}
@@ -559,13 +627,7 @@ int main(int argc, char **argv)
 		printf("    %-14s %-12s %lld\n", (const char *)sqlite3_column_text(st, 0),
 		       (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2));
 	sqlite3_finalize(st);
-	for (i = 0; i < NENDINGS; i++) {
-		long long got = db_count(db, "SELECT count(*) FROM run WHERE coalesce(class, 'clean') = ?",
-					 ending_classes[i]);
-
-		T_ASSERT(got == planned[i], "%lld runs stored as %s, %u planned", got,
-			 ending_classes[i], planned[i]);
-	}
+	check_runs(db, plans, n);
 	T_ASSERT(db_count(db, "SELECT count(*) FROM exit_record", NULL) == n,
 		 "not one exit record joined per run");
 
