@@ -183,7 +183,7 @@ static cJSON *group_json(const struct group *g)
 /* One regression row (see the statement) as JSON. */
 static cJSON *regression_json(sqlite3_stmt *st)
 {
-	cJSON *o = cJSON_CreateObject();
+	cJSON *o = cJSON_CreateObject(), *stages;
 	long long prev_count = sqlite3_column_int64(st, 5), prev_runs = sqlite3_column_int64(st, 6);
 	long long count = sqlite3_column_int64(st, 7), runs = sqlite3_column_int64(st, 8);
 
@@ -201,6 +201,12 @@ static cJSON *regression_json(sqlite3_stmt *st)
 	cJSON_AddNumberToObject(o, "previous_count", (double)prev_count);
 	cJSON_AddNumberToObject(o, "previous_runs", (double)prev_runs);
 	cJSON_AddNumberToObject(o, "previous_rate", rate(prev_count, prev_runs));
+	stages = cJSON_Parse((const char *)sqlite3_column_text(st, 9));
+	if (!cJSON_IsObject(stages)) {
+		cJSON_Delete(stages);
+		stages = cJSON_CreateObject();
+	}
+	cJSON_AddItemToObject(o, "stages", stages);
 	return o;
 }
 
@@ -275,15 +281,23 @@ static void print_text(const char *by, const char *since, const struct history_f
 		double pcount = cJSON_GetObjectItem(x, "previous_count")->valuedouble;
 		double pruns = cJSON_GetObjectItem(x, "previous_runs")->valuedouble;
 
+		const cJSON *stage;
+		const char *sep = "; in ";
+
 		fprintf(out,
 			"  %s %s %s: confirmed %s in %.0f of %.0f runs (%.1f%%), up from %.0f of %.0f "
-			"(%.1f%%) with %s %s\n",
+			"(%.1f%%) with %s %s",
 			cJSON_GetObjectItem(x, "package")->valuestring, dim,
 			cJSON_GetObjectItem(x, "group")->valuestring,
 			cJSON_GetObjectItem(x, "class")->valuestring, count, runs,
 			100.0 * cJSON_GetObjectItem(x, "rate")->valuedouble, pcount, pruns,
 			100.0 * cJSON_GetObjectItem(x, "previous_rate")->valuedouble, dim,
 			cJSON_GetObjectItem(x, "previous")->valuestring);
+		cJSON_ArrayForEach(stage, cJSON_GetObjectItem(x, "stages")) {
+			fprintf(out, "%s%s %.0f", sep, stage->string, stage->valuedouble);
+			sep = ", ";
+		}
+		fputc('\n', out);
 	}
 }
 

@@ -53,11 +53,12 @@ ORDER BY CASE :by WHEN 'app_version' THEN g.version END,
 -- Within each package: candidates in order of first appearance, app
 -- versions by number. A row for each one whose rate of confirmed
 -- low_memory or native_crash verdicts rose over the one before it, with
--- the counts behind it (count of runs, against prev_count of prev_runs).
+-- the counts behind it (count of runs, against prev_count of prev_runs),
+-- and the stages those confirmed deaths happened in.
 -- Rates are compared as count * prev_runs > prev_count * runs. The counts
 -- are count(*) FILTER, not sum(): a group without any verdict counts 0.
 WITH r AS (
-	SELECT package, candidate, app_version, start_time, class, evidence_level
+	SELECT package, candidate, app_version, start_time, class, evidence_level, open_stage
 	FROM run
 	WHERE :since IS NULL OR start_time >= :since
 ), g AS (
@@ -87,7 +88,16 @@ WITH r AS (
 	       prev_native_crash, prev_runs, native_crash, runs
 	FROM o WHERE prev IS NOT NULL AND native_crash * prev_runs > prev_native_crash * runs
 )
-SELECT dimension, package, prev, grp, class, prev_count, prev_runs, count, runs
+SELECT dimension, package, prev, grp, class, prev_count, prev_runs, count, runs,
+       -- The stages those deaths happened in, most first: {"load": 2, ...}
+       (SELECT json_group_object(stage, n) FROM (
+		SELECT coalesce(r.open_stage, 'none') AS stage, count(*) AS n
+		FROM r
+		WHERE r.package = flags.package AND r.class = flags.class
+		  AND r.evidence_level = 'confirmed'
+		  AND CASE flags.dimension WHEN 'candidate' THEN r.candidate
+					   ELSE CAST(r.app_version AS TEXT) END = flags.grp
+		GROUP BY 1 ORDER BY 2 DESC, 1)) AS stages
 FROM flags
 ORDER BY dimension, package, num, first_seen, grp, class;
 

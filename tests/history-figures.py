@@ -113,12 +113,17 @@ def group_diffs(got, want):
     return d
 
 
+def stages_key(stages):
+    """The stages of a regression's deaths, in the order given (most first)."""
+    return tuple((stages or {}).items())
+
+
 def regression_key(r):
-    return tuple(r.get(k) for k in REG_KEYS)
+    return tuple(r.get(k) for k in REG_KEYS) + (stages_key(r.get("stages")),)
 
 
 def show_reg(t):
-    return ("%s %s %s (previous %s) %s: %s of %s runs, previous %s of %s" % t)
+    return ("%s %s %s (previous %s) %s: %s of %s runs, previous %s of %s, in %s" % t)
 
 
 def compare_regressions(where, got, want):
@@ -217,6 +222,7 @@ def check_text(where, text, case, by, with_regressions):
                                      r["previous_runs"],
                                      100.0 * r["previous_count"] / r["previous_runs"],
                                      r["dimension"], r["previous"]))
+        want_text += "; in " + ", ".join("%s %d" % kv for kv in r["stages"].items())
         if not any(line.strip() == want_text for line in regs):
             fail(where, "no line says %r" % want_text)
     if len(regs) != len(case["regressions"]):
@@ -318,7 +324,7 @@ def check_shell(where, sqlite3, db, queries, case, by, out):
     if err:
         return fail(where, err)
     sh = [(r["dimension"], r["package"], r["grp"], r["prev"], r["class"], r["count"], r["runs"],
-           r["prev_count"], r["prev_runs"]) for r in rows]
+           r["prev_count"], r["prev_runs"], stages_key(json.loads(r["stages"]))) for r in rows]
     lw = [regression_key(r) for r in out["regressions"]]
     if sh != lw:
         fail(where, "the shell's \"regressions\" rows differ from lastwords:\n      shell     %s\n"
