@@ -65,6 +65,10 @@ static int normalize_since(const char *in, char *out, size_t size)
 		out[i] = shape[i] == 'T' ? 'T' : c;
 	}
 	out[n] = '\0';
+	/* Month, day, hour, minute, second in range. */
+	if (atoi(out + 5) < 1 || atoi(out + 5) > 12 || atoi(out + 8) < 1 || atoi(out + 8) > 31 ||
+	    (n > 10 && (atoi(out + 11) > 23 || atoi(out + 14) > 59)) || (n > 16 && atoi(out + 17) > 60))
+		return -1;
 	return 0;
 }
 

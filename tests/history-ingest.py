@@ -154,6 +154,26 @@ def test_better_evidence(lw, root, tmp):
               "the second ingest says it kept or replaced the run: %r" % r.stdout)
 
 
+def test_history_usage(lw, root, tmp):
+    """history's command line: each mistake is a usage error naming it."""
+    db = os.path.join(tmp, "idem.db")
+    for args, what in ((["--since", "2026-13-01"], "2026-13-01"), (["--since", "2026-12-32"], "2026-12-32"),
+                       (["--since", "2026-12-01T24:00"], "T24:00"), (["--since", "yesterday"], "yesterday"),
+                       (["--by", "color"], "color"), (["--format", "xml"], "xml"), (["extra"], "extra")):
+        r = run(lw, ["history", "--db", db] + args)
+        check(r.returncode == 2 and what in r.stderr, "history %s: usage error naming %r: %d %s"
+              % (args, what, r.returncode, r.stderr))
+    r = run(lw, ["history", "--by", "class"])
+    check(r.returncode == 2 and "--db" in r.stderr, "history without --db: usage error naming --db")
+    for since in ("2026-11-30", "2026-11-30T00:28", "2026-11-30 00:28:04Z"):
+        r = run(lw, ["history", "--db", db, "--since", since, "--format", "json"])
+        check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 4,
+              "history --since %r keeps the demo's 4 runs: %s" % (since, r.stdout[:200] + r.stderr))
+    r = run(lw, ["history", "--db", db, "--since", "2026-11-30T00:28:05", "--format", "json"])
+    check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 0,
+          "history --since after the demo's runs keeps none: %s" % r.stdout[:200])
+
+
 def consistent(db):
     """The database after a kill: integrity, foreign keys, and every bundle
     whole (its runs, each with its lines and events)."""
@@ -386,7 +406,7 @@ def main():
     lw, root = sys.argv[1], sys.argv[2]
     kills = int(os.environ.get("LW_KILLS", "60"))
     with tempfile.TemporaryDirectory(prefix="lw-history-") as tmp:
-        for t in (test_idempotent, test_refused, test_better_evidence, test_migration, test_concurrent):
+        for t in (test_idempotent, test_history_usage, test_refused, test_better_evidence, test_migration, test_concurrent):
             t(lw, root, tmp)
         test_kills(lw, root, tmp, kills)
     if problems:
