@@ -19,11 +19,11 @@
 
 -- name: rates
 -- One row per group, class and evidence level with how many runs of the
--- group got that verdict; a group without any verdict has one row with
--- class NULL. runs and died repeat on each row of a group. Groups come in
--- order: app versions by number, candidates by first appearance, the
--- others by name.
-WITH r AS (
+-- group got that verdict; the row whose class is NULL counts the group's
+-- runs without a verdict. runs and died repeat on each row of a group.
+-- Groups come in order: app versions by number, candidates by first
+-- appearance, the others by name.
+WITH r AS NOT MATERIALIZED (
 	SELECT CASE :by
 		WHEN 'candidate'   THEN coalesce(run.candidate, 'none')
 		WHEN 'app_version' THEN CAST(run.app_version AS TEXT)
@@ -35,16 +35,17 @@ WITH r AS (
 		run.app_version, run.start_time, run.class, run.evidence_level
 	FROM run JOIN bundle ON bundle.id = run.bundle_id
 	WHERE :since IS NULL OR run.start_time >= :since
-), g AS (
-	SELECT grp, count(*) AS runs, count(class) AS died, min(start_time) AS first_seen,
-	       min(app_version) AS version
-	FROM r GROUP BY grp
 ), c AS (
-	SELECT grp, class, evidence_level, count(*) AS n
-	FROM r WHERE class IS NOT NULL GROUP BY grp, class, evidence_level
+	SELECT grp, class, evidence_level, count(*) AS n, min(start_time) AS first_seen,
+	       min(app_version) AS version
+	FROM r GROUP BY grp, class, evidence_level
+), g AS (
+	SELECT grp, sum(n) AS runs, coalesce(sum(n) FILTER (WHERE class IS NOT NULL), 0) AS died,
+	       min(first_seen) AS first_seen, min(version) AS version
+	FROM c GROUP BY grp
 )
-SELECT g.grp, g.runs, g.died, g.first_seen, c.class, c.evidence_level, coalesce(c.n, 0) AS n
-FROM g LEFT JOIN c USING (grp)
+SELECT g.grp, g.runs, g.died, g.first_seen, c.class, c.evidence_level, c.n
+FROM g JOIN c USING (grp)
 ORDER BY CASE :by WHEN 'app_version' THEN g.version END,
 	 CASE :by WHEN 'candidate' THEN g.first_seen END,
 	 g.grp, c.class, c.evidence_level;
@@ -57,22 +58,25 @@ ORDER BY CASE :by WHEN 'app_version' THEN g.version END,
 -- and the stages those confirmed deaths happened in.
 -- Rates are compared as count * prev_runs > prev_count * runs. The counts
 -- are count(*) FILTER, not sum(): a group without any verdict counts 0.
-WITH r AS (
+WITH r AS NOT MATERIALIZED (
 	SELECT package, candidate, app_version, start_time, class, evidence_level, open_stage
 	FROM run
 	WHERE :since IS NULL OR start_time >= :since
-), g AS (
-	SELECT 'candidate' AS dimension, package, candidate AS grp, NULL AS num,
-	       min(start_time) AS first_seen, count(*) AS runs,
+), base AS (
+	-- One pass in the order of the index run_history.
+	SELECT package, candidate, app_version, min(start_time) AS first_seen, count(*) AS runs,
 	       count(*) FILTER (WHERE class = 'low_memory' AND evidence_level = 'confirmed') AS low_memory,
 	       count(*) FILTER (WHERE class = 'native_crash' AND evidence_level = 'confirmed') AS native_crash
-	FROM r WHERE candidate IS NOT NULL GROUP BY package, candidate
+	FROM r GROUP BY package, candidate, app_version
+), g AS (
+	SELECT 'candidate' AS dimension, package, candidate AS grp, NULL AS num,
+	       min(first_seen) AS first_seen, sum(runs) AS runs,
+	       sum(low_memory) AS low_memory, sum(native_crash) AS native_crash
+	FROM base WHERE candidate IS NOT NULL GROUP BY package, candidate
 	UNION ALL
 	SELECT 'app_version', package, CAST(app_version AS TEXT), app_version,
-	       min(start_time), count(*),
-	       count(*) FILTER (WHERE class = 'low_memory' AND evidence_level = 'confirmed'),
-	       count(*) FILTER (WHERE class = 'native_crash' AND evidence_level = 'confirmed')
-	FROM r GROUP BY package, app_version
+	       min(first_seen), sum(runs), sum(low_memory), sum(native_crash)
+	FROM base GROUP BY package, app_version
 ), o AS (
 	SELECT g.*,
 	       lag(grp) OVER w AS prev, lag(runs) OVER w AS prev_runs,

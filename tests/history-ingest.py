@@ -257,18 +257,18 @@ def test_kills(lw, root, tmp, kills):
           % (kills, mid, full, len(bundles)))
 
 
-def schema_step(root, n):
+def schema_steps(root):
+    """The steps of schemas/history.sql: {version: SQL}."""
     text = open(os.path.join(root, "schemas", "history.sql")).read()
     parts = re.split(r"^-- version (\d+)\n", text, flags=re.M)
-    steps = dict((int(parts[i]), parts[i + 1]) for i in range(1, len(parts), 2))
-    return steps[n], max(steps)
+    return dict((int(parts[i]), parts[i + 1]) for i in range(1, len(parts), 2))
 
 
-def test_migration(lw, root, tmp):
-    step1, latest = schema_step(root, 1)
-    db = os.path.join(tmp, "v1.db")
-    with sqlite3.connect(db) as c:
-        c.executescript(step1)
+def old_database(path, steps, version):
+    """A database as a lastwords of that schema version left it, with a run."""
+    with sqlite3.connect(path) as c:
+        for v in range(1, version + 1):
+            c.executescript(steps[v])
         c.execute("INSERT INTO bundle (digest, source, ingested_at, complete, tz_offset_minutes, tz_assumed, "
                   "runs, unmatched_exits) VALUES ('00000000000000aa', 'old', '2026-01-01T00:00:00.000000Z', "
                   "1, 0, 0, 1, 0)")
@@ -278,32 +278,46 @@ def test_migration(lw, root, tmp):
                   "'com.old:inference', 77, 'old.lwr', '2026-01-01T00:00:00.000000Z', 7, 'aaaaaaaaaaaaaaaa', "
                   "'died', 'load', 'load', 0, 0, 'load', 0, 'low_memory', 'confirmed')")
         c.execute("INSERT INTO run_line VALUES (1, 'rule', 0, 'aei-low-memory', NULL)")
-        c.execute("PRAGMA user_version = 1")
+        c.execute("PRAGMA user_version = %d" % version)
         c.execute("PRAGMA application_id = %d" % 0x4c57484e)
-    r = run(lw, ["history", "--db", db, "--format", "json"])
-    check(r.returncode == 0, "history upgrades a version-1 database: %s" % r.stderr)
+
+
+def test_migration(lw, root, tmp):
+    steps = schema_steps(root)
+    latest = max(steps)
     demo = os.path.join(root, "fixtures", "demo")
-    r = run(lw, ["ingest", "--db", db, "--tz", "+01:00", "--events", demo])
-    check(r.returncode == 0, "ingest into an upgraded database: %s" % r.stderr)
-    with sqlite3.connect(db) as c:
-        v = c.execute("PRAGMA user_version").fetchone()[0]
-        events = c.execute("SELECT count(*) FROM event").fetchone()[0]
-    check(v == latest, "user_version after the upgrade: %d, want %d" % (v, latest))
-    check(events > 0, "the new step's table (event) is used after the upgrade")
-    rows = export(lw, db)
-    old = [x for x in rows if x["process"] == "com.old:inference"]
-    check(len(rows) == 5 and old and old[0]["rules"] == ["aei-low-memory"],
-          "the version-1 rows survive the upgrade: %d rows, %s" % (len(rows), old))
-    # A fresh database says the upgrade once, never again.
-    fresh = os.path.join(tmp, "v1-again.db")
-    with sqlite3.connect(fresh) as c:
-        c.executescript(step1)
-        c.execute("PRAGMA user_version = 1")
-        c.execute("PRAGMA application_id = %d" % 0x4c57484e)
-    r = run(lw, ["ingest", "--db", fresh, "--tz", "+01:00", demo])
-    check("upgraded the schema from version 1 to %d" % latest in r.stderr, "ingest says it upgraded: %r" % r.stderr)
-    r = run(lw, ["ingest", "--db", fresh, "--tz", "+01:00", demo])
-    check("upgraded" not in r.stderr, "no upgrade the second time")
+    check(latest >= 2, "schemas/history.sql has steps to upgrade through")
+    # From every earlier version, the previous one included.
+    for version in range(1, latest):
+        db = os.path.join(tmp, "v%d.db" % version)
+        old_database(db, steps, version)
+        r = run(lw, ["history", "--db", db, "--format", "json"])
+        check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 1,
+              "history upgrades a version-%d database and reads its run: %s" % (version, r.stderr))
+        r = run(lw, ["ingest", "--db", db, "--tz", "+01:00", "--events", demo])
+        check(r.returncode == 0 and "upgraded" not in r.stderr,
+              "ingest into the upgraded database: %s" % r.stderr)
+        with sqlite3.connect(db) as c:
+            v = c.execute("PRAGMA user_version").fetchone()[0]
+            events = c.execute("SELECT count(*) FROM event").fetchone()[0]
+            indexes = set(n for (n,) in c.execute("SELECT name FROM sqlite_schema WHERE type = 'index'"))
+            ok = c.execute("PRAGMA integrity_check").fetchone()[0]
+        check(v == latest and ok == "ok", "from version %d: user_version %d (want %d), %s" % (version, v, latest, ok))
+        check(events > 0, "from version %d: the event table is used after the upgrade" % version)
+        check("run_history" in indexes and "run_candidate" not in indexes,
+              "from version %d: the indexes of the last step: %s" % (version, sorted(indexes)))
+        rows = export(lw, db)
+        old = [x for x in rows if x["process"] == "com.old:inference"]
+        check(len(rows) == 5 and old and old[0]["rules"] == ["aei-low-memory"],
+              "from version %d: the old rows survive the upgrade: %d rows, %s" % (version, len(rows), old))
+        # ingest says it upgraded, once.
+        again = os.path.join(tmp, "v%d-again.db" % version)
+        old_database(again, steps, version)
+        r = run(lw, ["ingest", "--db", again, "--tz", "+01:00", demo])
+        check("upgraded the schema from version %d to %d" % (version, latest) in r.stderr,
+              "ingest says it upgraded: %r" % r.stderr)
+        r = run(lw, ["ingest", "--db", again, "--tz", "+01:00", demo])
+        check("upgraded" not in r.stderr, "no upgrade the second time")
 
     newer = os.path.join(tmp, "newer.db")
     with sqlite3.connect(newer) as c:
