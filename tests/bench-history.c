@@ -44,6 +44,7 @@
 #define INGEST_TARGET_S 30.0
 #define QUERY_TARGET_S 1.0
 #define QUERY_REPS 3
+#define SCALE_FACTOR 200u   /* 1000 runs -> 200k for the scale figures */
 
 enum ending { CLEAN, KILLED, CRASHED, NENDINGS };
 
@@ -525,6 +526,54 @@ static double time_query(char *const argv[], const char *out)
 	return best;
 }
 
+/* How the queries grow past the target's size: the stored runs copied
+ * factor times over (new run keys, app versions spread over 7 values),
+ * then each history query again. No target; the figures say how far one
+ * SQLite file goes before the warehouse of schemas/verdict-row.md. */
+static void scale(const char *lastwords, const char *db_path, long long runs, unsigned factor)
+{
+	static const char copy[] =
+		"WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ?) "
+		"INSERT INTO run (run_key, bundle_id, package, process, pid, file, start_time, end_time, "
+		"app_version, candidate, stable_candidate, outcome, last_stage, open_stage, budget_kb, "
+		"peak_kb, peak_stage, over_budget, class, evidence_level, contradiction) "
+		"SELECT run_key || '-' || k.i, bundle_id, package, process, pid, file, start_time, "
+		"end_time, app_version + k.i % 7, candidate, stable_candidate, outcome, last_stage, "
+		"open_stage, budget_kb, peak_kb, peak_stage, over_budget, class, evidence_level, "
+		"contradiction FROM run, k";
+	const char *const groupings[] = { "candidate", "app_version", "stage", "class", "device", "process" };
+	char out[PATH_MAX], label[96], *text;
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	double t;
+	size_t i;
+
+	T_ASSERT(sqlite3_open(db_path, &db) == SQLITE_OK, "cannot open %s", db_path);
+	T_ASSERT(sqlite3_prepare_v2(db, copy, -1, &st, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(db));
+	sqlite3_bind_int(st, 1, (int)factor - 1);
+	t = now_s();
+	T_ASSERT(sqlite3_step(st) == SQLITE_DONE, "%s", sqlite3_errmsg(db));
+	t = now_s() - t;
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	printf("  the same runs copied to %lld runs (%.1f s), queries again (no target):\n",
+	       runs * factor, t);
+	snprintf(out, sizeof(out), "%s/history.json", scratch);
+	for (i = 0; i < sizeof(groupings) / sizeof(groupings[0]); i++) {
+		char *args[] = { (char *)lastwords, "history", "--db", (char *)db_path, "--by",
+				 (char *)groupings[i], "--format", "json", NULL };
+
+		t = time_query(args, out);
+		text = slurp(out, NULL);
+		T_ASSERT(json_number(text, "runs") == runs * factor, "history on the copies: %lld runs",
+			 json_number(text, "runs"));
+		free(text);
+		snprintf(label, sizeof(label), "history --by %s", groupings[i]);
+		printf("    %-52s %7.3f s\n", label, t);
+	}
+	unlink(out);
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const groupings[] = { "candidate", "app_version", "stage",
@@ -697,6 +746,7 @@ int main(int argc, char **argv)
 		printf("    %-52s %7.3f s  %s\n", label, t, t < QUERY_TARGET_S ? "met" : "NOT met");
 	}
 	sqlite3_close(db);
+	scale(lastwords, db_path, runs, SCALE_FACTOR);
 	for (i = 0; i < n; i++)
 		free(ingest_args[7 + i]);
 	free(ingest_args);
