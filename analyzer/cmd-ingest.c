@@ -8,6 +8,7 @@
  * others still go in. The same bundle twice adds nothing.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,27 +24,17 @@ static const char usage[] =
 /* Why a loaded bundle is refused, on stderr; 1 if it is. */
 static int refused(const char *source, const struct bundle *b)
 {
-	size_t i;
-	int bad = 0;
+	char prefix[PATH_MAX + 16];
 
-	for (i = 0; i < b->ninputs; i++) {
-		const struct bundle_input *in = &b->inputs[i];
-
-		if (!in->error[0])
-			continue;
-		if (in->error_line)
-			fprintf(stderr, "lastwords: refused '%s': '%s': line %zu: %s\n", source, in->path,
-				in->error_line, in->error);
-		else
-			fprintf(stderr, "lastwords: refused '%s': '%s': %s\n", source, in->path, in->error);
-		bad = 1;
-	}
-	if (!bad && b->nruns == 0) {
+	snprintf(prefix, sizeof(prefix), "refused '%s': ", source);
+	if (print_input_errors(b, prefix))
+		return 1;
+	if (b->nruns == 0) {
 		fprintf(stderr, "lastwords: refused '%s': no ring and no seed events in it: no run to store\n",
 			source);
-		bad = 1;
+		return 1;
 	}
-	return bad;
+	return 0;
 }
 
 enum outcome { STORED, DUPLICATE, REFUSED, DB_FAILED };
@@ -107,8 +98,8 @@ int cmd_ingest(int argc, char **argv)
 	struct history_store s;
 	struct history h;
 	const char *db = NULL;
-	int c, with_events = 0, i;
-	char err[512], *end;
+	int c, with_events = 0, i, status;
+	char err[512];
 
 	optind = 1;
 	opterr = 0;
@@ -121,16 +112,12 @@ int cmd_ingest(int argc, char **argv)
 			with_events = 1;
 			break;
 		case 'z':
-			if (corr_parse_tz(optarg, &opt.tz_offset_ms) != 0)
-				return usage_error(usage, "--tz takes an offset such as +02:00, -0530 or UTC, not '%s'",
-						   optarg);
-			opt.tz_known = 1;
+			if ((status = parse_tz_option(optarg, usage, &opt)) >= 0)
+				return status;
 			break;
 		case 't':
-			opt.tolerance_ms = strtoll(optarg, &end, 10);
-			if (*end || opt.tolerance_ms < 0 || opt.tolerance_ms > 3600000)
-				return usage_error(usage, "--tolerance takes milliseconds (0 to 3600000), not '%s'",
-						   optarg);
+			if ((status = parse_tolerance_option(optarg, usage, &opt)) >= 0)
+				return status;
 			break;
 		case 'h':
 			printf("usage: %s\n", usage);

@@ -86,7 +86,6 @@ int cmd_report(int argc, char **argv)
 	struct bundle b;
 	struct report r;
 	size_t nfo = 0;
-	char *end;
 	int c, status;
 
 	/* --format seed takes the script's command line as it is: one file,
@@ -110,16 +109,12 @@ int cmd_report(int argc, char **argv)
 			format = optarg;
 			break;
 		case 'z':
-			if (corr_parse_tz(optarg, &opt.tz_offset_ms) != 0)
-				return usage_error(usage, "--tz takes an offset such as +02:00, -0530 or UTC, not '%s'",
-						   optarg);
-			opt.tz_known = 1;
+			if ((status = parse_tz_option(optarg, usage, &opt)) >= 0)
+				return status;
 			break;
 		case 't':
-			opt.tolerance_ms = strtoll(optarg, &end, 10);
-			if (*end || opt.tolerance_ms < 0 || opt.tolerance_ms > 3600000)
-				return usage_error(usage, "--tolerance takes milliseconds (0 to 3600000), not '%s'",
-						   optarg);
+			if ((status = parse_tolerance_option(optarg, usage, &opt)) >= 0)
+				return status;
 			break;
 		case 'F':
 			if (parse_fail_on(optarg, fo, &nfo) != 0)
@@ -160,15 +155,7 @@ int cmd_report(int argc, char **argv)
 		bundle_release(&b);
 		return LW_EXIT_INPUT;
 	}
-	for (size_t i = 0; i < b.ninputs; i++) {
-		if (!b.inputs[i].error[0])
-			continue;
-		if (b.inputs[i].error_line)
-			fprintf(stderr, "lastwords: '%s': line %zu: %s\n", b.inputs[i].path,
-				b.inputs[i].error_line, b.inputs[i].error);
-		else
-			fprintf(stderr, "lastwords: '%s': %s\n", b.inputs[i].path, b.inputs[i].error);
-	}
+	print_input_errors(&b, "");
 	if (strcmp(format, "json") == 0) {
 		cJSON *j = report_json(&r);
 		char *text = j ? cJSON_Print(j) : NULL;

@@ -6,6 +6,8 @@
 #define LW_ANALYZER_COMMANDS_H
 
 #include "../src/ring.h"
+#include "bundle.h"
+#include "correlate.h"
 
 /* Exit statuses, documented in lastwords(1). */
 enum lastwords_exit {
@@ -38,6 +40,16 @@ void report_ring_error(const char *path, int rc, const struct ring_error *err);
  * first file, or the exit status to return (help printed, or a usage
  * error). what names the arguments in the error ("ring file"). */
 int parse_json_options(int argc, char **argv, const char *usage, const char *what, int *json);
+
+/* --tz OFFSET and --tolerance MS, shared by report and ingest: set *opt
+ * from the option's argument. Returns -1 when it is good, else the usage
+ * error's exit status (the error printed). */
+int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt);
+int parse_tolerance_option(const char *arg, const char *usage, struct corr_options *opt);
+
+/* Print each input of b that could not be read, one line each:
+ * "lastwords: PREFIX'FILE': line N: REASON". Returns how many. */
+size_t print_input_errors(const struct bundle *b, const char *prefix);
 
 /* Print a usage error for a command to stderr; returns LW_EXIT_USAGE. */
 int usage_error(const char *usage, const char *fmt, ...);

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../src/cpu.h"
@@ -83,6 +84,44 @@ int usage_error(const char *usage, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nusage: %s\n", usage);
 	return LW_EXIT_USAGE;
+}
+
+int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt)
+{
+	if (corr_parse_tz(arg, &opt->tz_offset_ms) != 0)
+		return usage_error(usage, "--tz takes an offset such as +02:00, -0530 or UTC, not '%s'",
+				   arg);
+	opt->tz_known = 1;
+	return -1;
+}
+
+int parse_tolerance_option(const char *arg, const char *usage, struct corr_options *opt)
+{
+	char *end;
+
+	opt->tolerance_ms = strtoll(arg, &end, 10);
+	if (end == arg || *end || opt->tolerance_ms < 0 || opt->tolerance_ms > 3600000)
+		return usage_error(usage, "--tolerance takes milliseconds (0 to 3600000), not '%s'", arg);
+	return -1;
+}
+
+size_t print_input_errors(const struct bundle *b, const char *prefix)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < b->ninputs; i++) {
+		const struct bundle_input *in = &b->inputs[i];
+
+		if (!in->error[0])
+			continue;
+		if (in->error_line)
+			fprintf(stderr, "lastwords: %s'%s': line %zu: %s\n", prefix, in->path,
+				in->error_line, in->error);
+		else
+			fprintf(stderr, "lastwords: %s'%s': %s\n", prefix, in->path, in->error);
+		n++;
+	}
+	return n;
 }
 
 int parse_json_options(int argc, char **argv, const char *usage, const char *what, int *json)
