@@ -123,9 +123,13 @@ int history_open(const char *path, enum history_mode mode, struct history *h, ch
 	}
 	sqlite3_busy_timeout(h->db, BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(h->db, 1);
-	if (pragma_int(h, "PRAGMA application_id", &app_id) != 0 ||
+	/* One read transaction: another process may be creating the schema
+	 * meanwhile, and the three must come from the same state. */
+	if (sqlite3_exec(h->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
+	    pragma_int(h, "PRAGMA application_id", &app_id) != 0 ||
 	    pragma_int(h, "PRAGMA user_version", &version) != 0 ||
-	    pragma_int(h, "SELECT count(*) FROM sqlite_schema", &objects) != 0) {
+	    pragma_int(h, "SELECT count(*) FROM sqlite_schema", &objects) != 0 ||
+	    sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		history_error(h, "cannot read", err, errlen);
 		history_close(h);
 		return -1;

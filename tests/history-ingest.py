@@ -410,6 +410,16 @@ def test_concurrent(lw, root, tmp):
     with sqlite3.connect(db) as c:
         mode = c.execute("PRAGMA journal_mode").fetchone()[0]
     check(mode == "wal", "the database is in WAL mode: %s" % mode)
+    # Two ingests at once into a new database: the second waits for the
+    # first's schema and transactions instead of failing.
+    two = os.path.join(tmp, "two-writers.db")
+    half = len(bundles) // 2
+    ps = [subprocess.Popen([lw, "ingest", "--db", two, "--events"] + part, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True) for part in (bundles[:half], bundles[half:])]
+    for p in ps:
+        err = p.communicate()[1]
+        check(p.returncode == 0, "two ingests at once: each exits 0: %d %s" % (p.returncode, err[-300:]))
+    check(len(export(lw, two)) == len(export(lw, db)), "two ingests at once store every run")
     print("concurrent: %d history + export reads while ingesting %d bundles" % (reads, len(bundles) - 1))
 
 
