@@ -1,5 +1,5 @@
 /*
- * lastwords report [--format text|json|seed] [--tz OFFSET] [--tolerance MS]
+ * lastwords report [--format text|json|html|seed] [--tz OFFSET] [--tolerance MS]
  *                  [--fail-on CLASS[:LEVEL],...] INPUT...
  *
  * Inputs are files or directories pulled from a device. Each run of each
@@ -19,7 +19,7 @@
 #include "seed-report.h"
 
 static const char usage[] =
-	"lastwords report [--format text|json|seed] [--tz OFFSET] [--tolerance MS]\n"
+	"lastwords report [--format text|json|html|seed] [--tz OFFSET] [--tolerance MS]\n"
 	"                 [--fail-on CLASS[:LEVEL],...] INPUT...";
 
 #define FAIL_ON_MAX 16
@@ -137,8 +137,8 @@ int cmd_report(int argc, char **argv)
 		}
 		return seed_report(argv[optind], stdout, stderr);
 	}
-	if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
-		return usage_error(usage, "--format is text, json or seed, not '%s'", format);
+	if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0 && strcmp(format, "html") != 0)
+		return usage_error(usage, "--format is text, json, html or seed, not '%s'", format);
 	if (optind >= argc)
 		return usage_error(usage, "report needs at least one file or directory");
 	if (bundle_load(argv + optind, (size_t)(argc - optind), &b) != 0) {
@@ -156,19 +156,23 @@ int cmd_report(int argc, char **argv)
 		return LW_EXIT_INPUT;
 	}
 	print_input_errors(&b, "");
-	if (strcmp(format, "json") == 0) {
+	if (strcmp(format, "json") == 0 || strcmp(format, "html") == 0) {
 		cJSON *j = report_json(&r);
-		char *text = j ? cJSON_Print(j) : NULL;
+		char *text = j && strcmp(format, "json") == 0 ? cJSON_Print(j) : NULL;
 
-		cJSON_Delete(j);
-		if (!text) {
+		if (!j || (!text && strcmp(format, "json") == 0)) {
 			fprintf(stderr, "lastwords: out of memory\n");
+			cJSON_Delete(j);
 			report_release(&r);
 			bundle_release(&b);
 			return LW_EXIT_INPUT;
 		}
-		puts(text);
+		if (text)
+			puts(text);
+		else
+			report_html(j, stdout);
 		free(text);
+		cJSON_Delete(j);
 	} else {
 		report_text(&r, stdout);
 	}

@@ -2,7 +2,7 @@
  * The report: a bundle's runs, each with its correlated evidence, its
  * verdict and its recovery; boot loops across runs; exit records that
  * joined no run. report_json() follows schemas/report.schema.json;
- * report_text() gives a person one screen per run. Only the text writer
+ * report_text() gives a person one screen per run, report_html() a page. Only the text writer
  * writes, to the stream it is given.
  */
 #ifndef LW_ANALYZER_REPORT_H
@@ -38,5 +38,9 @@ void report_release(struct report *r);
 
 cJSON *report_json(const struct report *r);
 void report_text(const struct report *r, FILE *out);
+
+/* The report's JSON (report_json()) as one self-contained HTML page
+ * (report-html.c). */
+void report_html(const cJSON *report, FILE *out);
 
 #endif

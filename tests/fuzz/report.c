@@ -1,7 +1,7 @@
 /* libFuzzer harness for the whole report: the input is split at lines of
  * "====" into up to four files of one bundle (a ring's JSON lines, dumps,
- * logs...), which are loaded, correlated, classified and written as JSON
- * and text, as `lastwords report` does. */
+ * logs...), which are loaded, correlated, classified and written as JSON,
+ * text and HTML, as `lastwords report` does. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,11 +61,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FILE *sink = fopen("/dev/null", "w");
 
 		free(text);
-		cJSON_Delete(j);
 		if (sink) {
 			report_text(&r, sink);
+			if (j)
+				report_html(j, sink);
 			fclose(sink);
 		}
+		cJSON_Delete(j);
 		report_release(&r);
 	}
 	bundle_release(&b);

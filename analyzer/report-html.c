@@ -1,0 +1,371 @@
+/*
+ * The report as one self-contained HTML page, written from the report's
+ * JSON (report_json(), schemas/report.schema.json) so that it says exactly
+ * what the JSON says: no script, no external resource, every text escaped.
+ * Each run is a <section class="run"> whose data-process, data-pid,
+ * data-class and data-level attributes carry its verdict for tools.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report.h"
+
+#define TIMELINE_MAX 40 /* stage rows shown; the middle of longer runs is folded */
+
+static const char style[] =
+	":root{color-scheme:light dark;--fg:#1d1d1f;--bg:#fff;--mute:#6e6e73;--line:#d2d2d7;"
+	"--confirmed:#c62828;--supported:#ef6c00;--unconfirmed:#757575;--clean:#2e7d32}"
+	"@media(prefers-color-scheme:dark){:root{--fg:#f5f5f7;--bg:#1c1c1e;--mute:#a1a1a6;"
+	"--line:#3a3a3c}}"
+	"body{font:15px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);"
+	"max-width:980px;margin:2em auto;padding:0 1em}"
+	"h1{font-size:1.5em}h2{font-size:1.15em;margin:0 0 .4em}"
+	"section.run{border:1px solid var(--line);border-left:6px solid var(--clean);"
+	"border-radius:6px;padding:1em;margin:1.2em 0}"
+	"section.run[data-level=confirmed]{border-left-color:var(--confirmed)}"
+	"section.run[data-level=supported]{border-left-color:var(--supported)}"
+	"section.run[data-level=unconfirmed]{border-left-color:var(--unconfirmed)}"
+	".verdict{font-weight:600;font-size:1.05em}.mute{color:var(--mute)}"
+	"table{border-collapse:collapse;margin:.4em 0}td,th{text-align:left;padding:.15em .8em .15em 0;"
+	"vertical-align:top}th{font-weight:500;color:var(--mute)}"
+	".bar{position:relative;height:.9em;background:var(--line);border-radius:3px;min-width:240px}"
+	".bar span{position:absolute;top:0;bottom:0;background:var(--fg);opacity:.55;"
+	"border-radius:3px;min-width:2px}"
+	".bar span.open{background:var(--confirmed);opacity:.9}"
+	".bar span.over{background:var(--confirmed)}"
+	".bar i{position:absolute;top:-3px;bottom:-3px;width:2px;margin-left:-1px;background:var(--fg)}"
+	"ol,ul{margin:.3em 0;padding-left:1.4em}code{font-size:.95em}";
+
+/* Text with &, <, >, " and ' escaped. */
+static void esc(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&#39;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* A number, also from the raw text of json_add_u64. */
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	if (cJSON_IsRaw(v))
+		return strtod(v->valuestring, NULL);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
+}
+
+/* Milliseconds since the epoch of "2026-11-30T00:28:04.509000Z"; -1 if
+ * it is not that. */
+static double iso_ms(const char *s)
+{
+	struct tm tm;
+	double frac = 0;
+	int n = 0;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6)
+		return -1;
+	if (s[n] == '.')
+		frac = strtod(s + n, NULL);
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (double)timegm(&tm) * 1000.0 + frac * 1000.0;
+}
+
+static void row(FILE *out, const char *name, const char *value)
+{
+	fprintf(out, "<tr><th>%s</th><td>", name);
+	if (value)
+		esc(out, value);
+	else
+		fputs("<span class=\"mute\">none</span>", out);
+	fputs("</td></tr>\n", out);
+}
+
+static void list(FILE *out, const char *title, const cJSON *arr, const char *tag)
+{
+	const cJSON *x;
+
+	if (!cJSON_GetArraySize(arr))
+		return;
+	fprintf(out, "<h3>%s</h3>\n<%s>\n", title, tag);
+	cJSON_ArrayForEach(x, arr) {
+		fputs("<li>", out);
+		if (cJSON_IsString(x)) {
+			esc(out, x->valuestring);
+		} else {
+			fputs("<code>", out);
+			esc(out, str(x, "action"));
+			fputs("</code>: ", out);
+			esc(out, str(x, "why"));
+		}
+		fputs("</li>\n", out);
+	}
+	fprintf(out, "</%s>\n", tag);
+}
+
+static void stage_row(FILE *out, const cJSON *s, double span)
+{
+	const cJSON *end = cJSON_GetObjectItem(s, "end_ms");
+	double begin = num(s, "begin_ms"), stop = cJSON_IsNumber(end) ? end->valuedouble : span;
+	const char *err = str(s, "error");
+
+	fputs("<tr><td>", out);
+	esc(out, str(s, "stage"));
+	fprintf(out, "</td><td><div class=\"bar\"><span%s style=\"left:%.2f%%;width:%.2f%%\"></span>"
+		     "</div></td><td>",
+		cJSON_IsNumber(end) ? "" : " class=\"open\"", span > 0 ? 100.0 * begin / span : 0.0,
+		span > 0 ? 100.0 * (stop - begin) / span : 100.0);
+	if (cJSON_IsNumber(end)) {
+		fprintf(out, "%.1f ms", stop - begin);
+		if (err && strcmp(err, "none") != 0) {
+			fputs(", ", out);
+			esc(out, err);
+		}
+	} else {
+		fputs("<strong>open when the run ended</strong>", out);
+	}
+	fputs("</td></tr>\n", out);
+}
+
+/* The stages on one time axis, from the run's start to its last record
+ * (an open stage lasts until then). */
+static void timeline(FILE *out, const cJSON *run)
+{
+	const cJSON *stages = cJSON_GetObjectItem(run, "stages"), *s;
+	double start = iso_ms(str(run, "start")), end = iso_ms(str(run, "end"));
+	int n = cJSON_GetArraySize(stages), i = 0;
+	double span = start >= 0 && end >= start ? end - start : 0;
+
+	if (!n)
+		return;
+	cJSON_ArrayForEach(s, stages) {
+		const cJSON *end = cJSON_GetObjectItem(s, "end_ms");
+		double t = cJSON_IsNumber(end) ? end->valuedouble : num(s, "begin_ms");
+
+		if (t > span)
+			span = t;
+	}
+	fputs("<h3>Stages</h3>\n<table class=\"stages\">\n", out);
+	cJSON_ArrayForEach(s, stages) {
+		if (n > TIMELINE_MAX && i == TIMELINE_MAX / 2)
+			fprintf(out, "<tr><td colspan=\"3\" class=\"mute\">&hellip; %d more stages "
+				     "&hellip;</td></tr>\n",
+				n - TIMELINE_MAX);
+		if (n <= TIMELINE_MAX || i < TIMELINE_MAX / 2 || i >= n - TIMELINE_MAX / 2)
+			stage_row(out, s, span);
+		i++;
+	}
+	fputs("</table>\n", out);
+}
+
+static void memory(FILE *out, const cJSON *m)
+{
+	double peak = num(m, "peak_kb"), budget = num(m, "budget_kb");
+	double scale = peak > budget ? peak : budget;
+
+	if (!peak)
+		return;
+	fprintf(out, "<h3>Memory</h3>\n<p>peak %.1f MiB", peak / 1024.0);
+	if (budget)
+		fprintf(out, " against a budget of %.1f MiB", budget / 1024.0);
+	if (str(m, "peak_stage") && strcmp(str(m, "peak_stage"), "none") != 0) {
+		fputs(" (in ", out);
+		esc(out, str(m, "peak_stage"));
+		fputs(")", out);
+	}
+	fprintf(out, "</p>\n<div class=\"bar\"><span%s style=\"left:0;width:%.2f%%\"></span>",
+		cJSON_IsTrue(cJSON_GetObjectItem(m, "over_budget")) ? " class=\"over\"" : "",
+		100.0 * peak / scale);
+	if (budget)
+		fprintf(out, "<i title=\"budget\" style=\"left:%.2f%%\"></i>", 100.0 * budget / scale);
+	fputs("</div>\n", out);
+}
+
+static void exit_records(FILE *out, const cJSON *arr)
+{
+	const cJSON *x;
+
+	if (!cJSON_GetArraySize(arr))
+		return;
+	fputs("<h3>Exit records</h3>\n<table>\n<tr><th>reason</th><th>status</th><th>time</th>"
+	      "<th>description</th><th>joined by</th></tr>\n",
+	      out);
+	cJSON_ArrayForEach(x, arr) {
+		fprintf(out, "<tr><td>%.0f/%.0f</td><td>%.0f</td><td>", num(x, "reason"),
+			num(x, "subreason"), num(x, "status"));
+		esc(out, str(x, "timestamp"));
+		fputs("</td><td>", out);
+		esc(out, str(x, "description"));
+		fputs("</td><td>", out);
+		esc(out, str(x, "joined_by"));
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
+static void run_section(FILE *out, const cJSON *r, int index)
+{
+	const char *cls = str(r, "classification"), *level = str(r, "evidence_level");
+	const char *contradiction = str(r, "contradiction");
+	char pid[24];
+
+	snprintf(pid, sizeof(pid), "%.0f", num(r, "pid"));
+	fprintf(out, "<section class=\"run\" id=\"run-%d\" data-process=\"", index);
+	esc(out, str(r, "process"));
+	fprintf(out, "\" data-pid=\"%s\" data-class=\"", pid);
+	esc(out, cls ? cls : "");
+	fputs("\" data-level=\"", out);
+	esc(out, level ? level : "");
+	fputs("\">\n<h2>", out);
+	esc(out, str(r, "process"));
+	fprintf(out, " <span class=\"mute\">pid %s</span></h2>\n<p class=\"verdict\">", pid);
+	if (cls) {
+		esc(out, cls);
+		fputs(", ", out);
+		esc(out, level);
+	} else {
+		fputs("no verdict: the run ended cleanly", out);
+	}
+	fputs("</p>\n", out);
+	if (contradiction) {
+		fputs("<p><strong>Contradiction:</strong> ", out);
+		esc(out, contradiction);
+		fputs("</p>\n", out);
+	}
+	fputs("<table>\n", out);
+	row(out, "started", str(r, "start"));
+	row(out, "last record", str(r, "end"));
+	row(out, "candidate", str(r, "candidate"));
+	row(out, "stable candidate", str(r, "stable_candidate"));
+	row(out, "outcome", str(r, "outcome"));
+	row(out, "open stage",
+	    cJSON_IsTrue(cJSON_GetObjectItem(r, "stage_open")) ? str(r, "open_stage") : NULL);
+	row(out, "ring", str(r, "file"));
+	fputs("</table>\n", out);
+	list(out, "Recovery", cJSON_GetObjectItem(cJSON_GetObjectItem(r, "recovery"), "actions"), "ol");
+	list(out, "Evidence", cJSON_GetObjectItem(r, "evidence"), "ul");
+	list(out, "Missing evidence", cJSON_GetObjectItem(r, "missing"), "ul");
+	timeline(out, r);
+	memory(out, cJSON_GetObjectItem(r, "memory"));
+	exit_records(out, cJSON_GetObjectItem(r, "exit_records"));
+	list(out, "Rules", cJSON_GetObjectItem(r, "rules"), "ul");
+	fputs("</section>\n", out);
+}
+
+static void boot_loops(FILE *out, const cJSON *arr)
+{
+	const cJSON *x, *a;
+
+	if (!cJSON_GetArraySize(arr))
+		return;
+	fputs("<h2>Boot loops</h2>\n<ul>\n", out);
+	cJSON_ArrayForEach(x, arr) {
+		fputs("<li><strong>", out);
+		esc(out, str(x, "process"));
+		fprintf(out, "</strong> died %.0f times in a row in ", num(x, "count"));
+		esc(out, str(x, "stage"));
+		fputs(" with candidate ", out);
+		esc(out, str(x, "candidate") ? str(x, "candidate") : "none");
+		fputs(": ", out);
+		cJSON_ArrayForEach(a, cJSON_GetObjectItem(x, "actions")) {
+			fputs("<code>", out);
+			esc(out, a->valuestring);
+			fputs("</code> ", out);
+		}
+		fputs("</li>\n", out);
+	}
+	fputs("</ul>\n", out);
+}
+
+static void unmatched(FILE *out, const cJSON *arr)
+{
+	const cJSON *x;
+
+	if (!cJSON_GetArraySize(arr))
+		return;
+	fputs("<h2>Exit records that joined no run</h2>\n<table>\n<tr><th>process</th><th>pid</th>"
+	      "<th>time</th><th>why</th></tr>\n",
+	      out);
+	cJSON_ArrayForEach(x, arr) {
+		fputs("<tr><td>", out);
+		esc(out, str(x, "process"));
+		fprintf(out, "</td><td>%.0f</td><td>", num(x, "pid"));
+		esc(out, str(x, "timestamp"));
+		fputs("</td><td>", out);
+		esc(out, str(x, "why_text"));
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
+void report_html(const cJSON *rep, FILE *out)
+{
+	const cJSON *x, *runs = cJSON_GetObjectItem(rep, "runs");
+	const cJSON *tz = cJSON_GetObjectItem(rep, "timezone");
+	int i = 0, died = 0;
+
+	int offset = (int)num(tz, "offset_minutes");
+
+	cJSON_ArrayForEach(x, runs)
+		died += str(x, "classification") != NULL;
+	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		     "<title>lastwords report</title>\n<style>%s</style>\n</head>\n<body>\n"
+		     "<h1>lastwords report</h1>\n<p>%d run%s, %d with a verdict. The device's times "
+		     "read as UTC%c%02d:%02d%s; clock tolerance %.0f ms.</p>\n",
+		style, cJSON_GetArraySize(runs), cJSON_GetArraySize(runs) == 1 ? "" : "s", died,
+		offset < 0 ? '-' : '+', abs(offset) / 60, abs(offset) % 60,
+		cJSON_IsTrue(cJSON_GetObjectItem(tz, "assumed")) ? " (assumed: pass --tz)" : "",
+		num(rep, "clock_tolerance_ms"));
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "device"), "notes")) {
+		fputs("<p class=\"mute\">", out);
+		esc(out, x->valuestring);
+		fputs("</p>\n", out);
+	}
+	boot_loops(out, cJSON_GetObjectItem(rep, "boot_loops"));
+	cJSON_ArrayForEach(x, runs)
+		run_section(out, x, i++);
+	unmatched(out, cJSON_GetObjectItem(rep, "unmatched_exit_records"));
+	fputs("<h2>Inputs</h2>\n<table>\n", out);
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "inputs")) {
+		fputs("<tr><td>", out);
+		esc(out, str(x, "file"));
+		fputs("</td><td>", out);
+		esc(out, str(x, "kind"));
+		if (str(x, "error")) {
+			fputs(": ", out);
+			esc(out, str(x, "error"));
+		}
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n</body>\n</html>\n", out);
+}
