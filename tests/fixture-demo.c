@@ -143,31 +143,7 @@ static int64_t now_ms(void)
  * logcat ("11-30 00:16:10.020") print it. */
 static void local_time(char *buf, size_t len, int64_t utc_ms, int with_year)
 {
-	int64_t ms = utc_ms + LOCAL_OFFSET_MS;
-	time_t secs = (time_t)(ms / 1000);
-	struct tm tm;
-
-	gmtime_r(&secs, &tm);
-	if (with_year)
-		snprintf(buf, len, "%04d-%02d-%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900,
-			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
-	else
-		snprintf(buf, len, "%02d-%02d %02d:%02d:%02d.%03d", tm.tm_mon + 1, tm.tm_mday,
-			 tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
-}
-
-static FILE *create(const char *dir, const char *name)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "fixture-demo: cannot write %s\n", path);
-		exit(1);
-	}
-	return f;
+	t_device_time(buf, len, utc_ms + LOCAL_OFFSET_MS, with_year);
 }
 
 int main(int argc, char **argv)
@@ -194,7 +170,7 @@ int main(int argc, char **argv)
 	stale_at = crash_at - 86400000LL * 3;
 
 	/* dumpsys activity exit-info com.example.demo: newest first. */
-	f = create(argv[1], "dumpsys-exit-info.txt");
+	f = t_create(argv[1], "dumpsys-exit-info.txt");
 	local_time(t1, sizeof(t1), killed_at + 40, 1);
 	local_time(t2, sizeof(t2), crash_at + 60, 1);
 	local_time(t3, sizeof(t3), stale_at, 1);
@@ -221,7 +197,7 @@ int main(int argc, char **argv)
 	fclose(f);
 
 	/* logcat -v threadtime: the kill of run 3 and the crash of run 2. */
-	f = create(argv[1], "logcat.txt");
+	f = t_create(argv[1], "logcat.txt");
 	local_time(t1, sizeof(t1), crash_at - 5, 0);
 	local_time(t2, sizeof(t2), crash_at + 70, 0);
 	fprintf(f, "--------- beginning of main\n"
@@ -248,7 +224,7 @@ int main(int argc, char **argv)
 	fclose(f);
 
 	/* /data/tombstones/tombstone_00 of run 2. */
-	f = create(argv[1], "tombstone_00");
+	f = t_create(argv[1], "tombstone_00");
 	local_time(t1, sizeof(t1), crash_at, 1);
 	fprintf(f, "*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***\n"
 		   "Build fingerprint: 'demo/device/demo:14/UQ1A.240205.004/11269751:user/release-keys'\n"

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,35 @@ static inline int count_files(const char *dir)
 			n++;
 	closedir(d);
 	return n;
+}
+
+/* Milliseconds since the epoch, already moved into the zone wanted, as
+ * dumpsys ("2026-11-30 00:16:10.020", with_year) or logcat ("11-30
+ * 00:16:10.020") print them: for the generators of device evidence. */
+static inline void t_device_time(char *buf, size_t len, int64_t ms, int with_year)
+{
+	time_t secs = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	if (with_year)
+		snprintf(buf, len, "%04d-%02d-%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900,
+			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+	else
+		snprintf(buf, len, "%02d-%02d %02d:%02d:%02d.%03d", tm.tm_mon + 1, tm.tm_mday,
+			 tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}
+
+/* Open dir/name for writing, or fail. */
+static inline FILE *t_create(const char *dir, const char *name)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	T_ASSERT(f != NULL, "cannot write %s: %s", path, strerror(errno));
+	return f;
 }
 
 #endif
