@@ -79,14 +79,6 @@ struct plan {
 static volatile int *volatile bad_pointer = (volatile int *)(uintptr_t)0x10;
 static char *scratch; /* removed at exit unless LW_BENCH_KEEP is set */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int64_t now_ms(void)
 {
 	struct timespec ts;
@@ -285,30 +277,6 @@ static void generate(const char *root, struct plan *p, unsigned i)
 	write_evidence(dir, p, now_ms());
 }
 
-/* Run argv with stdout to out_path; the exit status (-1: by a signal) and
- * the child's peak RSS. */
-static int run_child(char *const argv[], const char *out_path, long *maxrss_kb)
-{
-	struct rusage ru;
-	int status, fd;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || dup2(fd, 1) < 0)
-			_exit(127);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	if (pid < 0 || wait4(pid, &status, 0, &ru) != pid)
-		return -1;
-	if (maxrss_kb)
-		*maxrss_kb = ru.ru_maxrss;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /* The whole of a small file, NUL-terminated; the caller frees it. */
 static char *slurp(const char *path, size_t *len)
 {
@@ -468,7 +436,7 @@ static void check_samples(const char *lastwords, const char *root, const struct 
 			continue;
 		seen[p[i].ending][p[i].witness + 2 * early] = 1;
 		snprintf(dir, sizeof(dir), "%s/b%04u", root, i);
-		rc = run_child(args, out, NULL);
+		rc = t_run_child(args, out, NULL);
 		T_ASSERT(rc == 0, "lastwords report %s exited %d", dir, rc);
 		snprintf(label, sizeof(label), "b%04u %s%s%s%s", i, ending_names[p[i].ending],
 			 p[i].ending != CRASHED ? "" : p[i].by_abort ? " (abort)" : " (SIGSEGV)",
@@ -490,9 +458,9 @@ static double time_query(char *const argv[], const char *out)
 	int rep, rc;
 
 	for (rep = 0; rep < QUERY_REPS; rep++) {
-		t = now_s();
-		rc = run_child(argv, out, NULL);
-		t = now_s() - t;
+		t = t_now_s();
+		rc = t_run_child(argv, out, NULL);
+		t = t_now_s() - t;
 		T_ASSERT(rc == 0, "lastwords %s %s exited %d", argv[1], argv[5], rc);
 		if (t < best)
 			best = t;
@@ -525,9 +493,9 @@ static void scale(const char *lastwords, const char *db_path, long long runs, un
 	T_ASSERT(sqlite3_open(db_path, &db) == SQLITE_OK, "cannot open %s", db_path);
 	T_ASSERT(sqlite3_prepare_v2(db, copy, -1, &st, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(db));
 	sqlite3_bind_int(st, 1, (int)factor - 1);
-	t = now_s();
+	t = t_now_s();
 	T_ASSERT(sqlite3_step(st) == SQLITE_DONE, "%s", sqlite3_errmsg(db));
-	t = now_s() - t;
+	t = t_now_s() - t;
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	printf("  the same runs copied to %lld runs (%.1f s), queries again (no target):\n",
@@ -586,12 +554,12 @@ int main(int argc, char **argv)
 	plan_bundles(plans, n);
 
 	/* 1. The bundles. */
-	t = now_s();
+	t = t_now_s();
 	for (i = 0; i < n; i++) {
 		generate(scratch, &plans[i], i);
 		planned[plans[i].ending]++;
 	}
-	gen_s = now_s() - t;
+	gen_s = t_now_s() - t;
 	printf("history benchmark: %u bundles, each one %u-slot ring (%u KiB) and an exit-info dump\n",
 	       n, SLOTS, SLOTS * 64 / 1024);
 	printf("  generated in %.1f s: %u clean, %u killed (SIGKILL), %u crashed (SIGSEGV/abort)\n",
@@ -616,9 +584,9 @@ int main(int argc, char **argv)
 		T_ASSERT(ingest_args[7 + i] != NULL, "out of memory");
 		sprintf(ingest_args[7 + i], "%s/b%04u", scratch, i);
 	}
-	t = now_s();
-	rc = run_child(ingest_args, "/dev/null", &rss);
-	t = now_s() - t;
+	t = t_now_s();
+	rc = t_run_child(ingest_args, "/dev/null", &rss);
+	t = t_now_s() - t;
 	T_ASSERT(rc == 0, "lastwords ingest exited %d", rc);
 
 	T_ASSERT(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK,
@@ -670,7 +638,7 @@ int main(int argc, char **argv)
 	{
 		char *args[] = { (char *)lastwords, "export", "--db", db_path, "--format", "ndjson", NULL };
 
-		rc = run_child(args, out, NULL);
+		rc = t_run_child(args, out, NULL);
 		T_ASSERT(rc == 0, "lastwords export exited %d", rc);
 		text = slurp(out, &len);
 		T_ASSERT(count_of(text, "\n") == n, "the NDJSON export has %u lines, not %u",

@@ -17,35 +17,6 @@
 #define SLOTS (1u << 20)
 #define RECORDS 10000
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Run argv, stdout to out_path; returns the exit status and sets the
- * child's peak RSS. */
-static int run_child(char *const argv[], const char *out_path, long *maxrss_kb)
-{
-	struct rusage ru;
-	int status, fd;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || dup2(fd, 1) < 0)
-			_exit(127);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	if (wait4(pid, &status, 0, &ru) != pid)
-		return -1;
-	*maxrss_kb = ru.ru_maxrss;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 int main(int argc, char **argv)
 {
 	struct lw_config cfg = { .process_name = "bench.report:inference", .slot_count = SLOTS,
@@ -119,9 +90,9 @@ int main(int argc, char **argv)
 		char *args[] = { argv[1], "report", "--format", "json", dir, NULL };
 
 		for (rep = 0; rep < 5; rep++) {
-			t = now_s();
-			status = run_child(args, out, &rss);
-			t = now_s() - t;
+			t = t_now_s();
+			status = t_run_child(args, out, &rss);
+			t = t_now_s() - t;
 			if (status != 0) {
 				fprintf(stderr, "bench-report: report exited %d\n", status);
 				return T_FAIL;

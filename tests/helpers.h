@@ -7,12 +7,15 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 enum t_result {
@@ -127,6 +130,39 @@ static inline void t_device_time(char *buf, size_t len, int64_t ms, int with_yea
 	else
 		snprintf(buf, len, "%02d-%02d %02d:%02d:%02d.%03d", tm.tm_mon + 1, tm.tm_mday,
 			 tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}
+
+/* Seconds on CLOCK_MONOTONIC, for benchmarks. */
+static inline double t_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Run argv with stdout to out_path; the exit status (-1: by a signal, or
+ * it could not be run) and, if maxrss_kb, the child's peak RSS. */
+static inline int t_run_child(char *const argv[], const char *out_path, long *maxrss_kb)
+{
+	struct rusage ru;
+	int status, fd;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || wait4(pid, &status, 0, &ru) != pid)
+		return -1;
+	if (maxrss_kb)
+		*maxrss_kb = ru.ru_maxrss;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /* Open dir/name for writing, or fail. */
