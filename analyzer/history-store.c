@@ -98,33 +98,6 @@ static int run_stmt(sqlite3_stmt *st)
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
 }
 
-static const char *jstr(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static long long jnum(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-
-	if (cJSON_IsBool(v))
-		return cJSON_IsTrue(v);
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
-}
-
-/* app_version and other u64 fields are raw number text (json_add_u64);
- * stored as SQLite's signed 64-bit integer. */
-static long long jnum_u64(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-
-	if (cJSON_IsRaw(v) || cJSON_IsString(v))
-		return (long long)strtoull(v->valuestring, NULL, 10);
-	return jnum(o, key);
-}
-
 /* A path inside the bundle: below source, or the file's own name when the
  * bundle is that one file. */
 static const char *inside(const char *source, const char *path)
@@ -158,8 +131,8 @@ static int add_lines(struct history_store *s, long long run, const char *kind, c
 	int seq = 0;
 
 	cJSON_ArrayForEach(x, arr) {
-		const char *text = cJSON_IsString(x) ? x->valuestring : jstr(x, "action");
-		const char *why = cJSON_IsString(x) ? NULL : jstr(x, "why");
+		const char *text = cJSON_IsString(x) ? x->valuestring : json_get_string(x, "action");
+		const char *why = cJSON_IsString(x) ? NULL : json_get_string(x, "why");
 
 		if (!text)
 			continue;
@@ -177,11 +150,11 @@ static int add_exits(struct history_store *s, long long run, const char *source,
 	int seq = 0;
 
 	cJSON_ArrayForEach(x, arr) {
-		if (bi(st, 1, run) || bi(st, 2, seq++) || bt(st, 3, inside(source, jstr(x, "file"))) ||
-		    bi(st, 4, jnum(x, "line")) || bi(st, 5, jnum(x, "reason")) ||
-		    bi(st, 6, jnum(x, "subreason")) || bi(st, 7, jnum(x, "status")) ||
-		    bi(st, 8, jnum(x, "importance")) || bt(st, 9, jstr(x, "timestamp")) ||
-		    bt(st, 10, jstr(x, "description")) || bt(st, 11, jstr(x, "joined_by")) ||
+		if (bi(st, 1, run) || bi(st, 2, seq++) || bt(st, 3, inside(source, json_get_string(x, "file"))) ||
+		    bi(st, 4, json_get_int(x, "line")) || bi(st, 5, json_get_int(x, "reason")) ||
+		    bi(st, 6, json_get_int(x, "subreason")) || bi(st, 7, json_get_int(x, "status")) ||
+		    bi(st, 8, json_get_int(x, "importance")) || bt(st, 9, json_get_string(x, "timestamp")) ||
+		    bt(st, 10, json_get_string(x, "description")) || bt(st, 11, json_get_string(x, "joined_by")) ||
 		    run_stmt(st))
 			return -1;
 	}
@@ -237,8 +210,8 @@ static int add_run(struct history_store *s, long long bundle_id, const char *sou
 		   struct store_counts *c)
 {
 	const struct run *r = &b->runs[i];
-	const char *rel = inside(source, jstr(o, "file"));
-	const char *level = jstr(o, "evidence_level");
+	const char *rel = inside(source, json_get_string(o, "file"));
+	const char *level = json_get_string(o, "evidence_level");
 	sqlite3_stmt *st = s->add_run;
 	char key[64], package[LW_RING_PROCESS_MAX];
 	const char *colon;
@@ -246,7 +219,7 @@ static int add_run(struct history_store *s, long long bundle_id, const char *sou
 	long long id;
 	int rc;
 
-	run_key(key, sizeof(key), r, jstr(o, "run_id"), b->digest, rel);
+	run_key(key, sizeof(key), r, json_get_string(o, "run_id"), b->digest, rel);
 	snprintf(package, sizeof(package), "%s", r->hdr.process);
 	if ((colon = strchr(package, ':')) != NULL)
 		package[colon - package] = '\0';
@@ -273,15 +246,15 @@ static int add_run(struct history_store *s, long long bundle_id, const char *sou
 	}
 	if (bt(st, 1, key) || bi(st, 2, bundle_id) || bt(st, 3, package) ||
 	    bt(st, 4, r->hdr.process) || bi(st, 5, r->hdr.pid) || bt(st, 6, rel) ||
-	    bt(st, 7, jstr(o, "start")) || bt(st, 8, jstr(o, "end")) ||
-	    bi(st, 9, jnum_u64(o, "app_version")) || bt(st, 10, jstr(o, "candidate")) ||
-	    bt(st, 11, jstr(o, "stable_candidate")) || bt(st, 12, jstr(o, "outcome")) ||
-	    bt(st, 13, jstr(o, "last_stage")) ||
-	    bt(st, 14, jnum(o, "stage_open") ? jstr(o, "open_stage") : NULL) ||
-	    bi(st, 15, jnum_u64(m, "budget_kb")) || bi(st, 16, jnum_u64(m, "peak_kb")) ||
-	    bt(st, 17, jstr(m, "peak_stage")) || bi(st, 18, jnum(m, "over_budget")) ||
-	    bt(st, 19, jstr(o, "classification")) || bt(st, 20, level) ||
-	    bt(st, 21, jstr(o, "contradiction")) || run_stmt(st))
+	    bt(st, 7, json_get_string(o, "start")) || bt(st, 8, json_get_string(o, "end")) ||
+	    bi(st, 9, json_get_int(o, "app_version")) || bt(st, 10, json_get_string(o, "candidate")) ||
+	    bt(st, 11, json_get_string(o, "stable_candidate")) || bt(st, 12, json_get_string(o, "outcome")) ||
+	    bt(st, 13, json_get_string(o, "last_stage")) ||
+	    bt(st, 14, json_get_int(o, "stage_open") ? json_get_string(o, "open_stage") : NULL) ||
+	    bi(st, 15, json_get_int(m, "budget_kb")) || bi(st, 16, json_get_int(m, "peak_kb")) ||
+	    bt(st, 17, json_get_string(m, "peak_stage")) || bi(st, 18, json_get_int(m, "over_budget")) ||
+	    bt(st, 19, json_get_string(o, "classification")) || bt(st, 20, level) ||
+	    bt(st, 21, json_get_string(o, "contradiction")) || run_stmt(st))
 		return -1;
 	id = sqlite3_last_insert_rowid(s->h->db);
 	if (add_lines(s, id, "rule", cJSON_GetObjectItem(o, "rules")) ||
@@ -302,9 +275,9 @@ static int add_loops(struct history_store *s, long long bundle_id, const cJSON *
 	const cJSON *x;
 
 	cJSON_ArrayForEach(x, arr) {
-		if (bi(st, 1, bundle_id) || bt(st, 2, jstr(x, "process")) ||
-		    bt(st, 3, jstr(x, "stage")) || bt(st, 4, jstr(x, "candidate")) ||
-		    bi(st, 5, jnum(x, "count")) || run_stmt(st))
+		if (bi(st, 1, bundle_id) || bt(st, 2, json_get_string(x, "process")) ||
+		    bt(st, 3, json_get_string(x, "stage")) || bt(st, 4, json_get_string(x, "candidate")) ||
+		    bi(st, 5, json_get_int(x, "count")) || run_stmt(st))
 			return -1;
 	}
 	return 0;

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "report.h"
+#include "ring-event.h"
 
 #define TIMELINE_MAX 40 /* stage rows shown; the middle of longer runs is folded */
 
@@ -64,23 +65,6 @@ static void esc(FILE *out, const char *s)
 	}
 }
 
-static const char *str(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-/* A number, also from the raw text of json_add_u64. */
-static double num(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-
-	if (cJSON_IsRaw(v))
-		return strtod(v->valuestring, NULL);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
-}
-
 /* Milliseconds since the epoch of "2026-11-30T00:28:04.509000Z"; -1 if
  * it is not that. */
 static double iso_ms(const char *s)
@@ -123,9 +107,9 @@ static void list(FILE *out, const char *title, const cJSON *arr, const char *tag
 			esc(out, x->valuestring);
 		} else {
 			fputs("<code>", out);
-			esc(out, str(x, "action"));
+			esc(out, json_get_string(x, "action"));
 			fputs("</code>: ", out);
-			esc(out, str(x, "why"));
+			esc(out, json_get_string(x, "why"));
 		}
 		fputs("</li>\n", out);
 	}
@@ -135,11 +119,12 @@ static void list(FILE *out, const char *title, const cJSON *arr, const char *tag
 static void stage_row(FILE *out, const cJSON *s, double span)
 {
 	const cJSON *end = cJSON_GetObjectItem(s, "end_ms");
-	double begin = num(s, "begin_ms"), stop = cJSON_IsNumber(end) ? end->valuedouble : span;
-	const char *err = str(s, "error");
+	double begin = cJSON_GetNumberValue(cJSON_GetObjectItem(s, "begin_ms"));
+	double stop = cJSON_IsNumber(end) ? end->valuedouble : span;
+	const char *err = json_get_string(s, "error");
 
 	fputs("<tr><td>", out);
-	esc(out, str(s, "stage"));
+	esc(out, json_get_string(s, "stage"));
 	fprintf(out, "</td><td><div class=\"bar\"><span%s style=\"left:%.2f%%;width:%.2f%%\"></span>"
 		     "</div></td><td>",
 		cJSON_IsNumber(end) ? "" : " class=\"open\"", span > 0 ? 100.0 * begin / span : 0.0,
@@ -161,7 +146,7 @@ static void stage_row(FILE *out, const cJSON *s, double span)
 static void timeline(FILE *out, const cJSON *run)
 {
 	const cJSON *stages = cJSON_GetObjectItem(run, "stages"), *s;
-	double start = iso_ms(str(run, "start")), end = iso_ms(str(run, "end"));
+	double start = iso_ms(json_get_string(run, "start")), end = iso_ms(json_get_string(run, "end"));
 	int n = cJSON_GetArraySize(stages), i = 0;
 	double span = start >= 0 && end >= start ? end - start : 0;
 
@@ -169,7 +154,8 @@ static void timeline(FILE *out, const cJSON *run)
 		return;
 	cJSON_ArrayForEach(s, stages) {
 		const cJSON *end = cJSON_GetObjectItem(s, "end_ms");
-		double t = cJSON_IsNumber(end) ? end->valuedouble : num(s, "begin_ms");
+		double t = cJSON_IsNumber(end) ? end->valuedouble
+						 : cJSON_GetNumberValue(cJSON_GetObjectItem(s, "begin_ms"));
 
 		if (t > span)
 			span = t;
@@ -189,7 +175,8 @@ static void timeline(FILE *out, const cJSON *run)
 
 static void memory(FILE *out, const cJSON *m)
 {
-	double peak = num(m, "peak_kb"), budget = num(m, "budget_kb");
+	double peak = (double)json_get_int(m, "peak_kb");
+	double budget = (double)json_get_int(m, "budget_kb");
 	double scale = peak > budget ? peak : budget;
 
 	if (!peak)
@@ -197,9 +184,9 @@ static void memory(FILE *out, const cJSON *m)
 	fprintf(out, "<h3>Memory</h3>\n<p>peak %.1f MiB", peak / 1024.0);
 	if (budget)
 		fprintf(out, " against a budget of %.1f MiB", budget / 1024.0);
-	if (str(m, "peak_stage") && strcmp(str(m, "peak_stage"), "none") != 0) {
+	if (json_get_string(m, "peak_stage") && strcmp(json_get_string(m, "peak_stage"), "none") != 0) {
 		fputs(" (in ", out);
-		esc(out, str(m, "peak_stage"));
+		esc(out, json_get_string(m, "peak_stage"));
 		fputs(")", out);
 	}
 	fprintf(out, "</p>\n<div class=\"bar\"><span%s style=\"left:0;width:%.2f%%\"></span>",
@@ -220,13 +207,13 @@ static void exit_records(FILE *out, const cJSON *arr)
 	      "<th>description</th><th>joined by</th></tr>\n",
 	      out);
 	cJSON_ArrayForEach(x, arr) {
-		fprintf(out, "<tr><td>%.0f/%.0f</td><td>%.0f</td><td>", num(x, "reason"),
-			num(x, "subreason"), num(x, "status"));
-		esc(out, str(x, "timestamp"));
+		fprintf(out, "<tr><td>%lld/%lld</td><td>%lld</td><td>", json_get_int(x, "reason"),
+			json_get_int(x, "subreason"), json_get_int(x, "status"));
+		esc(out, json_get_string(x, "timestamp"));
 		fputs("</td><td>", out);
-		esc(out, str(x, "description"));
+		esc(out, json_get_string(x, "description"));
 		fputs("</td><td>", out);
-		esc(out, str(x, "joined_by"));
+		esc(out, json_get_string(x, "joined_by"));
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</table>\n", out);
@@ -234,19 +221,19 @@ static void exit_records(FILE *out, const cJSON *arr)
 
 static void run_section(FILE *out, const cJSON *r, int index)
 {
-	const char *cls = str(r, "classification"), *level = str(r, "evidence_level");
-	const char *contradiction = str(r, "contradiction");
+	const char *cls = json_get_string(r, "classification"), *level = json_get_string(r, "evidence_level");
+	const char *contradiction = json_get_string(r, "contradiction");
 	char pid[24];
 
-	snprintf(pid, sizeof(pid), "%.0f", num(r, "pid"));
+	snprintf(pid, sizeof(pid), "%lld", json_get_int(r, "pid"));
 	fprintf(out, "<section class=\"run\" id=\"run-%d\" data-process=\"", index);
-	esc(out, str(r, "process"));
+	esc(out, json_get_string(r, "process"));
 	fprintf(out, "\" data-pid=\"%s\" data-class=\"", pid);
 	esc(out, cls ? cls : "");
 	fputs("\" data-level=\"", out);
 	esc(out, level ? level : "");
 	fputs("\">\n<h2>", out);
-	esc(out, str(r, "process"));
+	esc(out, json_get_string(r, "process"));
 	fprintf(out, " <span class=\"mute\">pid %s</span></h2>\n<p class=\"verdict\">", pid);
 	if (cls) {
 		esc(out, cls);
@@ -262,14 +249,14 @@ static void run_section(FILE *out, const cJSON *r, int index)
 		fputs("</p>\n", out);
 	}
 	fputs("<table>\n", out);
-	row(out, "started", str(r, "start"));
-	row(out, "last record", str(r, "end"));
-	row(out, "candidate", str(r, "candidate"));
-	row(out, "stable candidate", str(r, "stable_candidate"));
-	row(out, "outcome", str(r, "outcome"));
+	row(out, "started", json_get_string(r, "start"));
+	row(out, "last record", json_get_string(r, "end"));
+	row(out, "candidate", json_get_string(r, "candidate"));
+	row(out, "stable candidate", json_get_string(r, "stable_candidate"));
+	row(out, "outcome", json_get_string(r, "outcome"));
 	row(out, "open stage",
-	    cJSON_IsTrue(cJSON_GetObjectItem(r, "stage_open")) ? str(r, "open_stage") : NULL);
-	row(out, "ring", str(r, "file"));
+	    cJSON_IsTrue(cJSON_GetObjectItem(r, "stage_open")) ? json_get_string(r, "open_stage") : NULL);
+	row(out, "ring", json_get_string(r, "file"));
 	fputs("</table>\n", out);
 	list(out, "Recovery", cJSON_GetObjectItem(cJSON_GetObjectItem(r, "recovery"), "actions"), "ol");
 	list(out, "Evidence", cJSON_GetObjectItem(r, "evidence"), "ul");
@@ -290,11 +277,11 @@ static void boot_loops(FILE *out, const cJSON *arr)
 	fputs("<h2>Boot loops</h2>\n<ul>\n", out);
 	cJSON_ArrayForEach(x, arr) {
 		fputs("<li><strong>", out);
-		esc(out, str(x, "process"));
-		fprintf(out, "</strong> died %.0f times in a row in ", num(x, "count"));
-		esc(out, str(x, "stage"));
+		esc(out, json_get_string(x, "process"));
+		fprintf(out, "</strong> died %lld times in a row in ", json_get_int(x, "count"));
+		esc(out, json_get_string(x, "stage"));
 		fputs(" with candidate ", out);
-		esc(out, str(x, "candidate") ? str(x, "candidate") : "none");
+		esc(out, json_get_string(x, "candidate") ? json_get_string(x, "candidate") : "none");
 		fputs(": ", out);
 		cJSON_ArrayForEach(a, cJSON_GetObjectItem(x, "actions")) {
 			fputs("<code>", out);
@@ -317,11 +304,11 @@ static void unmatched(FILE *out, const cJSON *arr)
 	      out);
 	cJSON_ArrayForEach(x, arr) {
 		fputs("<tr><td>", out);
-		esc(out, str(x, "process"));
-		fprintf(out, "</td><td>%.0f</td><td>", num(x, "pid"));
-		esc(out, str(x, "timestamp"));
+		esc(out, json_get_string(x, "process"));
+		fprintf(out, "</td><td>%lld</td><td>", json_get_int(x, "pid"));
+		esc(out, json_get_string(x, "timestamp"));
 		fputs("</td><td>", out);
-		esc(out, str(x, "why_text"));
+		esc(out, json_get_string(x, "why_text"));
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</table>\n", out);
@@ -333,19 +320,19 @@ void report_html(const cJSON *rep, FILE *out)
 	const cJSON *tz = cJSON_GetObjectItem(rep, "timezone");
 	int i = 0, died = 0;
 
-	int offset = (int)num(tz, "offset_minutes");
+	int offset = (int)json_get_int(tz, "offset_minutes");
 
 	cJSON_ArrayForEach(x, runs)
-		died += str(x, "classification") != NULL;
+		died += json_get_string(x, "classification") != NULL;
 	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		     "<title>lastwords report</title>\n<style>%s</style>\n</head>\n<body>\n"
 		     "<h1>lastwords report</h1>\n<p>%d run%s, %d with a verdict. The device's times "
-		     "read as UTC%c%02d:%02d%s; clock tolerance %.0f ms.</p>\n",
+		     "read as UTC%c%02d:%02d%s; clock tolerance %lld ms.</p>\n",
 		style, cJSON_GetArraySize(runs), cJSON_GetArraySize(runs) == 1 ? "" : "s", died,
 		offset < 0 ? '-' : '+', abs(offset) / 60, abs(offset) % 60,
 		cJSON_IsTrue(cJSON_GetObjectItem(tz, "assumed")) ? " (assumed: pass --tz)" : "",
-		num(rep, "clock_tolerance_ms"));
+		json_get_int(rep, "clock_tolerance_ms"));
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "device"), "notes")) {
 		fputs("<p class=\"mute\">", out);
 		esc(out, x->valuestring);
@@ -358,12 +345,12 @@ void report_html(const cJSON *rep, FILE *out)
 	fputs("<h2>Inputs</h2>\n<table>\n", out);
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "inputs")) {
 		fputs("<tr><td>", out);
-		esc(out, str(x, "file"));
+		esc(out, json_get_string(x, "file"));
 		fputs("</td><td>", out);
-		esc(out, str(x, "kind"));
-		if (str(x, "error")) {
+		esc(out, json_get_string(x, "kind"));
+		if (json_get_string(x, "error")) {
 			fputs(": ", out);
-			esc(out, str(x, "error"));
+			esc(out, json_get_string(x, "error"));
 		}
 		fputs("</td></tr>\n", out);
 	}

@@ -1,8 +1,9 @@
-/* Describing ring records for the dump command. */
+/* Ring records: described for dump, as JSON, and read back from JSON. */
 #include "ring-event.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../src/signals.h"
@@ -136,6 +137,24 @@ void ring_event_text(const struct lw_ring_header *h, const struct lw_ring_slot *
 		snprintf(detail, detail_len, "unknown to this reader (a=%" PRIu64 " b=%" PRIu64 ")",
 			 s->a, s->b);
 	}
+}
+
+const char *json_get_string(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+long long json_get_int(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (cJSON_IsRaw(v))
+		return (long long)strtoull(v->valuestring, NULL, 10);
+	if (cJSON_IsBool(v))
+		return cJSON_IsTrue(v);
+	return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
 }
 
 int json_add_u64(cJSON *obj, const char *key, uint64_t v)

@@ -10,6 +10,7 @@
 
 #include "../src/signals.h"
 #include "../src/vocab.h"
+#include "ring-event.h"
 #include "text.h"
 
 void run_release(struct run *r)
@@ -120,13 +121,6 @@ static int line_u64(struct span line, const char *key, uint64_t *v)
 	return k > 0;
 }
 
-static const char *str_of(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* A vocabulary name, or the number a newer writer used. -1 if neither. */
 static int vocab_or_number(const cJSON *o, const char *key, const struct vocab *v)
 {
@@ -141,7 +135,7 @@ static int vocab_or_number(const cJSON *o, const char *key, const struct vocab *
 
 static int hex_digest(const cJSON *o, const char *key, uint64_t *out)
 {
-	const char *s = str_of(o, key);
+	const char *s = json_get_string(o, key);
 	uint64_t v;
 
 	*out = 0;
@@ -180,7 +174,7 @@ static int load_ring_line(struct run *r, const cJSON *o, struct span line, size_
 			  struct ev_error *err)
 {
 	struct lw_ring_header *h = &r->hdr;
-	const char *outcome = str_of(o, "outcome"), *proc = str_of(o, "process");
+	const char *outcome = json_get_string(o, "outcome"), *proc = json_get_string(o, "process");
 	uint64_t v;
 	int st;
 
@@ -202,15 +196,15 @@ static int load_ring_line(struct run *r, const cJSON *o, struct span line, size_
 	line_u64(line, "head", &h->head);
 	if (line_u64(line, "state", &v))
 		h->state = (uint32_t)v;
-	if (hex_id128(str_of(o, "run_id"), h->run_id) != 0)
+	if (hex_id128(json_get_string(o, "run_id"), h->run_id) != 0)
 		return fail(err, lineno, "expected run_id as 32 hex digits");
-	hex_id128(str_of(o, "boot_id"), h->boot_id);
+	hex_id128(json_get_string(o, "boot_id"), h->boot_id);
 	if (hex_digest(o, "candidate", &h->candidate) || hex_digest(o, "ok_candidate", &h->ok_candidate) ||
 	    hex_digest(o, "stable_candidate", &h->stable_candidate))
 		return fail(err, lineno, "expected candidates as 16 hex digits or null");
-	if (str_of(o, "signal"))
-		h->crash_signo = (uint32_t)(signal_number(str_of(o, "signal")) > 0
-						    ? signal_number(str_of(o, "signal"))
+	if (json_get_string(o, "signal"))
+		h->crash_signo = (uint32_t)(signal_number(json_get_string(o, "signal")) > 0
+						    ? signal_number(json_get_string(o, "signal"))
 						    : 0);
 	st = vocab_or_number(o, "open_stage", &vocab_stages);
 	r->open_stage = st > 0 && st < LW_STAGE_COUNT ? (enum lw_stage)st : LW_STAGE_NONE;
@@ -224,9 +218,9 @@ static int load_ring_line(struct run *r, const cJSON *o, struct span line, size_
 		r->outcome = RING_OUTCOME_DIED;
 	else
 		r->outcome = RING_OUTCOME_UNKNOWN;
-	if (str_of(o, "header_damage")) {
+	if (json_get_string(o, "header_damage")) {
 		r->header_damaged = 1;
-		snprintf(r->damage, sizeof(r->damage), "%s", str_of(o, "header_damage"));
+		snprintf(r->damage, sizeof(r->damage), "%s", json_get_string(o, "header_damage"));
 	}
 	r->scan.slot_count = h->slot_count;
 	line_u64(line, "valid", &r->scan.valid);
@@ -271,7 +265,7 @@ static int load_event_line(struct run *r, const cJSON *o, struct span line, size
 		line_u64(line, "boottime_ns", &s.a);
 		line_u64(line, "realtime_ns", &s.b);
 		line_u64(line, "app_version", &s.c);
-		s.d = str_of(o, "backing") && strcmp(str_of(o, "backing"), "anonymous") == 0 ? 2 : 1;
+		s.d = json_get_string(o, "backing") && strcmp(json_get_string(o, "backing"), "anonymous") == 0 ? 2 : 1;
 		break;
 	case LW_EV_STAGE_BEGIN:
 	case LW_EV_STAGE_END:
@@ -303,7 +297,7 @@ static int load_event_line(struct run *r, const cJSON *o, struct span line, size
 			s.code = (uint8_t)v;
 		if (cJSON_IsNumber(code))
 			s.b = (uint64_t)(int64_t)code->valuedouble;
-		fault = str_of(o, "fault_addr");
+		fault = json_get_string(o, "fault_addr");
 		if (fault && span_hex64(span_of(fault, strlen(fault)), &s.a) != strlen(fault))
 			return fail(err, lineno, "expected fault_addr as 0x and hex digits");
 		if (hex_digest(o, "candidate", &s.c))
@@ -372,7 +366,7 @@ int run_load_json(const char *path, const char *buf, size_t len, struct run *out
 			return fail(err, it.lineno, "expected one JSON object per line");
 		}
 		if (!have_ring) {
-			const char *type = str_of(o, "type");
+			const char *type = json_get_string(o, "type");
 
 			rc = type && strcmp(type, "ring") == 0
 				     ? load_ring_line(out, o, t, it.lineno, err)
