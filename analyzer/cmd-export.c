@@ -145,11 +145,8 @@ int cmd_export(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
-		case 'h':
-			printf("usage: %s\n", usage);
-			return LW_EXIT_OK;
 		default:
-			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+			return help_or_bad_option(c, usage, argc, argv);
 		}
 	}
 	if (!db)
@@ -160,10 +157,8 @@ int cmd_export(int argc, char **argv)
 	if (optind < argc)
 		return usage_error(usage, "unexpected argument '%s'", argv[optind]);
 	csv = strcmp(format, "csv") == 0;
-	if (history_open(db, HISTORY_EXISTING, &h, err, sizeof(err)) != 0) {
-		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
-		return LW_EXIT_DATABASE;
-	}
+	if ((status = open_history(db, HISTORY_EXISTING, &h)) != 0)
+		return status;
 	if (history_prepare(&h, "export", NULL, NULL, &st, err, sizeof(err)) != 0) {
 		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
 		history_close(&h);

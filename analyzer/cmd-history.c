@@ -386,21 +386,16 @@ int cmd_history(int argc, char **argv)
 			if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
 				return usage_error(usage, "--format is text or json, not '%s'", format);
 			break;
-		case 'h':
-			printf("usage: %s\n", usage);
-			return LW_EXIT_OK;
 		default:
-			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+			return help_or_bad_option(c, usage, argc, argv);
 		}
 	}
 	if (!db)
 		return usage_error(usage, "history needs --db FILE");
 	if (optind < argc)
 		return usage_error(usage, "unexpected argument '%s'", argv[optind]);
-	if (history_open(db, HISTORY_EXISTING, &h, err, sizeof(err)) != 0) {
-		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
-		return LW_EXIT_DATABASE;
-	}
+	if ((status = open_history(db, HISTORY_EXISTING, &h)) != 0)
+		return status;
 	/* One read transaction: the figures agree with each other while an
 	 * ingest writes. */
 	regressions = cJSON_CreateArray();

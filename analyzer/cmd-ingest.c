@@ -119,21 +119,16 @@ int cmd_ingest(int argc, char **argv)
 			if ((status = parse_tolerance_option(optarg, usage, &opt)) >= 0)
 				return status;
 			break;
-		case 'h':
-			printf("usage: %s\n", usage);
-			return LW_EXIT_OK;
 		default:
-			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+			return help_or_bad_option(c, usage, argc, argv);
 		}
 	}
 	if (!db)
 		return usage_error(usage, "ingest needs --db FILE");
 	if (optind >= argc)
 		return usage_error(usage, "ingest needs at least one bundle (a directory or a file)");
-	if (history_open(db, HISTORY_CREATE, &h, err, sizeof(err)) != 0) {
-		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
-		return LW_EXIT_DATABASE;
-	}
+	if ((status = open_history(db, HISTORY_CREATE, &h)) != 0)
+		return status;
 	if (h.upgraded_from > 0)
 		fprintf(stderr, "lastwords: '%s': upgraded the schema from version %d to %d\n", db,
 			h.upgraded_from, history_schema_version());

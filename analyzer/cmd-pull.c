@@ -795,11 +795,8 @@ int cmd_pull(int argc, char **argv)
 			timeout_s = (int)t;
 			break;
 		}
-		case 'h':
-			printf("usage: %s\n", usage);
-			return LW_EXIT_OK;
 		default:
-			return usage_error(usage, "unknown option or missing value '%s'", argv[optind - 1]);
+			return help_or_bad_option(c, usage, argc, argv);
 		}
 	}
 	if (optind < argc)

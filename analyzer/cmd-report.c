@@ -122,11 +122,8 @@ int cmd_report(int argc, char **argv)
 							  "low_memory:supported, not '%s'",
 						   optarg);
 			break;
-		case 'h':
-			printf("usage: %s\n", usage);
-			return LW_EXIT_OK;
 		default:
-			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+			return help_or_bad_option(c, usage, argc, argv);
 		}
 	}
 	if (strcmp(format, "seed") == 0) {

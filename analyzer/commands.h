@@ -8,6 +8,7 @@
 #include "../src/ring.h"
 #include "bundle.h"
 #include "correlate.h"
+#include "history-db.h"
 
 /* Exit statuses, documented in lastwords(1). */
 enum lastwords_exit {
@@ -50,6 +51,15 @@ int parse_tolerance_option(const char *arg, const char *usage, struct corr_optio
 /* Print each input of b that could not be read, one line each:
  * "lastwords: PREFIX'FILE': line N: REASON". Returns how many. */
 size_t print_input_errors(const struct bundle *b, const char *prefix);
+
+/* The last cases of every command's getopt_long() switch: for 'h' (--help)
+ * print the usage and return LW_EXIT_OK; for anything else, a usage error
+ * naming the option (that is unknown, or, last, may lack its value). */
+int help_or_bad_option(int c, const char *usage, int argc, char **argv);
+
+/* history_open() for ingest, history and export: 0, or the reason on
+ * stderr and LW_EXIT_DATABASE. */
+int open_history(const char *db, enum history_mode mode, struct history *h);
 
 /* Print a usage error for a command to stderr; returns LW_EXIT_USAGE. */
 int usage_error(const char *usage, const char *fmt, ...);

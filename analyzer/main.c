@@ -86,6 +86,29 @@ int usage_error(const char *usage, const char *fmt, ...)
 	return LW_EXIT_USAGE;
 }
 
+int help_or_bad_option(int c, const char *usage, int argc, char **argv)
+{
+	if (c == 'h') {
+		printf("usage: %s\n", usage);
+		return LW_EXIT_OK;
+	}
+	/* Only the last argument can be an option missing its value. */
+	return usage_error(usage, optind == argc ? "unknown option or missing value '%s'"
+						 : "unknown option '%s'",
+			   argv[optind - 1]);
+}
+
+int open_history(const char *db, enum history_mode mode, struct history *h)
+{
+	char err[512];
+
+	if (history_open(db, mode, h, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
+		return LW_EXIT_DATABASE;
+	}
+	return 0;
+}
+
 int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt)
 {
 	if (corr_parse_tz(arg, &opt->tz_offset_ms) != 0)
@@ -141,11 +164,8 @@ int parse_json_options(int argc, char **argv, const char *usage, const char *wha
 		case 'j':
 			*json = 1;
 			break;
-		case 'h':
-			printf("usage: %s\n", usage);
-			return LW_EXIT_OK;
 		default:
-			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+			return help_or_bad_option(c, usage, argc, argv);
 		}
 	}
 	if (optind >= argc)
