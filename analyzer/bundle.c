@@ -11,8 +11,8 @@
 #include <lastwords/ring.h>
 
 #include "correlate.h"
-#include "input.h"
-#include "parsers.h"
+#include "evidence/input.h"
+#include "evidence/parsers.h"
 
 static struct bundle_input *add_input(struct bundle *b, const char *path)
 {

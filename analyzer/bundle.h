@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "evidence.h"
+#include "evidence/evidence.h"
 #include "run.h"
 
 struct bundle_input {

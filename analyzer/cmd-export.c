@@ -17,7 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "commands.h"
-#include "history-db.h"
+#include "history/history-db.h"
 
 static const char usage[] = "lastwords export --db FILE --format ndjson|csv [-o FILE]";
 

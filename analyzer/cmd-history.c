@@ -18,7 +18,7 @@
 
 #include "../src/vocab.h"
 #include "commands.h"
-#include "history-db.h"
+#include "history/history-db.h"
 
 static const char usage[] =
 	"lastwords history --db FILE [--by candidate|app_version|stage|class|device|process]\n"

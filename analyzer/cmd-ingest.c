@@ -15,7 +15,7 @@
 
 #include "bundle.h"
 #include "commands.h"
-#include "history-store.h"
+#include "history/history-store.h"
 #include "report.h"
 
 static const char usage[] =

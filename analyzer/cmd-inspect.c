@@ -12,9 +12,9 @@
 #include <cjson/cJSON.h>
 
 #include "commands.h"
-#include "evidence.h"
-#include "input.h"
-#include "parsers.h"
+#include "evidence/evidence.h"
+#include "evidence/input.h"
+#include "evidence/parsers.h"
 #include "ring-event.h"
 #include "ring-file.h"
 #include "run.h"

@@ -16,7 +16,7 @@
 #include "bundle.h"
 #include "commands.h"
 #include "report.h"
-#include "seed-report.h"
+#include "seed/seed-report.h"
 
 static const char usage[] =
 	"lastwords report [--format text|json|html|seed] [--tz OFFSET] [--tolerance MS]\n"

@@ -8,7 +8,7 @@
 #include "../src/ring.h"
 #include "bundle.h"
 #include "correlate.h"
-#include "history-db.h"
+#include "history/history-db.h"
 
 /* Exit statuses, documented in lastwords(1). */
 enum lastwords_exit {

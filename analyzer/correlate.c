@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "format.h"
-#include "text.h"
+#include "evidence/text.h"
 
 static const char *const reason_names[] = {
 #define X(up, name, text) #name,

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "evidence.h"
+#include "evidence/evidence.h"
 #include "run.h"
 
 #define CORR_DEFAULT_TOLERANCE_MS 2000

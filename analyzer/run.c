@@ -11,7 +11,7 @@
 #include "../src/signals.h"
 #include "../src/vocab.h"
 #include "ring-event.h"
-#include "text.h"
+#include "evidence/text.h"
 
 void run_release(struct run *r)
 {
@@ -78,17 +78,6 @@ int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 }
 
 /* The JSON lines. */
-
-int run_json_sniff(const char *buf, size_t len)
-{
-	struct span head = span_of(buf, len < 4096 ? len : 4096);
-	long nl = span_find(head, "\n");
-	struct span first = nl >= 0 ? span_of(buf, (size_t)nl) : head;
-
-	first = span_trim(first);
-	return span_starts(first, "{") && span_find(first, "\"type\":\"ring\"") >= 0 &&
-	       span_find(first, "\"slot_count\"") >= 0;
-}
 
 /* An exact unsigned integer member of a JSON line: cJSON keeps numbers as
  * doubles, which lose nanoseconds past 2^53. */

@@ -12,7 +12,7 @@
 
 #include <lastwords/ring.h>
 
-#include "evidence.h"
+#include "evidence/evidence.h"
 #include "ring-file.h"
 
 struct run_event {
@@ -35,9 +35,6 @@ struct run {
 	int from_seed;              /* a ring-less run from the seed's events JSON */
 	int seed_exit_class;        /* its last event's exit_reason, an lw_exit_class; 0 for none */
 };
-
-/* Is buf the JSON lines of a ring (a first line of "type":"ring")? */
-int run_json_sniff(const char *buf, size_t len);
 
 /* Load a run from a binary ring file. Returns 0, or the ring_file_open()
  * status with *err set (see ring-file.h). */

@@ -45,8 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analyzer/evidence.h"
-#include "analyzer/parsers.h"
+#include "../analyzer/evidence/evidence.h"
+#include "../analyzer/evidence/parsers.h"
 
 extern char **environ;
 

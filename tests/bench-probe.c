@@ -46,10 +46,10 @@
 #include <lastwords/ring.h>
 
 #include "helpers.h"
-#include "src/cpu.h"
-#include "src/crc32c.h"
-#include "src/ring.h"
-#include "src/ring_write.h"
+#include "../src/cpu.h"
+#include "../src/crc32c.h"
+#include "../src/ring.h"
+#include "../src/ring_write.h"
 
 extern char **environ;
 

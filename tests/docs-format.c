@@ -19,8 +19,8 @@
 #include <lastwords/vocab.h>
 
 #include "helpers.h"
-#include "src/crc32c.h"
-#include "src/digest.h"
+#include "../src/crc32c.h"
+#include "../src/digest.h"
 
 struct field {
 	const char *name;

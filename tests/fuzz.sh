@@ -31,18 +31,19 @@ if ! "$clang" -fsanitize=fuzzer "$tmp/probe.c" -o "$tmp/probe" >/dev/null 2>&1; 
 fi
 
 unset ASAN_OPTIONS UBSAN_OPTIONS
-# Every analyzer module; not the commands or main(), nor the history store
+# Every analyzer module: the evidence parsers, the seed's reproduction and
+# the pipeline; not the commands, main() or adb, nor the history store
 # (SQLite, fed only by the report that the harnesses reach).
 modules=""
-for f in "$src"/analyzer/*.c; do
+for f in "$src"/analyzer/*.c "$src"/analyzer/evidence/*.c "$src"/analyzer/seed/*.c; do
 	case $(basename "$f") in
-	main.c | cmd-*.c | history-*.c) ;;
+	main.c | cmd-*.c | adb.c) ;;
 	*) modules="$modules $f" ;;
 	esac
 done
 core="$src/src/signals.c $src/src/vocab.c $src/src/crc32c.c $src/src/ring.c $src/src/cpu.c $src/src/digest.c"
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_DEFAULT_SOURCE -std=c11"
-incs="-I$src/include -I$src/src -I$src/analyzer -I$src/tests/fuzz"
+incs="-I$src/include"
 
 # Build the shared objects once, then link each harness against them.
 mkdir "$tmp/obj"

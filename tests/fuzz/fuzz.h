@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence.h"
-#include "parsers.h"
+#include "../../analyzer/evidence/evidence.h"
+#include "../../analyzer/evidence/parsers.h"
 
 typedef int (*fuzz_parse_fn)(const char *buf, size_t len, struct ev_file *out,
 			     struct ev_error *err);

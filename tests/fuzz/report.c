@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bundle.h"
-#include "report.h"
+#include "../../analyzer/bundle.h"
+#include "../../analyzer/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "seed-report.h"
+#include "../../analyzer/seed/seed-report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* analyzer/embed.py writes these from schemas/. */
+/* analyzer/history/embed.py writes these from schemas/. */
 extern const char history_schema_sql[];
 extern const char history_queries_sql[];
 

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "../src/digest.h"
-#include "../src/vocab.h"
-#include "format.h"
-#include "ring-event.h"
+#include "../../src/digest.h"
+#include "../../src/vocab.h"
+#include "../format.h"
+#include "../ring-event.h"
 
 static const struct {
 	size_t offset;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/signals.h"
+#include "../../src/signals.h"
 
 static const char *const kind_names[] = {
 #define X(up, name) #name,

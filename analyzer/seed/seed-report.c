@@ -42,7 +42,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../src/vocab.h"
+#include "../../src/vocab.h"
 #include "seed-json.h"
 #include "seed-report.h"
 

@@ -25,7 +25,7 @@
 
 #include "seed-json.h"
 
-#include "../src/hex.h"
+#include "../../src/hex.h"
 
 #define SJ_BUF_SIZE ((size_t)256 << 10)
 

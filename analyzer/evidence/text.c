@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "../src/hex.h"
+#include "../../src/hex.h"
 
 void line_iter_init(struct line_iter *it, const char *buf, size_t len)
 {

@@ -4,7 +4,7 @@
 #include <lastwords/ring.h>
 
 #include "parsers.h"
-#include "run.h"
+#include "text.h"
 
 struct detector {
 	enum ev_kind kind;
@@ -26,12 +26,25 @@ static const struct detector detectors[] = {
 	{ EV_KIND_LOGCAT, logcat_sniff, logcat_parse },
 };
 
+/* The JSON lines of a ring (lastwords dump --json): a first line of
+ * "type":"ring". */
+static int ring_json_sniff(const char *buf, size_t len)
+{
+	struct span head = span_of(buf, len < 4096 ? len : 4096);
+	long nl = span_find(head, "\n");
+	struct span first = nl >= 0 ? span_of(buf, (size_t)nl) : head;
+
+	first = span_trim(first);
+	return span_starts(first, "{") && span_find(first, "\"type\":\"ring\"") >= 0 &&
+	       span_find(first, "\"slot_count\"") >= 0;
+}
+
 enum ev_kind ev_detect(const char *buf, size_t len)
 {
 	size_t i;
 
 	if ((len >= LW_RING_MAGIC_LEN && memcmp(buf, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0) ||
-	    run_json_sniff(buf, len))
+	    ring_json_sniff(buf, len))
 		return EV_KIND_RING;
 	for (i = 0; i < sizeof(detectors) / sizeof(detectors[0]); i++)
 		if (detectors[i].sniff(buf, len))

@@ -8,9 +8,9 @@
 #ifndef LW_ANALYZER_HISTORY_STORE_H
 #define LW_ANALYZER_HISTORY_STORE_H
 
-#include "bundle.h"
+#include "../bundle.h"
 #include "history-db.h"
-#include "report.h"
+#include "../report.h"
 
 struct history_store {
 	struct history *h;
