@@ -178,9 +178,19 @@ static enum ring_slot_class slot_check(const struct lw_ring_slot *src, uint32_t 
 				       uint32_t mask, struct lw_ring_slot *copy, uint64_t *ticket)
 {
 	uint64_t seq, t;
+	int moved;
 
+	/* Pairs with the writer's publishing release store (ring_publish()):
+	 * an even seq seen here means its payload and crc are in the copy. */
 	seq = atomic_load_explicit(CA64(&src->seq), memory_order_acquire);
 	memcpy(copy, src, sizeof(*copy));
+	/* Keeps the copy's loads before the second load of seq, as smp_rmb()
+	 * does in Linux's read_seqcount_retry(): an acquire load alone would
+	 * let them move after it. Pairs with the writer's release fence after
+	 * its claim makes seq odd (ring_claim()): a copy that saw any byte of
+	 * a new writer's payload then sees seq changed. */
+	atomic_thread_fence(memory_order_acquire);
+	moved = atomic_load_explicit(CA64(&src->seq), memory_order_relaxed) != seq;
 	copy->seq = seq;
 	if (seq == 0)
 		return slot_is_zero(copy) ? RING_SLOT_EMPTY : RING_SLOT_CORRUPT; /* R8, R9 */
@@ -188,13 +198,12 @@ static enum ring_slot_class slot_check(const struct lw_ring_slot *src, uint32_t 
 	*ticket = t;
 	if ((t & mask) != index)
 		return RING_SLOT_CORRUPT; /* R10 */
-	if (seq & 1u)
-		return RING_SLOT_TORN; /* R9 */
+	/* R9; and R11's live case: a writer republished it during the copy,
+	 * which is a slot being written, not damage. */
+	if ((seq & 1u) || moved)
+		return RING_SLOT_TORN;
 	if (crc32c_slot(t, (const unsigned char *)copy + LW_SLOT_PAYLOAD_OFFSET) != copy->crc)
 		return RING_SLOT_CORRUPT; /* R11 */
-	/* A live writer may have republished between the seq load and the copy. */
-	if (atomic_load_explicit(CA64(&src->seq), memory_order_acquire) != seq)
-		return RING_SLOT_TORN;
 	return RING_SLOT_VALID;
 }
 
@@ -238,7 +247,7 @@ int ring_scan(const struct lw_ring_header *h, const struct lw_ring_slot *slots,
 		if (c == RING_SLOT_VALID && t < expect)
 			c = RING_SLOT_STALE; /* R12 */
 		else if (c == RING_SLOT_VALID && t > expect)
-			c = RING_SLOT_CORRUPT; /* cannot happen: t < head by construction */
+			c = RING_SLOT_TORN; /* a live writer rewrote it since pass 1 */
 		switch (c) {
 		case RING_SLOT_EMPTY:
 			sc.empty++;

@@ -89,9 +89,9 @@ uint64_t ring_file_size(const struct lw_ring_header *h);
 enum ring_slot_class {
 	RING_SLOT_EMPTY = 0,  /* R8: all 64 bytes zero: never written */
 	RING_SLOT_VALID,      /* R9..R11 hold */
-	RING_SLOT_TORN,       /* R9: odd seq: a writer claimed it and never published */
+	RING_SLOT_TORN,       /* R9: odd seq: claimed, never published; or being rewritten (R11, R12) */
 	RING_SLOT_STALE,      /* R12: valid, but an earlier lap than the window */
-	RING_SLOT_CORRUPT,    /* R9/R10/R11 fail on a non-empty slot */
+	RING_SLOT_CORRUPT,    /* R8/R10/R11 fail on a non-empty slot */
 };
 
 struct ring_scan {
