@@ -17,6 +17,9 @@ int lw_crash_install(struct lw *lw)
 
 	if (!lw)
 		return -EINVAL;
+	/* One handle per process owns the handler. seq_cst (the default),
+	 * which includes the release that the handler's acquire load of
+	 * crash_lw pairs with (crash.c). */
 	if (!atomic_compare_exchange_strong(&crash_lw, &expected, lw))
 		return -EBUSY;
 	/* Keep the thread's alternate stack if it has one (bionic gives every
@@ -31,6 +34,8 @@ int lw_crash_install(struct lw *lw)
 	sa.sa_sigaction = crash_handler_sigsafe;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
+	/* Before any handler of ours is installed: the sigaction calls below
+	 * enter the kernel, after this store. */
 	atomic_store(&crash_recorded, 0);
 	for (i = 0; i < LW_CRASH_SIGNALS; i++) {
 		if (sigaction(crash_signals[i], &sa, &crash_prev[i]) != 0) {

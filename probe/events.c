@@ -4,6 +4,14 @@
  * locks, no malloc, no waiting; the only system calls are clock reads
  * (vDSO) and, at stage boundaries without a sampler thread, one pread of the
  * kept-open /proc/self/statm.
+ *
+ * Memory orders. The ring's slots are ordered by the write protocol
+ * (src/ring_write.h). The header fields written here (open_count,
+ * last_stage, candidate, ok_candidate, dropped) are single words that a
+ * reader takes as they stand: after the process died, or in a live
+ * snapshot where each word alone must be whole but no two need agree. They
+ * are relaxed. The samples of memory.c are read with the orders described
+ * at each load.
  */
 #include <errno.h>
 #include <string.h>
@@ -39,6 +47,8 @@ void lw_tid_cache_setup(void)
 #if !defined(__BIONIC__)
 	static atomic_int registered;
 
+	/* Once per process, whichever thread opens first: the exchange makes
+	 * the test and the set one step. Orders nothing else. */
 	if (!atomic_exchange(&registered, 1))
 		pthread_atfork(NULL, NULL, forget_tid_in_child);
 #endif
@@ -61,6 +71,10 @@ void lw_event_fill(struct lw *lw, struct lw_ring_slot *s, enum lw_event_type typ
 		   unsigned stage, unsigned code)
 {
 	uint64_t now = lw_now_ns(CLOCK_MONOTONIC);
+	/* Pairs with the release store of rss_at_ns in memory_sample_sigsafe():
+	 * a sample time seen here means its rss_kb is seen too (or a newer one;
+	 * a record may pair a sample with the next one's time, never with no
+	 * sample). */
 	uint64_t at = atomic_load_explicit(&lw->rss_at_ns, memory_order_acquire);
 	uint64_t age;
 
@@ -71,9 +85,12 @@ void lw_event_fill(struct lw *lw, struct lw_ring_slot *s, enum lw_event_type typ
 	s->code = (uint8_t)code;
 	s->tid = current_tid();
 	if (at) {
+		/* Relaxed: ordered after the acquire load of rss_at_ns above. */
 		s->rss_kb = atomic_load_explicit(&lw->rss_kb, memory_order_relaxed);
 		age = now > at ? (now - at) / 1000000u : 0;
 		s->rss_age_ms = age > UINT32_MAX ? UINT32_MAX : (uint32_t)age;
+		/* Relaxed: only says where the sample came from; a record
+		 * written while the sampler starts or stops may say either. */
 		if (atomic_load_explicit(&lw->sampler_running, memory_order_relaxed))
 			s->flags |= LW_SLOT_F_RSS_SAMPLED;
 	}
@@ -81,6 +98,7 @@ void lw_event_fill(struct lw *lw, struct lw_ring_slot *s, enum lw_event_type typ
 
 static int refuse(struct lw *lw)
 {
+	/* A counter: only its total matters. */
 	atomic_fetch_add_explicit(A64(&lw->hdr->dropped), 1, memory_order_relaxed);
 	return -EINVAL;
 }
@@ -89,6 +107,11 @@ static int refuse(struct lw *lw)
  * MONOTONIC time, read directly or derived from the sampler's offsets. */
 static void fill_clocks(struct lw *lw, struct lw_ring_slot *s)
 {
+	/* The offsets are written before sampler_running is set
+	 * (memory_sampler_start()), by the thread that set it, before any
+	 * other thread can see the handle: relaxed loads see them. Each offset
+	 * is one word, read whole; the two may come from successive samples,
+	 * which differ by the clocks' drift over one period. */
 	if (atomic_load_explicit(&lw->sampler_running, memory_order_relaxed)) {
 		s->a = s->t_mono_ns + atomic_load_explicit(&lw->boot_off_ns, memory_order_relaxed);
 		s->b = s->t_mono_ns + atomic_load_explicit(&lw->real_off_ns, memory_order_relaxed);
@@ -107,6 +130,8 @@ static int stage_event(struct lw *lw, enum lw_event_type type, enum lw_stage sta
 		memory_sample_sigsafe(lw);
 	lw_event_fill(lw, &s, type, stage, code);
 	fill_clocks(lw, &s);
+	/* Relaxed: the candidate current now, set by lw_candidate(); a stage
+	 * event racing a candidate change from another thread may carry either. */
 	s.c = atomic_load_explicit(A64(&lw->hdr->candidate), memory_order_relaxed);
 	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
 }
@@ -117,6 +142,9 @@ int lw_stage_begin(struct lw *lw, enum lw_stage stage)
 		return -EINVAL;
 	if (stage <= LW_STAGE_NONE || stage >= LW_STAGE_COUNT)
 		return refuse(lw);
+	/* Relaxed: the header's open stages are read after death (the ring
+	 * may have lapped past the begin record), each count on its own. The
+	 * begin record itself is ordered by the ring protocol. */
 	atomic_fetch_add_explicit(A32(&lw->hdr->open_count[stage]), 1, memory_order_relaxed);
 	atomic_store_explicit(A32(&lw->hdr->last_stage), (uint32_t)stage, memory_order_relaxed);
 	return stage_event(lw, LW_EV_STAGE_BEGIN, stage, 0);
@@ -133,12 +161,15 @@ int lw_stage_end(struct lw *lw, enum lw_stage stage, enum lw_error err)
 	    err > LW_ERR_OTHER)
 		return refuse(lw);
 	/* Decrement without going below zero: an unmatched end stays visible
-	 * in the ring but cannot close another thread's stage. */
+	 * in the ring but cannot close another thread's stage. Relaxed, as the
+	 * increment in lw_stage_begin(): the CAS makes the count exact. */
 	open = A32(&lw->hdr->open_count[stage]);
 	n = atomic_load_explicit(open, memory_order_relaxed);
 	while (n > 0 && !atomic_compare_exchange_weak_explicit(open, &n, n - 1, memory_order_relaxed,
 							       memory_order_relaxed))
 		;
+	/* Relaxed: the last candidate that finished an inference, read at the
+	 * next start (advice.c) from a dead run's header. */
 	if (stage == LW_STAGE_INFERENCE && err == LW_ERR_NONE)
 		atomic_store_explicit(A64(&lw->hdr->ok_candidate),
 				      atomic_load_explicit(A64(&lw->hdr->candidate),
@@ -175,6 +206,9 @@ int lw_candidate(struct lw *lw, const char *name)
 	if (!name || !*name)
 		return refuse(lw);
 	d = lw_digest(name);
+	/* Relaxed: one word, read whole by later events, the crash handler
+	 * and, after death, the analyzer; the candidate record that follows
+	 * is what orders the change in the ring. */
 	atomic_store_explicit(A64(&lw->hdr->candidate), d, memory_order_relaxed);
 	lw_event_fill(lw, &s, LW_EV_CANDIDATE, ring_open_stage(lw->hdr), 0);
 	s.a = d;

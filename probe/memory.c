@@ -4,6 +4,11 @@
  * only loads. The optional sampler thread reads it every period, together
  * with the offsets of BOOTTIME and REALTIME from MONOTONIC, so stage events
  * need one clock read instead of three.
+ *
+ * Memory orders: a sample is rss_kb, then rss_at_ns stored with release;
+ * readers (lw_event_fill()) load rss_at_ns with acquire and then rss_kb, so
+ * a record never has a sample time without its value. sampler_running is a
+ * hint of where samples come from; see memory_sampler_start().
  */
 #include <errno.h>
 #include <time.h>
@@ -55,6 +60,10 @@ int memory_sample_sigsafe(struct lw *lw)
 		return -EIO;
 	rss_kb = resident * lw->page_kb;
 	size_kb = size * lw->page_kb;
+	/* The value first, relaxed; then its time with release, which pairs
+	 * with the acquire load in lw_event_fill(). The sampler thread and a
+	 * stage event may both sample at once: each store is whole, and a
+	 * reader may pair one's time with the other's value, both real. */
 	atomic_store_explicit(&lw->rss_kb, rss_kb > UINT32_MAX ? UINT32_MAX : (uint32_t)rss_kb,
 			      memory_order_relaxed);
 	atomic_store_explicit(&lw->rss_at_ns, lw_now_ns(CLOCK_MONOTONIC), memory_order_release);
@@ -67,6 +76,8 @@ static void sample_clock_offsets(struct lw *lw)
 	uint64_t boot = lw_now_ns(CLOCK_BOOTTIME);
 	uint64_t real = lw_now_ns(CLOCK_REALTIME);
 
+	/* Relaxed: each offset is one word, read whole by fill_clocks(); the
+	 * first pair is published by the release store of sampler_running. */
 	atomic_store_explicit(&lw->boot_off_ns, boot - mono, memory_order_relaxed);
 	atomic_store_explicit(&lw->real_off_ns, real - mono, memory_order_relaxed);
 }
@@ -121,6 +132,10 @@ int memory_sampler_start(struct lw *lw)
 		return -rc;
 	}
 	lw->sampler_started = 1;
+	/* Release: the first sample and offsets above happen before it. This
+	 * runs in lw_open(), before the handle is returned, so other threads
+	 * also get them through whatever hands them the handle; readers load
+	 * it relaxed. The header flag is a record for the analyzer: relaxed. */
 	atomic_store_explicit(&lw->sampler_running, 1, memory_order_release);
 	atomic_fetch_or_explicit(A32(&lw->hdr->flags), LW_RUN_SAMPLER, memory_order_relaxed);
 	return 0;
@@ -131,6 +146,10 @@ void memory_sampler_stop(struct lw *lw)
 {
 	if (!lw->sampler_started)
 		return;
+	/* From here events read clocks and statm themselves; the sampler's
+	 * last offsets stay valid, so a racing reader that still sees 1 is
+	 * right too. Release for symmetry with the start; the mutex below
+	 * orders the stop flag itself. */
 	atomic_store_explicit(&lw->sampler_running, 0, memory_order_release);
 	pthread_mutex_lock(&lw->sampler_mu);
 	lw->sampler_stop = 1;

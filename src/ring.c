@@ -192,8 +192,10 @@ static enum ring_slot_class slot_check(const struct lw_ring_slot *src, uint32_t 
 	atomic_thread_fence(memory_order_acquire);
 	moved = atomic_load_explicit(CA64(&src->seq), memory_order_relaxed) != seq;
 	copy->seq = seq;
+	/* R8. A first write that began during the copy leaves bytes in it: the
+	 * slot was never written when the copy began. */
 	if (seq == 0)
-		return slot_is_zero(copy) ? RING_SLOT_EMPTY : RING_SLOT_CORRUPT; /* R8, R9 */
+		return moved || slot_is_zero(copy) ? RING_SLOT_EMPTY : RING_SLOT_CORRUPT;
 	t = (seq - 1) / 2;   /* 2t+1 and 2t+2 both give t */
 	*ticket = t;
 	if ((t & mask) != index)
