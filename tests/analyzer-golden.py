@@ -13,9 +13,10 @@ usage: analyzer-golden.py LASTWORDS SOURCE_ROOT [--update]
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
+
+from helpers import check, fail, finish, lastwords, setup
 
 COMMANDS = {
     "dump": ["dump"],
@@ -23,21 +24,6 @@ COMMANDS = {
     "verify": ["verify"],
     "verify-json": ["verify", "--json"],
 }
-
-failures = []
-
-
-def fail(msg):
-    failures.append(msg)
-    print("FAIL: " + msg)
-
-
-def run(lw, args):
-    p = subprocess.run([lw] + args, capture_output=True, text=True)
-    if p.returncode < 0:
-        fail("%s killed by signal %d" % (" ".join(args), -p.returncode))
-    return p
-
 
 def render(p):
     return "exit: %d\n--- stdout\n%s--- stderr\n%s" % (p.returncode, p.stdout, p.stderr)
@@ -51,7 +37,7 @@ def golden(lw, update):
         stem = os.path.basename(fx)[:-len(".lwr")]
         kind = "bad-" if fx.startswith("fixtures/bad/") else ""
         for name, args in COMMANDS.items():
-            p = run(lw, args + [fx])
+            p = lastwords(lw, args + [fx])
             got = render(p)
             path = "fixtures/expected/%s%s.%s.txt" % (kind, stem, name)
             if update:
@@ -80,71 +66,66 @@ def json_lines(text):
     return out
 
 
-def expect(cond, msg):
-    if not cond:
-        fail(msg)
-
-
 def meaning(lw):
     # dump --json: every line parses; events carry the common fields.
     for fx in ("killed-inference", "crashed-delegate", "clean-exit", "wrapped"):
-        p = run(lw, ["dump", "--json", "fixtures/rings/%s.lwr" % fx])
-        expect(p.returncode == 0, "dump --json %s exits %d" % (fx, p.returncode))
+        p = lastwords(lw, ["dump", "--json", "fixtures/rings/%s.lwr" % fx])
+        check(p.returncode == 0, "dump --json %s exits %d" % (fx, p.returncode))
         lines = json_lines(p.stdout)
-        expect(lines and lines[0]["type"] == "ring", "%s: first line is the ring" % fx)
+        check(lines and lines[0]["type"] == "ring", "%s: first line is the ring" % fx)
         tickets = [e["ticket"] for e in lines[1:]]
-        expect(tickets == sorted(tickets) and len(set(tickets)) == len(tickets),
-               "%s: events in ticket order" % fx)
+        check(tickets == sorted(tickets) and len(set(tickets)) == len(tickets),
+              "%s: events in ticket order" % fx)
         for e in lines[1:]:
             for key in ("type", "ticket", "t_ms", "time", "tid", "stage", "rss_kb"):
-                expect(key in e, "%s: event without %s: %s" % (fx, key, e))
+                check(key in e, "%s: event without %s: %s" % (fx, key, e))
 
-    ring = json_lines(run(lw, ["dump", "--json", "fixtures/rings/killed-inference.lwr"]).stdout)
-    expect(ring[0]["outcome"] == "died", "killed run: outcome %s" % ring[0]["outcome"])
-    expect(ring[0]["open_stage"] == "inference", "killed run: open stage %s" % ring[0]["open_stage"])
-    expect(ring[-1]["stage"] == "inference", "killed run: last record in inference")
+    ring = json_lines(lastwords(lw, ["dump", "--json", "fixtures/rings/killed-inference.lwr"]).stdout)
+    check(ring[0]["outcome"] == "died", "killed run: outcome %s" % ring[0]["outcome"])
+    check(ring[0]["open_stage"] == "inference", "killed run: open stage %s" % ring[0]["open_stage"])
+    check(ring[-1]["stage"] == "inference", "killed run: last record in inference")
     rss = [e["rss_kb"] for e in ring[1:] if e["rss_kb"]]
-    expect(rss[-1] > rss[0] and ring[0]["peak_rss_kb"] == max(rss), "killed run: memory grows")
+    check(rss[-1] > rss[0] and ring[0]["peak_rss_kb"] == max(rss), "killed run: memory grows")
 
-    ring = json_lines(run(lw, ["dump", "--json", "fixtures/rings/crashed-delegate.lwr"]).stdout)
+    ring = json_lines(lastwords(lw, ["dump", "--json", "fixtures/rings/crashed-delegate.lwr"]).stdout)
     crash = [e for e in ring if e["type"] == "crash"]
-    expect(len(crash) == 1, "crashed run: one crash record, got %d" % len(crash))
+    check(len(crash) == 1, "crashed run: one crash record, got %d" % len(crash))
     if crash:
         c = crash[0]
-        expect(c["signal"] == "SIGSEGV" and c["si_code_name"] == "SEGV_MAPERR",
-               "crash record: %s %s" % (c.get("signal"), c.get("si_code_name")))
-        expect(c["stage"] == "delegate_prepare" and c["fault_addr"] == "0x10",
-               "crash record: stage %s addr %s" % (c["stage"], c["fault_addr"]))
-        dg = run(lw, ["digest", "demo-model-v3-fp16"]).stdout.split()[0]
-        expect(c["candidate"] == dg, "crash candidate %s != digest %s" % (c["candidate"], dg))
-    expect(ring[0]["outcome"] == "crashed" and ring[0]["signal"] == "SIGSEGV",
-           "crashed run: outcome %s" % ring[0]["outcome"])
-    text = run(lw, ["dump", "fixtures/rings/crashed-delegate.lwr"]).stdout
-    expect("last words: CRASH SIGSEGV (SEGV_MAPERR) at 0x10 in delegate_prepare" in text,
-           "crashed run: last words line")
+        check(c["signal"] == "SIGSEGV" and c["si_code_name"] == "SEGV_MAPERR",
+              "crash record: %s %s" % (c.get("signal"), c.get("si_code_name")))
+        check(c["stage"] == "delegate_prepare" and c["fault_addr"] == "0x10",
+              "crash record: stage %s addr %s" % (c["stage"], c["fault_addr"]))
+        dg = lastwords(lw, ["digest", "demo-model-v3-fp16"]).stdout.split()[0]
+        check(c["candidate"] == dg, "crash candidate %s != digest %s" % (c["candidate"], dg))
+    check(ring[0]["outcome"] == "crashed" and ring[0]["signal"] == "SIGSEGV",
+          "crashed run: outcome %s" % ring[0]["outcome"])
+    text = lastwords(lw, ["dump", "fixtures/rings/crashed-delegate.lwr"]).stdout
+    check("last words: CRASH SIGSEGV (SEGV_MAPERR) at 0x10 in delegate_prepare" in text,
+          "crashed run: last words line")
 
-    v = json_lines(run(lw, ["verify", "--json", "fixtures/rings/clean-exit.lwr"]).stdout)[0]
-    expect(v["outcome"] == "clean" and v["ok"] and v["valid"] == 14 and v["missing"] == 0,
-           "clean run verify: %s" % v)
+    v = json_lines(lastwords(lw, ["verify", "--json", "fixtures/rings/clean-exit.lwr"]).stdout)[0]
+    check(v["outcome"] == "clean" and v["ok"] and v["valid"] == 14 and v["missing"] == 0,
+          "clean run verify: %s" % v)
 
-    p = run(lw, ["verify", "--json", "fixtures/rings/corrupt-slots.lwr"])
+    p = lastwords(lw, ["verify", "--json", "fixtures/rings/corrupt-slots.lwr"])
     v = json_lines(p.stdout)[0]
-    expect(p.returncode == 1, "corrupt-slots: verify exits %d, want 1" % p.returncode)
-    expect(v["corrupt"] == 3 and v["torn"] == 1 and v["valid"] == 10 and v["missing"] == 4
-           and not v["ok"], "corrupt-slots counts: %s" % v)
+    check(p.returncode == 1, "corrupt-slots: verify exits %d, want 1" % p.returncode)
+    check(v["corrupt"] == 3 and v["torn"] == 1 and v["valid"] == 10 and v["missing"] == 4
+          and not v["ok"], "corrupt-slots counts: %s" % v)
 
-    v = json_lines(run(lw, ["verify", "--json", "fixtures/rings/wrapped.lwr"]).stdout)[0]
-    expect(v["valid"] == 16 and v["first_ticket"] == 27 and v["last_ticket"] == 42,
-           "wrapped ring keeps the newest 16 records: %s" % v)
+    v = json_lines(lastwords(lw, ["verify", "--json", "fixtures/rings/wrapped.lwr"]).stdout)[0]
+    check(v["valid"] == 16 and v["first_ticket"] == 27 and v["last_ticket"] == 42,
+          "wrapped ring keeps the newest 16 records: %s" % v)
 
     # A damaged run-time header field (R7): slots still read, verify exits 1.
-    p = run(lw, ["verify", "--json", "fixtures/rings/damaged-state.lwr"])
+    p = lastwords(lw, ["verify", "--json", "fixtures/rings/damaged-state.lwr"])
     v = json_lines(p.stdout)[0]
-    expect(p.returncode == 1 and not v["ok"] and v["valid"] == 24
-           and "state field holds 9" in v.get("header_damage", ""),
-           "damaged state: exit %d, %s" % (p.returncode, v))
-    text = run(lw, ["dump", "fixtures/rings/damaged-state.lwr"]).stdout
-    expect("outcome   unknown: the state field is damaged" in text, "damaged state: dump outcome")
+    check(p.returncode == 1 and not v["ok"] and v["valid"] == 24
+          and "state field holds 9" in v.get("header_damage", ""),
+          "damaged state: exit %d, %s" % (p.returncode, v))
+    text = lastwords(lw, ["dump", "fixtures/rings/damaged-state.lwr"]).stdout
+    check("outcome   unknown: the state field is damaged" in text, "damaged state: dump outcome")
 
     # Untrusted input: one clear line naming the file, exit 4, nothing on stdout.
     bad = {
@@ -157,31 +138,31 @@ def meaning(lw):
     for stem, reason in bad.items():
         fx = "fixtures/bad/%s.lwr" % stem
         for cmd in ("dump", "verify"):
-            p = run(lw, [cmd, fx])
+            p = lastwords(lw, [cmd, fx])
             lines = p.stderr.splitlines()
-            expect(p.returncode == 4, "%s %s exits %d, want 4" % (cmd, fx, p.returncode))
-            expect(len(lines) == 1 and lines[0].startswith("lastwords: '%s': " % fx)
-                   and reason in lines[0], "%s %s says %r" % (cmd, fx, p.stderr))
-            expect(p.stdout == "", "%s %s printed to stdout" % (cmd, fx))
+            check(p.returncode == 4, "%s %s exits %d, want 4" % (cmd, fx, p.returncode))
+            check(len(lines) == 1 and lines[0].startswith("lastwords: '%s': " % fx)
+                  and reason in lines[0], "%s %s says %r" % (cmd, fx, p.stderr))
+            check(p.stdout == "", "%s %s printed to stdout" % (cmd, fx))
 
-    p = run(lw, ["verify", "fixtures/rings/no-such-file.lwr"])
-    expect(p.returncode == 4 and "cannot open 'fixtures/rings/no-such-file.lwr': No such file"
-           in p.stderr, "missing file: %d %r" % (p.returncode, p.stderr))
-    p = run(lw, ["dump", "fixtures"])
-    expect(p.returncode == 4 and "Is a directory" in p.stderr, "directory: %r" % p.stderr)
+    p = lastwords(lw, ["verify", "fixtures/rings/no-such-file.lwr"])
+    check(p.returncode == 4 and "cannot open 'fixtures/rings/no-such-file.lwr': No such file"
+          in p.stderr, "missing file: %d %r" % (p.returncode, p.stderr))
+    p = lastwords(lw, ["dump", "fixtures"])
+    check(p.returncode == 4 and "Is a directory" in p.stderr, "directory: %r" % p.stderr)
 
     # A bad file among good ones: the good ones are still read, exit 4.
-    p = run(lw, ["verify", "fixtures/bad/foreign.lwr", "fixtures/rings/clean-exit.lwr"])
-    expect(p.returncode == 4 and "clean-exit.lwr: ended cleanly" in p.stdout,
-           "mixed inputs: %d %r" % (p.returncode, p.stdout))
+    p = lastwords(lw, ["verify", "fixtures/bad/foreign.lwr", "fixtures/rings/clean-exit.lwr"])
+    check(p.returncode == 4 and "clean-exit.lwr: ended cleanly" in p.stdout,
+          "mixed inputs: %d %r" % (p.returncode, p.stdout))
 
     # Usage errors exit 2.
     for args in (["dump"], ["verify"], ["dump", "--bogus", "x"], ["frobnicate"], [], ["digest"]):
-        p = run(lw, args)
-        expect(p.returncode == 2 and p.stderr.startswith("lastwords: ") or (
-            not args and p.returncode == 2), "usage %r exits %d" % (args, p.returncode))
-    p = run(lw, ["--version"])
-    expect(p.returncode == 0 and p.stdout.startswith("lastwords "), "--version")
+        p = lastwords(lw, args)
+        check(p.returncode == 2 and p.stderr.startswith("lastwords: ") or (
+           not args and p.returncode == 2), "usage %r exits %d" % (args, p.returncode))
+    p = lastwords(lw, ["--version"])
+    check(p.returncode == 0 and p.stdout.startswith("lastwords "), "--version")
 
     # A ring a writer still holds is reported live.
     with tempfile.TemporaryDirectory() as d:
@@ -191,26 +172,21 @@ def meaning(lw):
         import fcntl
         with open(path, "rb") as held:
             fcntl.flock(held, fcntl.LOCK_EX)
-            v = json_lines(run(lw, ["verify", "--json", path]).stdout)[0]
-            expect(v["outcome"] == "live", "locked ring: outcome %s" % v["outcome"])
-        v = json_lines(run(lw, ["verify", "--json", path]).stdout)[0]
-        expect(v["outcome"] == "died", "unlocked ring: outcome %s" % v["outcome"])
+            v = json_lines(lastwords(lw, ["verify", "--json", path]).stdout)[0]
+            check(v["outcome"] == "live", "locked ring: outcome %s" % v["outcome"])
+        v = json_lines(lastwords(lw, ["verify", "--json", path]).stdout)[0]
+        check(v["outcome"] == "died", "unlocked ring: outcome %s" % v["outcome"])
 
 
 def main():
-    if len(sys.argv) < 3:
-        print(__doc__)
-        return 2
-    lw = os.path.abspath(sys.argv[1])
-    os.chdir(sys.argv[2])
+    lw, _ = setup(__doc__)
     update = "--update" in sys.argv[3:]
     n = golden(lw, update)
     if update:
         print("expected outputs rewritten; review them with git diff")
         return 0
     meaning(lw)
-    print("%d golden outputs compared; %d failures" % (n, len(failures)))
-    return 1 if failures else 0
+    return finish("%d golden outputs compared" % n)
 
 
 if __name__ == "__main__":

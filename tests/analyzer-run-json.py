@@ -9,24 +9,14 @@ usage: analyzer-run-json.py LASTWORDS SOURCE_ROOT
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
-failures = []
-
-
-def fail(msg):
-    failures.append(msg)
-    print("FAIL: " + msg)
-
-
-def run(lw, args):
-    return subprocess.run([lw] + args, capture_output=True, text=True)
+from helpers import fail, finish, lastwords, setup
 
 
 def records(lw, path):
-    p = run(lw, ["inspect", "--json", path])
+    p = lastwords(lw, ["inspect", "--json", path])
     if p.returncode != 0:
         fail("inspect %s exits %d: %s" % (path, p.returncode, p.stderr))
         return None
@@ -37,8 +27,7 @@ def records(lw, path):
 
 
 def main():
-    lw, root = os.path.abspath(sys.argv[1]), sys.argv[2]
-    os.chdir(root)
+    lw, _ = setup(__doc__)
     try:
         import jsonschema
         with open("schemas/ring-events.schema.json") as f:
@@ -51,7 +40,7 @@ def main():
     rings = sorted("fixtures/rings/" + f for f in os.listdir("fixtures/rings"))
     with tempfile.TemporaryDirectory() as tmp:
         for ring in rings:
-            lines = run(lw, ["dump", "--json", ring]).stdout
+            lines = lastwords(lw, ["dump", "--json", ring]).stdout
             jl = os.path.join(tmp, os.path.basename(ring) + ".jsonl")
             with open(jl, "w") as f:
                 f.write(lines)
@@ -67,8 +56,8 @@ def main():
                 fail("%s: JSON lines detected as %s/%s" % (ring, b.get("kind"), b.get("form")))
             if a["records"] != b["records"]:
                 fail("%s: records differ between the binary ring and its JSON lines" % ring)
-            ta = run(lw, ["inspect", ring]).stdout.splitlines()
-            tb = run(lw, ["inspect", jl]).stdout.splitlines()
+            ta = lastwords(lw, ["inspect", ring]).stdout.splitlines()
+            tb = lastwords(lw, ["inspect", jl]).stdout.splitlines()
             if ta[0].split(": ", 1)[1] != tb[0].split(": ", 1)[1].replace("ring (JSON lines)", "ring"):
                 fail("%s: summary differs: %r vs %r" % (ring, ta[0], tb[0]))
             if ta[1:] != tb[1:]:
@@ -77,19 +66,19 @@ def main():
         # The committed JSON-lines rings are exactly what dump --json prints.
         for name in sorted(os.listdir("fixtures/rings-json")):
             want = open(os.path.join("fixtures/rings-json", name)).read()
-            got = run(lw, ["dump", "--json", "fixtures/rings/" + name.replace(".jsonl", ".lwr")]).stdout
+            got = lastwords(lw, ["dump", "--json", "fixtures/rings/" + name.replace(".jsonl", ".lwr")]).stdout
             if got != want:
                 fail("fixtures/rings-json/%s differs from dump --json of its ring" % name)
 
         # The schema must be able to refuse: a line with an unknown member.
         if validator:
-            bad = json.loads(run(lw, ["dump", "--json", rings[0]]).stdout.splitlines()[1])
+            bad = json.loads(lastwords(lw, ["dump", "--json", rings[0]]).stdout.splitlines()[1])
             bad["prompt"] = "user text must never appear"
             if not list(validator.iter_errors(bad)):
                 fail("the schema accepts a record with an unknown member")
 
         # Hand edits that break the form are refused with the line.
-        src = run(lw, ["dump", "--json", "fixtures/rings/killed-inference.lwr"]).stdout.splitlines()
+        src = lastwords(lw, ["dump", "--json", "fixtures/rings/killed-inference.lwr"]).stdout.splitlines()
         cases = {
             "no-ring-line": (src[1:], "line 1: expected the ring line first"),
             "tickets-out-of-order": ([src[0], src[3], src[2]] + src[4:],
@@ -103,7 +92,7 @@ def main():
             path = os.path.join(tmp, name + ".jsonl")
             with open(path, "w") as f:
                 f.write("\n".join(lines) + "\n")
-            p = run(lw, ["inspect", path])
+            p = lastwords(lw, ["inspect", path])
             if name == "no-ring-line":
                 # Without its ring line the file is no ring at all.
                 ok = p.returncode == 4 and "unknown kind" in p.stderr
@@ -111,8 +100,7 @@ def main():
                 ok = p.returncode == 4 and want in p.stderr
             if not ok:
                 fail("%s: exit %d, stderr %r, expected %r" % (name, p.returncode, p.stderr, want))
-    print("%d rings compared in both forms; %d failures" % (len(rings), len(failures)))
-    return 1 if failures else 0
+    return finish("%d rings compared in both forms" % len(rings))
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 
+from helpers import skip
+
 STAGES = ["download", "load", "runtime_prepare", "delegate_prepare",
           "inference", "cache", "exit"]
 REASONS = ["none", "low_memory", "anr", "native_crash", "java_crash",
@@ -83,8 +85,7 @@ def main():
                                            "lifecycle_probe.py"))
     n = int(sys.argv[3]) if len(sys.argv) == 4 else 1_000_000
     if not os.path.isfile(oracle):
-        print(f"skip: the seed script {oracle} is absent")
-        return 77
+        skip(f"the seed script {oracle} is absent")
     tmp = tempfile.mkdtemp(prefix="bench-seed-")
     try:
         events = os.path.join(tmp, "events.json")

@@ -35,17 +35,13 @@ import subprocess
 import sys
 import tempfile
 
+from helpers import SKIP, fail, failures
+
 RING_MAGIC = b"\x89LWR\r\n\x1a\n"
 STATE_CLEAN_EXIT = 2
 
-failures = []
 skips = []
 checked = 0
-
-
-def fail(msg):
-    failures.append(msg)
-    print("FAIL: " + msg, file=sys.stderr)
 
 
 def skip(msg):
@@ -438,7 +434,7 @@ def main():
     if failures:
         return 1
     if checked == 0:
-        return 77
+        return SKIP
     return 0
 
 

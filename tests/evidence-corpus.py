@@ -12,19 +12,18 @@ usage: evidence-corpus.py LASTWORDS SOURCE_ROOT
 """
 import json
 import os
-import subprocess
 import sys
+
+from helpers import fail, finish, lastwords, setup, skip
 
 
 def main():
-    lw, root = sys.argv[1], sys.argv[2]
+    lw, root = setup(__doc__)
     corpus = os.environ.get("LASTWORDS_CORPUS",
                             os.path.join(root, "..", "shared", "corpus"))
     if not os.path.isdir(corpus):
-        print("skip: no corpus at %s" % corpus)
-        return 77
+        skip("no corpus at %s" % corpus)
     expect_dir = os.path.join(root, "fixtures", "corpus-expect")
-    failures = []
     checked = 0
     for name in sorted(os.listdir(corpus)):
         if name == "README.md" or name.startswith("."):
@@ -32,41 +31,37 @@ def main():
         path = os.path.join(corpus, name)
         exp_path = os.path.join(expect_dir, name + ".json")
         if not os.path.exists(exp_path):
-            failures.append("%s: no expectation in fixtures/corpus-expect/" % name)
+            fail("%s: no expectation in fixtures/corpus-expect/" % name)
             continue
         with open(exp_path) as f:
             exp = json.load(f)
-        p = subprocess.run([lw, "inspect", "--json", path], capture_output=True, text=True)
+        p = lastwords(lw, ["inspect", "--json", path])
         if p.returncode < 0:
-            failures.append("%s: inspect killed by signal %d" % (name, -p.returncode))
             continue
         try:
             got = json.loads(p.stdout)[0]
         except (ValueError, IndexError):
-            failures.append("%s: inspect printed no JSON (exit %d): %s"
+            fail("%s: inspect printed no JSON (exit %d): %s"
                             % (name, p.returncode, p.stderr.strip()))
             continue
         if got.get("kind") != exp["kind"]:
-            failures.append("%s: detected as %s, expected %s" % (name, got.get("kind"), exp["kind"]))
+            fail("%s: detected as %s, expected %s" % (name, got.get("kind"), exp["kind"]))
             continue
         if "error" in got:
-            failures.append("%s: %s" % (name, got["error"]))
+            fail("%s: %s" % (name, got["error"]))
             continue
         checked += 1
         if "records" not in exp:
             continue
         records = got.get("records", [])
         if len(records) != len(exp["records"]):
-            failures.append("%s: %d records, expected %d" % (name, len(records), len(exp["records"])))
+            fail("%s: %d records, expected %d" % (name, len(records), len(exp["records"])))
         for i, (want, have) in enumerate(zip(exp["records"], records)):
             for key, value in want.items():
                 if have.get(key) != value:
-                    failures.append("%s record %d: %s is %r, expected %r"
+                    fail("%s record %d: %s is %r, expected %r"
                                     % (name, i, key, have.get(key), value))
-    for f in failures:
-        print("FAIL: " + f)
-    print("%d corpus files detected and checked; %d failures" % (checked, len(failures)))
-    return 1 if failures else 0
+    return finish("%d corpus files detected and checked" % checked)
 
 
 if __name__ == "__main__":

@@ -19,19 +19,12 @@ usage: evidence-crash-anr.py LASTWORDS SOURCE_ROOT [--update]
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
+from helpers import fail, finish, lastwords, option, setup
+
 DIRS = ["fixtures/evidence/tombstone", "fixtures/evidence/anr"]
-
-failures = []
-
-
-def fail(msg):
-    failures.append(msg)
-    print("FAIL: " + msg)
-
 
 def stem(name):
     for ext in (".txt", ".gz"):
@@ -50,7 +43,7 @@ def fixtures():
 
 
 def inspect(lw, path):
-    p = subprocess.run([lw, "inspect", "--json", path], capture_output=True)
+    p = lastwords(lw, ["inspect", "--json", path], text=False)
     if p.returncode < 0:
         fail("inspect %s killed by signal %d" % (path, -p.returncode))
     return p
@@ -317,14 +310,8 @@ def negatives(lw, tmp):
 
 
 def main():
-    args = sys.argv[1:]
-    update = "--update" in args
-    args = [a for a in args if a != "--update"]
-    if len(args) != 2:
-        print(__doc__)
-        return 2
-    lw, root = os.path.abspath(args[0]), args[1]
-    os.chdir(root)
+    lw, _ = setup(__doc__)
+    update = option("--update")
 
     selftest()
     seen = set()
@@ -373,9 +360,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         negatives(lw, tmp)
 
-    print("%d fixtures checked, %d negative samples; %d failures"
-          % (checked, len(NEGATIVE), len(failures)))
-    return 1 if failures else 0
+    return finish("%d fixtures checked, %d negative samples" % (checked, len(NEGATIVE)))
 
 
 if __name__ == "__main__":

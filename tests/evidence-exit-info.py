@@ -19,20 +19,15 @@ import calendar
 import json
 import os
 import re
-import subprocess
 import sys
 import time
+
+from helpers import fail, finish, lastwords, option, setup
 
 DIR = "fixtures/evidence/exit-info"
 SCHEMA = "schemas/exit-info.schema.json"
 
-failures = []
 checks = 0
-
-
-def fail(msg):
-    failures.append(msg)
-    print("FAIL: " + msg)
 
 
 def local_ms(text):
@@ -219,18 +214,11 @@ def fixtures():
     return sorted(f for f in os.listdir(DIR) if not f.endswith(".expected.json"))
 
 
-def run(lw, args):
-    p = subprocess.run([lw] + args, capture_output=True)
-    if p.returncode < 0:
-        fail("%s killed by signal %d" % (" ".join(args), -p.returncode))
-    return p
-
-
 def golden(lw, update):
     for fn in fixtures():
         path = os.path.join(DIR, fn)
         exp_path = os.path.join(DIR, fixture_name(fn) + ".expected.json")
-        p = run(lw, ["inspect", "--json", path])
+        p = lastwords(lw, ["inspect", "--json", path], text=False)
         if update:
             with open(exp_path, "wb") as f:
                 f.write(p.stdout)
@@ -264,7 +252,7 @@ def meaning(lw):
             fail("%s: fixture without checks in MEANING" % fn)
             continue
         path = os.path.join(DIR, fn)
-        p = run(lw, ["inspect", "--json", path])
+        p = lastwords(lw, ["inspect", "--json", path], text=False)
         checks += 1
         if p.returncode != want.get("exit", 0):
             fail("%s: exit %d, expected %d" % (fn, p.returncode, want.get("exit", 0)))
@@ -297,7 +285,7 @@ def meaning(lw):
             checks += 1
             if text.encode() in p.stdout:
                 fail("%s: stripped text %r appears in the output" % (fn, text))
-        q = run(lw, ["inspect", path])
+        q = lastwords(lw, ["inspect", path], text=False)
         checks += 1
         if q.returncode != 0 or ("%d record" % want["count"]).encode() not in q.stdout:
             fail("%s: text output (exit %d) does not say %d records"
@@ -347,12 +335,8 @@ def schema():
 
 
 def main():
-    if len(sys.argv) < 3:
-        print(__doc__)
-        return 2
-    lw = os.path.abspath(sys.argv[1])
-    os.chdir(sys.argv[2])
-    update = "--update" in sys.argv[3:]
+    lw, _ = setup(__doc__)
+    update = option("--update")
     if not fixtures():
         fail("no fixtures in %s" % DIR)
     golden(lw, update)
@@ -361,8 +345,9 @@ def main():
         return 0
     meaning(lw)
     schema()
-    print("%d fixtures, %d checks, %d failures" % (len(fixtures()), checks, len(failures)))
-    return 1 if failures or checks == 0 else 0
+    if checks == 0:
+        fail("no meaning checks ran")
+    return finish("%d fixtures, %d checks" % (len(fixtures()), checks))
 
 
 if __name__ == "__main__":

@@ -25,9 +25,10 @@ usage: evidence-logs.py LASTWORDS SOURCE_ROOT [--update]
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
+
+from helpers import fail, finish, lastwords, option, setup
 
 DIRS = ["fixtures/evidence/logcat", "fixtures/evidence/event-log"]
 FORMATS = {"threadtime", "uid", "time", "brief", "tag", "long", "raw"}
@@ -35,14 +36,6 @@ LOGCAT_EVENTS = {"lmkd_kill", "am_killing", "am_died", "am_low_memory", "zygote_
                  "crash_begin", "fatal_signal", "java_crash"}
 EVENTLOG_EVENTS = {"am_kill", "am_proc_died", "am_anr", "am_crash", "am_proc_start",
                    "killinfo", "am_low_memory"}
-
-failures = []
-
-
-def fail(msg):
-    failures.append(msg)
-    print("FAIL: " + msg)
-
 
 def R(event, **kw):
     kw["event"] = event
@@ -333,13 +326,6 @@ MEANING = {
 }
 
 
-def run(lw, args):
-    p = subprocess.run([lw] + args, capture_output=True, text=True)
-    if p.returncode < 0:
-        fail("%s killed by signal %d" % (" ".join(args), -p.returncode))
-    return p
-
-
 def fixtures():
     out = []
     for d in DIRS:
@@ -352,7 +338,7 @@ def fixtures():
 def golden(lw, update):
     checked = 0
     for fx in fixtures():
-        p = run(lw, ["inspect", "--json", fx])
+        p = lastwords(lw, ["inspect", "--json", fx])
         if p.returncode != 0:
             fail("inspect --json %s exited %d: %s" % (fx, p.returncode, p.stderr.strip()))
         exp = fx[:-len(".txt")] + ".expected.json"
@@ -417,7 +403,7 @@ def meaning(lw):
     for rel in sorted(listed & present):
         fx = os.path.join("fixtures/evidence", rel)
         want = MEANING[rel]
-        p = run(lw, ["inspect", "--json", fx])
+        p = lastwords(lw, ["inspect", "--json", fx])
         try:
             obj = json.loads(p.stdout)[0]
         except (ValueError, IndexError):
@@ -443,7 +429,7 @@ def meaning(lw):
                     fail("%s record %d: %s is %r, expected %r" % (fx, i, k, r.get(k, "<absent>"), v))
         invariants(fx, obj)
         # The text output names the kind and the record count.
-        t = run(lw, ["inspect", fx])
+        t = lastwords(lw, ["inspect", fx])
         head = "%s: %s, %d record%s" % (fx, want["kind"], len(want["records"]),
                                          "" if len(want["records"]) == 1 else "s")
         if t.returncode != 0 or not t.stdout.startswith(head):
@@ -470,7 +456,7 @@ def can_fail(lw):
             path = os.path.join(tmp, "altered.txt")
             with open(path, "w") as f:
                 f.write(text.replace(old, new, 1))
-            p = run(lw, ["inspect", "--json", path])
+            p = lastwords(lw, ["inspect", "--json", path])
             got = json.loads(p.stdout)[0]
             got["file"] = want["file"]
             if got == want:
@@ -480,20 +466,15 @@ def can_fail(lw):
 
 
 def main():
-    if len(sys.argv) < 3:
-        print(__doc__)
-        return 2
-    lw = os.path.abspath(sys.argv[1])
-    os.chdir(sys.argv[2])
-    update = "--update" in sys.argv[3:]
+    lw, _ = setup(__doc__)
+    update = option("--update")
     n = golden(lw, update)
     if update:
         print("updated expected outputs; review the diff")
         return 0
     m = meaning(lw)
     can_fail(lw)
-    print("%d golden outputs and %d meaning checks; %d failures" % (n, m, len(failures)))
-    return 1 if failures else 0
+    return finish("%d golden outputs and %d meaning checks" % (n, m))
 
 
 if __name__ == "__main__":

@@ -22,23 +22,12 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
-problems = []
+from helpers import check, finish, lastwords, setup
+
 TRICKY = 'killed, "twice": once by lmkd,\nonce by the OEM\'s "cleaner", then\r\nagain'
-
-
-def check(cond, msg):
-    if not cond:
-        problems.append(msg)
-        print("FAIL: " + msg)
-    return cond
-
-
-def run(lw, args):
-    return subprocess.run([lw] + args, capture_output=True, text=True)
 
 
 def bundles(root, tmp):
@@ -121,10 +110,7 @@ def compare(row, run, where):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    lw, root = sys.argv[1], sys.argv[2]
+    lw, root = setup(__doc__)
     bq, ch, md = schema(root)
     names = [f["name"] for f in bq]
     check(names == ch, "the ClickHouse table's columns are the BigQuery schema's: %s vs %s" % (ch, names))
@@ -133,12 +119,12 @@ def main():
         db = os.path.join(tmp, "h.db")
         reports = []
         for b, tz in bundles(root, tmp):
-            r = run(lw, ["ingest", "--db", db] + tz + [b])
+            r = lastwords(lw, ["ingest", "--db", db] + tz + [b])
             check(r.returncode == 0, "ingest %s: %s" % (b, r.stderr))
-            rep = run(lw, ["report", "--format", "json"] + tz + [b])
+            rep = lastwords(lw, ["report", "--format", "json"] + tz + [b])
             check(rep.returncode in (0, 4), "report %s: %s" % (b, rep.stderr))
             reports.append((b, json.loads(rep.stdout)))
-        nd = run(lw, ["export", "--db", db, "--format", "ndjson"])
+        nd = lastwords(lw, ["export", "--db", db, "--format", "ndjson"])
         check(nd.returncode == 0, "export ndjson exits 0: %s" % nd.stderr)
         rows = [json.loads(line) for line in nd.stdout.splitlines()]
 
@@ -174,9 +160,9 @@ def main():
         check(judged >= 25, "the export holds the scenarios' verdicts (%d)" % judged)
 
         # CSV: the same rows, quoted so that they survive.
-        cs = run(lw, ["export", "--db", db, "--format", "csv"])
+        cs = lastwords(lw, ["export", "--db", db, "--format", "csv"])
         check(cs.returncode == 0, "export csv exits 0: %s" % cs.stderr)
-        raw = subprocess.run([lw, "export", "--db", db, "--format", "csv"], capture_output=True).stdout
+        raw = lastwords(lw, ["export", "--db", db, "--format", "csv"], text=False).stdout
         check(raw.count(b"\r\n") >= len(rows) + 1, "CSV lines end in CRLF")
         table = list(csv.reader(io.StringIO(raw.decode(), newline="")))
         check(table[0] == names, "the CSV header names the columns: %s" % table[0])
@@ -198,23 +184,20 @@ def main():
 
         # -o: whole or nothing.
         out = os.path.join(tmp, "rows.csv")
-        r = run(lw, ["export", "--db", db, "--format", "csv", "-o", out])
+        r = lastwords(lw, ["export", "--db", db, "--format", "csv", "-o", out])
         check(r.returncode == 0 and open(out, "rb").read() == raw and not os.path.exists(out + ".tmp"),
               "-o writes the same bytes, and no .tmp is left")
         bad = os.path.join(tmp, "no-such-dir", "rows.csv")
-        r = run(lw, ["export", "--db", db, "--format", "csv", "-o", bad])
+        r = lastwords(lw, ["export", "--db", db, "--format", "csv", "-o", bad])
         check(r.returncode == 4 and "no-such-dir" in r.stderr and not os.path.exists(bad),
               "-o into a missing directory: exit 4 naming it: %d %s" % (r.returncode, r.stderr))
         for args, what in ((["--db", db], "--format"), (["--db", db, "--format", "xml"], "xml"),
                            (["--format", "csv"], "--db"), (["--db", db, "--format", "csv", "extra"], "extra")):
-            r = run(lw, ["export"] + args)
+            r = lastwords(lw, ["export"] + args)
             check(r.returncode == 2 and what in r.stderr, "export %s: usage error naming %s: %d %s"
                   % (args, what, r.returncode, r.stderr))
-    if problems:
-        print("%d problem(s)" % len(problems))
-        return 1
-    print("history-export: %d rows match their reports, the schemas and the CSV" % len(rows))
-    return 0
+    return finish("history-export: %d rows checked against their reports, the schemas and the CSV"
+                  % len(rows))
 
 
 sys.exit(main())

@@ -35,10 +35,11 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
+
+from helpers import fail, finish, run, setup, skip
 
 FIXTURES = "fixtures/history"
 QUERIES = "schemas/history-queries.sql"
@@ -47,16 +48,6 @@ LEVELS = ["confirmed", "supported", "unconfirmed"]
 REG_KEYS = ("dimension", "package", "group", "previous", "class", "count", "runs",
             "previous_count", "previous_runs")
 
-problems = []
-
-
-def fail(where, msg):
-    problems.append("%s: %s" % (where, msg))
-    print("FAIL: %s: %s" % (where, msg))
-
-
-def run(cmd, stdin=None):
-    return subprocess.run(cmd, capture_output=True, text=True, input=stdin)
 
 
 def history(lw, db, by, since, fmt):
@@ -288,7 +279,7 @@ def shell(sqlite3, db, queries, name, by, since):
     # quoted as a string literal, inside the shell's own quotes.
     script = ".parameter set :by %s\n.parameter set :since %s\n%s\n" % (
         by, "NULL" if since is None else "\"'%s'\"" % since, text)
-    p = run([sqlite3, "-json", db], stdin=script)
+    p = run([sqlite3, "-json", db], input=script)
     if p.returncode != 0 or p.stderr.strip():
         return None, "sqlite3 on %r exits %d: %s" % (name, p.returncode, p.stderr.strip())
     return (json.loads(p.stdout) if p.stdout.strip() else []), None
@@ -351,19 +342,13 @@ def compare_snapshots(where, a, b):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print("usage: history-figures.py LASTWORDS SOURCE_ROOT", file=sys.stderr)
-        return 1
     t0 = time.monotonic()
-    lw, root = os.path.abspath(sys.argv[1]), sys.argv[2]
+    lw, root = setup("usage: history-figures.py LASTWORDS SOURCE_ROOT")
     if not os.access(lw, os.X_OK):
-        print("SKIP: no lastwords binary at %s" % lw)
-        return 77
-    os.chdir(root)
+        skip("no lastwords binary at %s" % lw)
     for need in (os.path.join(FIXTURES, "expected.json"), os.path.join(FIXTURES, "bundles"), QUERIES):
         if not os.path.exists(need):
-            print("SKIP: %s is missing" % need)
-            return 77
+            skip("%s is missing" % need)
     with open(os.path.join(FIXTURES, "expected.json")) as f:
         expected = json.load(f)
     with open(QUERIES) as f:
@@ -433,10 +418,9 @@ def main():
         ingest(lw, db2, bundles[::-1], "ingest in reverse order")
         compare_snapshots("ingest in reverse order", before, figures(lw, db2, cases))
     nchecks = sum(len(c["groupings"]) for c in cases)
-    print("%d bundles, %d cases x groupings%s; %d failures; %.2f s"
-          % (len(bundles), nchecks, "" if sqlite3 else " (no sqlite3 shell)", len(problems),
-             time.monotonic() - t0))
-    return 1 if problems else 0
+    return finish("%d bundles, %d cases x groupings%s in %.2f s"
+                  % (len(bundles), nchecks, "" if sqlite3 else " (no sqlite3 shell)",
+                     time.monotonic() - t0))
 
 
 if __name__ == "__main__":

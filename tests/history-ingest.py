@@ -27,23 +27,13 @@ import sys
 import tempfile
 import time
 
+from helpers import check, finish, lastwords, setup
+
 EXIT_INPUT, EXIT_DATABASE = 4, 11
-problems = []
-
-
-def check(cond, msg):
-    if not cond:
-        problems.append(msg)
-        print("FAIL: " + msg)
-    return cond
-
-
-def run(lw, args, **kw):
-    return subprocess.run([lw] + args, capture_output=True, text=True, **kw)
 
 
 def export(lw, db):
-    r = run(lw, ["export", "--db", db, "--format", "ndjson"])
+    r = lastwords(lw, ["export", "--db", db, "--format", "ndjson"])
     check(r.returncode == 0, "export exits 0: %s" % r.stderr)
     return [json.loads(line) for line in r.stdout.splitlines()]
 
@@ -85,7 +75,7 @@ def variant(src, dst, n):
 def test_idempotent(lw, root, tmp):
     db = os.path.join(tmp, "idem.db")
     demo = os.path.join(root, "fixtures", "demo")
-    r = run(lw, ["ingest", "--db", db, "--tz", "+01:00", "--events", demo])
+    r = lastwords(lw, ["ingest", "--db", db, "--tz", "+01:00", "--events", demo])
     check(r.returncode == 0, "ingest of the demo exits 0: %s" % r.stderr)
     check("4 runs: 4 new" in r.stdout, "ingest says what it stored: %r" % r.stdout)
     first, counts = export(lw, db), table_counts(db)
@@ -93,7 +83,7 @@ def test_idempotent(lw, root, tmp):
     copy = os.path.join(tmp, "elsewhere", "demo-copy")
     shutil.copytree(demo, copy)
     for path in (demo, copy):
-        r = run(lw, ["ingest", "--db", db, "--tz", "+01:00", "--events", path])
+        r = lastwords(lw, ["ingest", "--db", db, "--tz", "+01:00", "--events", path])
         check(r.returncode == 0 and "already in the history" in r.stdout,
               "the same bundle again (%s) is recognized: %r" % (path, r.stdout))
     check(table_counts(db) == counts, "a second ingest adds no row: %s vs %s" % (table_counts(db), counts))
@@ -116,7 +106,7 @@ def test_refused(lw, root, tmp):
     os.mkdir(empty)
     missing = os.path.join(tmp, "no-such-bundle")
     good = [sc["anr-with-trace"], sc["native-crash-gpu-delegate"]]
-    r = run(lw, ["ingest", "--db", db, good[0], bad, broken_ring, empty, missing, good[1]])
+    r = lastwords(lw, ["ingest", "--db", db, good[0], bad, broken_ring, empty, missing, good[1]])
     check(r.returncode == EXIT_INPUT, "refused bundles: exit %d, got %d" % (EXIT_INPUT, r.returncode))
     for path, what in ((bad, "exit-info.txt': unknown kind"), (broken_ring, ring + "': line "),
                        (empty, "no run to store"), (missing, "no-such-bundle")):
@@ -126,9 +116,9 @@ def test_refused(lw, root, tmp):
     with sqlite3.connect(db) as c:
         sources = sorted(s for (s,) in c.execute("SELECT source FROM bundle"))
     check(sources == sorted(good), "only the good bundles are stored: %s" % sources)
-    r = run(lw, ["ingest", "--db", db, "--bogus", good[0]])
+    r = lastwords(lw, ["ingest", "--db", db, "--bogus", good[0]])
     check(r.returncode == 2, "an unknown option is a usage error (2): %d" % r.returncode)
-    r = run(lw, ["ingest", good[0]])
+    r = lastwords(lw, ["ingest", good[0]])
     check(r.returncode == 2 and "--db" in r.stderr, "ingest without --db: usage error naming --db")
 
 
@@ -143,7 +133,7 @@ def test_better_evidence(lw, root, tmp):
     for order in ((ring_only, full), (full, ring_only)):
         db = os.path.join(tmp, "better-%d.db" % (order[0] == full))
         for b in order:
-            r = run(lw, ["ingest", "--db", db, b])
+            r = lastwords(lw, ["ingest", "--db", db, b])
             check(r.returncode == 0, "ingest %s: %s" % (b, r.stderr))
         rows = export(lw, db)
         check(len(rows) == 1, "one run for the ring held by two bundles: %d" % len(rows))
@@ -160,16 +150,16 @@ def test_history_usage(lw, root, tmp):
     for args, what in ((["--since", "2026-13-01"], "2026-13-01"), (["--since", "2026-12-32"], "2026-12-32"),
                        (["--since", "2026-12-01T24:00"], "T24:00"), (["--since", "yesterday"], "yesterday"),
                        (["--by", "color"], "color"), (["--format", "xml"], "xml"), (["extra"], "extra")):
-        r = run(lw, ["history", "--db", db] + args)
+        r = lastwords(lw, ["history", "--db", db] + args)
         check(r.returncode == 2 and what in r.stderr, "history %s: usage error naming %r: %d %s"
               % (args, what, r.returncode, r.stderr))
-    r = run(lw, ["history", "--by", "class"])
+    r = lastwords(lw, ["history", "--by", "class"])
     check(r.returncode == 2 and "--db" in r.stderr, "history without --db: usage error naming --db")
     for since in ("2026-11-30", "2026-11-30T00:28", "2026-11-30 00:28:04Z"):
-        r = run(lw, ["history", "--db", db, "--since", since, "--format", "json"])
+        r = lastwords(lw, ["history", "--db", db, "--since", since, "--format", "json"])
         check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 4,
               "history --since %r keeps the demo's 4 runs: %s" % (since, r.stdout[:200] + r.stderr))
-    r = run(lw, ["history", "--db", db, "--since", "2026-11-30T00:28:05", "--format", "json"])
+    r = lastwords(lw, ["history", "--db", db, "--since", "2026-11-30T00:28:05", "--format", "json"])
     check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 0,
           "history --since after the demo's runs keeps none: %s" % r.stdout[:200])
 
@@ -218,7 +208,7 @@ def test_kills(lw, root, tmp, kills):
 
     clean = os.path.join(tmp, "clean.db")
     t0 = time.monotonic()
-    r = run(lw, cmd[:1] + ["--db", clean] + cmd[1:])
+    r = lastwords(lw, cmd[:1] + ["--db", clean] + cmd[1:])
     full = time.monotonic() - t0
     check(r.returncode == 0, "clean ingest exits 0: %s" % r.stderr[-500:])
     want = export(lw, clean)
@@ -243,7 +233,7 @@ def test_kills(lw, root, tmp, kills):
             check(n >= stored, "bundles lost after a kill: %d < %d" % (n, stored))
             mid += stored < n < len(bundles)
             stored = n
-    r = run(lw, cmd[:1] + ["--db", db] + cmd[1:])
+    r = lastwords(lw, cmd[:1] + ["--db", db] + cmd[1:])
     check(r.returncode == 0, "the re-ingest after the kills exits 0: %s" % r.stderr[-500:])
     consistent(db)
     got = export(lw, db)
@@ -291,10 +281,10 @@ def test_migration(lw, root, tmp):
     for version in range(1, latest):
         db = os.path.join(tmp, "v%d.db" % version)
         old_database(db, steps, version)
-        r = run(lw, ["history", "--db", db, "--format", "json"])
+        r = lastwords(lw, ["history", "--db", db, "--format", "json"])
         check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 1,
               "history upgrades a version-%d database and reads its run: %s" % (version, r.stderr))
-        r = run(lw, ["ingest", "--db", db, "--tz", "+01:00", "--events", demo])
+        r = lastwords(lw, ["ingest", "--db", db, "--tz", "+01:00", "--events", demo])
         check(r.returncode == 0 and "upgraded" not in r.stderr,
               "ingest into the upgraded database: %s" % r.stderr)
         with sqlite3.connect(db) as c:
@@ -313,10 +303,10 @@ def test_migration(lw, root, tmp):
         # ingest says it upgraded, once.
         again = os.path.join(tmp, "v%d-again.db" % version)
         old_database(again, steps, version)
-        r = run(lw, ["ingest", "--db", again, "--tz", "+01:00", demo])
+        r = lastwords(lw, ["ingest", "--db", again, "--tz", "+01:00", demo])
         check("upgraded the schema from version %d to %d" % (version, latest) in r.stderr,
               "ingest says it upgraded: %r" % r.stderr)
-        r = run(lw, ["ingest", "--db", again, "--tz", "+01:00", demo])
+        r = lastwords(lw, ["ingest", "--db", again, "--tz", "+01:00", demo])
         check("upgraded" not in r.stderr, "no upgrade the second time")
 
     newer = os.path.join(tmp, "newer.db")
@@ -337,7 +327,7 @@ def test_migration(lw, root, tmp):
                     ["export", "--db", path, "--format", "csv"]):
             if cmd[0] == "ingest" and before is None:
                 continue  # ingest creates a missing database
-            r = run(lw, cmd)
+            r = lastwords(lw, cmd)
             check(r.returncode == EXIT_DATABASE and path in r.stderr and what in r.stderr,
                   "%s on %s: exit %d naming it (%r), got %d: %s"
                   % (cmd[0], os.path.basename(path), EXIT_DATABASE, what, r.returncode, r.stderr))
@@ -375,7 +365,7 @@ def test_concurrent(lw, root, tmp):
             variant(b, dst, 100 + k)
             bundles.append(dst)
     db = os.path.join(tmp, "conc.db")
-    r = run(lw, ["ingest", "--db", db, bundles[0]])  # create it first
+    r = lastwords(lw, ["ingest", "--db", db, bundles[0]])  # create it first
     check(r.returncode == 0, "first ingest: %s" % r.stderr)
     # A reader that holds a read transaction open for the whole ingest.
     validate = history_validator(root)
@@ -387,7 +377,7 @@ def test_concurrent(lw, root, tmp):
     reads, last = 0, 0
     groupings = ["candidate", "app_version", "stage", "class", "device", "process"]
     while p.poll() is None:
-        r = run(lw, ["history", "--db", db, "--by", groupings[reads % 6], "--format", "json"])
+        r = lastwords(lw, ["history", "--db", db, "--by", groupings[reads % 6], "--format", "json"])
         if not check(r.returncode == 0, "history during an ingest exits 0: %s" % r.stderr):
             break
         h = json.loads(r.stdout)
@@ -396,7 +386,7 @@ def test_concurrent(lw, root, tmp):
               "history during an ingest is consistent: groups sum to the total")
         check(h["runs"] >= last, "history never goes back: %d after %d" % (h["runs"], last))
         last = h["runs"]
-        e = run(lw, ["export", "--db", db, "--format", "csv"])
+        e = lastwords(lw, ["export", "--db", db, "--format", "csv"])
         check(e.returncode == 0, "export during an ingest exits 0: %s" % e.stderr)
         reads += 1
     err = p.communicate()[1]
@@ -424,20 +414,13 @@ def test_concurrent(lw, root, tmp):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    lw, root = sys.argv[1], sys.argv[2]
+    lw, root = setup(__doc__)
     kills = int(os.environ.get("LW_KILLS", "60"))
     with tempfile.TemporaryDirectory(prefix="lw-history-") as tmp:
         for t in (test_idempotent, test_history_usage, test_refused, test_better_evidence, test_migration, test_concurrent):
             t(lw, root, tmp)
         test_kills(lw, root, tmp, kills)
-    if problems:
-        print("%d problem(s)" % len(problems))
-        return 1
-    print("history-ingest: all checks passed")
-    return 0
+    return finish("history-ingest: idempotence, refusals, %d kills, upgrades, WAL readers" % kills)
 
 
 sys.exit(main())

@@ -16,7 +16,8 @@ import shutil
 import subprocess
 import sys
 
-from symbols import SANITIZER_PREFIXES, fail, read_allow, rejected
+from helpers import fatal, skip
+from symbols import SANITIZER_PREFIXES, read_allow, rejected
 
 GLIBC_ONLY = "argp_parse"  # GNU argp: not in bionic
 
@@ -26,7 +27,7 @@ GLIBC_ONLY = "argp_parse"  # GNU argp: not in bionic
 def read_bionic_allow(path):
     allow = read_allow(path)
     if GLIBC_ONLY in allow:
-        fail("%s lists %s, which bionic does not have" % (path, GLIBC_ONLY))
+        fatal("%s lists %s, which bionic does not have" % (path, GLIBC_ONLY))
     return allow
 
 
@@ -46,14 +47,13 @@ def parse_nm(text):
 
 def main():
     if len(sys.argv) not in (3, 4):
-        fail(__doc__.strip().splitlines()[2])
+        fatal(__doc__.strip().splitlines()[2])
     lib, allow_path = sys.argv[1], sys.argv[2]
     sanitize = sys.argv[3] if len(sys.argv) == 4 else "none"
     sanitized = sanitize not in ("", "none", "[]")
     nm = os.environ.get("NM") or shutil.which("nm")
     if not nm:
-        print("SKIP: no 'nm'")
-        return 77
+        skip("no 'nm'")
     allow = read_bionic_allow(allow_path)
     if sanitized:
         print("sanitized build (b_sanitize=%s): ignoring symbols starting with %s"
@@ -62,23 +62,23 @@ def main():
     res = subprocess.run([nm, "-D", "--undefined-only", lib], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, universal_newlines=True)
     if res.returncode != 0:
-        fail("nm -D %s: %s" % (lib, res.stderr.strip()))
+        fatal("nm -D %s: %s" % (lib, res.stderr.strip()))
     syms = parse_nm(res.stdout)
     names = {n for n, _ in syms}
     if "sigaction" not in names or "mmap64" not in names and "mmap" not in names:
-        fail("%s does not import sigaction and mmap: is it liblastwords.so?" % lib)
+        fatal("%s does not import sigaction and mmap: is it liblastwords.so?" % lib)
 
     # The check must be able to fail.
     probe = parse_nm("                 U %s@GLIBC_2.2.5\n" % GLIBC_ONLY)
     if rejected([n for n, _ in probe], allow, sanitized) != [GLIBC_ONLY]:
-        fail("the check accepted %s, which bionic lacks" % GLIBC_ONLY)
+        fatal("the check accepted %s, which bionic lacks" % GLIBC_ONLY)
 
     bad = rejected([n for n, _ in syms], allow, sanitized)
     if bad:
         for name in bad:
             print("not known to be in bionic (not in %s): %s"
                   % (os.path.basename(allow_path), name), file=sys.stderr)
-        fail("%s imports %d symbol(s) off the bionic allow-list" % (os.path.basename(lib),
+        fatal("%s imports %d symbol(s) off the bionic allow-list" % (os.path.basename(lib),
                                                                     len(bad)))
     print("%s: %d undefined dynamic symbols, all in bionic's libc"
           % (os.path.basename(lib), len(names)))

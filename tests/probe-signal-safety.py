@@ -19,7 +19,8 @@ import subprocess
 import sys
 import tempfile
 
-from symbols import SANITIZER_PREFIXES, fail, read_allow, rejected
+from helpers import fatal, skip
+from symbols import SANITIZER_PREFIXES, read_allow, rejected
 
 CRASH_PATH = ("crash.c.o", "crc32c.c.o")
 MUST_REJECT = "setup.c.o"
@@ -30,8 +31,7 @@ MUST_REJECT = "setup.c.o"
 def tool(name):
     path = os.environ.get(name.upper()) or shutil.which(name)
     if not path:
-        print("SKIP: no '%s' to inspect objects with" % name)
-        sys.exit(77)
+        skip("no '%s' to inspect objects with" % name)
     return path
 
 
@@ -39,7 +39,7 @@ def run(cmd, cwd=None):
     res = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          universal_newlines=True)
     if res.returncode != 0:
-        fail("'%s' failed: %s" % (" ".join(cmd), res.stderr.strip()))
+        fatal("'%s' failed: %s" % (" ".join(cmd), res.stderr.strip()))
     return res.stdout
 
 
@@ -60,13 +60,13 @@ def member(members, suffix):
     found = [m for m in members if m == suffix or m.endswith("/" + suffix) or
              m.endswith("_" + suffix)]
     if len(found) != 1:
-        fail("expected one member named like '%s' in the archive, found %s" % (suffix, found))
+        fatal("expected one member named like '%s' in the archive, found %s" % (suffix, found))
     return found[0]
 
 
 def main():
     if len(sys.argv) not in (3, 4):
-        fail(__doc__.strip().splitlines()[2])
+        fatal(__doc__.strip().splitlines()[2])
     lib, allow_path = sys.argv[1], sys.argv[2]
     sanitize = sys.argv[3] if len(sys.argv) == 4 else "none"
     sanitized = sanitize not in ("", "none", "[]")
@@ -86,14 +86,14 @@ def main():
                                           for m in crash_objs])
         defined = run([nm, "--defined-only", combined])
         if "crash_handler_sigsafe" not in defined or "crc32c_slot" not in defined:
-            fail("the combined object lacks the crash handler or the slot checksum")
+            fatal("the combined object lacks the crash handler or the slot checksum")
         syms = undefined(nm, combined)
         bad = rejected(syms, allow, sanitized)
         if bad:
             for s in bad:
                 print("not async-signal-safe (not in %s): %s" % (os.path.basename(allow_path), s),
                       file=sys.stderr)
-            fail("the crash path (%s) references %d symbol(s) off the allow-list"
+            fatal("the crash path (%s) references %d symbol(s) off the allow-list"
                  % (" + ".join(CRASH_PATH), len(bad)))
         print("crash path (%s): %d undefined symbols, all allowed: %s"
               % (" + ".join(CRASH_PATH), len(syms), " ".join(sorted(syms))))
@@ -102,7 +102,7 @@ def main():
         alloc_bad = rejected(undefined(nm, os.path.join(tmp, os.path.basename(alloc_obj))),
                              allow, sanitized)
         if not alloc_bad or not ({"malloc", "calloc"} & set(alloc_bad)):
-            fail("the same check accepted %s, which calls malloc/calloc: rejected only %s"
+            fatal("the same check accepted %s, which calls malloc/calloc: rejected only %s"
                  % (MUST_REJECT, alloc_bad))
         print("self-check: %s rejected for %s" % (MUST_REJECT,
                                                   ", ".join(s for s in alloc_bad

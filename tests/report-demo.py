@@ -7,70 +7,59 @@ install joins no run.
 usage: report-demo.py LASTWORDS SOURCE_ROOT
 """
 import json
-import os
-import subprocess
 import sys
+
+from helpers import check, finish, lastwords, run, setup
 
 
 def main():
-    lw, root = os.path.abspath(sys.argv[1]), sys.argv[2]
-    os.chdir(root)
-    failures = []
-
-    def expect(cond, msg):
-        if not cond:
-            failures.append(msg)
-            print("FAIL: " + msg)
-
-    p = subprocess.run([lw, "report", "--tz", "+01:00", "--format", "json", "fixtures/demo"],
-                       capture_output=True, text=True)
-    expect(p.returncode == 0, "report exits %d: %s" % (p.returncode, p.stderr))
+    lw, _ = setup(__doc__)
+    p = lastwords(lw, ["report", "--tz", "+01:00", "--format", "json", "fixtures/demo"])
+    check(p.returncode == 0, "report exits %d: %s" % (p.returncode, p.stderr))
     rep = json.loads(p.stdout)
     runs = rep["runs"]
-    expect(len(runs) == 4, "%d runs, expected 4" % len(runs))
+    check(len(runs) == 4, "%d runs, expected 4" % len(runs))
     by_outcome = {}
     for r in runs:
         by_outcome.setdefault(r["outcome"], []).append(r)
     clean = by_outcome.get("clean", [])
-    expect(len(clean) == 2 and all(r["classification"] is None for r in clean),
-           "two clean runs without a verdict")
+    check(len(clean) == 2 and all(r["classification"] is None for r in clean),
+          "two clean runs without a verdict")
     crash = by_outcome.get("crashed", [{}])[0]
-    expect(crash.get("classification") == "native_crash" and
-           crash.get("evidence_level") == "confirmed", "crash verdict: %s" % crash.get("classification"))
-    expect(crash.get("open_stage") == "delegate_prepare", "crash in delegate_prepare")
+    check(crash.get("classification") == "native_crash" and
+          crash.get("evidence_level") == "confirmed", "crash verdict: %s" % crash.get("classification"))
+    check(crash.get("open_stage") == "delegate_prepare", "crash in delegate_prepare")
     acts = [a["action"] for a in crash.get("recovery", {}).get("actions", [])]
-    expect(acts[:2] == ["isolate_delegate", "revert_to_stable"], "crash recovery %s" % acts)
-    expect({"aei-crash-native", "tombstone", "ring-crash-record"} <= set(crash.get("rules", [])),
-           "crash rules %s" % crash.get("rules"))
+    check(acts[:2] == ["isolate_delegate", "revert_to_stable"], "crash recovery %s" % acts)
+    check({"aei-crash-native", "tombstone", "ring-crash-record"} <= set(crash.get("rules", [])),
+          "crash rules %s" % crash.get("rules"))
     killed = by_outcome.get("died", [{}])[0]
-    expect(killed.get("classification") == "low_memory" and
-           killed.get("evidence_level") == "confirmed", "kill verdict %s" % killed.get("classification"))
-    expect(killed.get("memory", {}).get("over_budget") is True, "the killed run was over budget")
+    check(killed.get("classification") == "low_memory" and
+          killed.get("evidence_level") == "confirmed", "kill verdict %s" % killed.get("classification"))
+    check(killed.get("memory", {}).get("over_budget") is True, "the killed run was over budget")
     acts = [a["action"] for a in killed.get("recovery", {}).get("actions", [])]
-    expect(acts[0] == "stop_new_inference" and "revert_to_stable" in acts, "kill recovery %s" % acts)
+    check(acts[0] == "stop_new_inference" and "revert_to_stable" in acts, "kill recovery %s" % acts)
     stable = killed.get("stable_candidate")
-    dg = subprocess.run([lw, "digest", "demo-model-v1"], capture_output=True, text=True).stdout.split()[0]
-    expect(stable == dg, "stable candidate %s is demo-model-v1 (%s)" % (stable, dg))
+    dg = run([lw, "digest", "demo-model-v1"]).stdout.split()[0]
+    check(stable == dg, "stable candidate %s is demo-model-v1 (%s)" % (stable, dg))
     un = rep["unmatched_exit_records"]
-    expect(len(un) == 1 and un[0]["why"] == "no_run_with_pid", "unmatched %s" % un)
+    check(len(un) == 1 and un[0]["why"] == "no_run_with_pid", "unmatched %s" % un)
     for r in runs:
         for a in r["recovery"]["actions"]:
-            expect(a["action"] not in ("delete_model", "wipe_caches"), "a destructive action")
+            check(a["action"] not in ("delete_model", "wipe_caches"), "a destructive action")
     # Without the zone, dumpsys' local times fall an hour late: the crash
     # record then lands after the next run began, and joins nothing.
-    p = subprocess.run([lw, "report", "--format", "json", "fixtures/demo"], capture_output=True, text=True)
+    p = run([lw, "report", "--format", "json", "fixtures/demo"])
     rep2 = json.loads(p.stdout)
     whys = sorted(u["why"] for u in rep2["unmatched_exit_records"])
-    expect(whys == ["no_run_with_pid", "outside_window"],
-           "without --tz the crash record joins no run: %s" % whys)
-    expect(any("pass --tz" in n for n in rep2["device"]["notes"]), "the report says the zone was assumed")
+    check(whys == ["no_run_with_pid", "outside_window"],
+          "without --tz the crash record joins no run: %s" % whys)
+    check(any("pass --tz" in n for n in rep2["device"]["notes"]), "the report says the zone was assumed")
     # --fail-on gates.
     for spec, want in (("low_memory:confirmed", 3), ("anr", 0), ("native_crash:supported", 3)):
-        p = subprocess.run([lw, "report", "--tz", "+01:00", "--fail-on", spec, "fixtures/demo"],
-                           capture_output=True, text=True)
-        expect(p.returncode == want, "--fail-on %s exits %d, expected %d" % (spec, p.returncode, want))
-    print("demo bundle: %d runs checked; %d failures" % (len(runs), len(failures)))
-    return 1 if failures else 0
+        p = run([lw, "report", "--tz", "+01:00", "--fail-on", spec, "fixtures/demo"])
+        check(p.returncode == want, "--fail-on %s exits %d, expected %d" % (spec, p.returncode, want))
+    return finish("demo bundle: %d runs checked" % len(runs))
 
 
 if __name__ == "__main__":

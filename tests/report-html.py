@@ -22,20 +22,13 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 
+from helpers import check, finish, run, setup
+
 VOID = {"meta", "br", "hr", "img", "input", "link", "wbr", "col", "area", "base", "source"}
 EVIL = '</td></tr></table><script>alert("x")</script><img src=x onerror=alert(1)>&amp;\''
-problems = []
-
-
-def check(cond, msg):
-    if not cond:
-        problems.append(msg)
-        print("FAIL: " + msg)
-    return cond
 
 
 class Page(html.parser.HTMLParser):
@@ -98,17 +91,12 @@ def bundles(root, tmp):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    lw, root = os.path.abspath(sys.argv[1]), sys.argv[2]  # (run from root below)
+    lw, root = setup(__doc__)
     with tempfile.TemporaryDirectory(prefix="lw-html-") as tmp:
         cases = bundles(root, tmp)
         for name, args in cases:
-            j = subprocess.run([lw, "report", "--format", "json"] + args, capture_output=True, text=True,
-                               cwd=root)
-            h = subprocess.run([lw, "report", "--format", "html"] + args, capture_output=True, text=True,
-                               cwd=root)
+            j = run([lw, "report", "--format", "json"] + args, cwd=root)
+            h = run([lw, "report", "--format", "html"] + args, cwd=root)
             check(h.returncode == j.returncode, "%s: html exits %d, json %d" % (name, h.returncode, j.returncode))
             if not j.stdout.strip():
                 check(False, "%s: no JSON report: %s" % (name, j.stderr))
@@ -125,34 +113,29 @@ def main():
             check(not re.search(r"https?://|url\(", h.stdout), "%s: nothing outside the page" % name)
             check(len(page.sections) == len(rep["runs"]),
                   "%s: %d run sections for %d runs" % (name, len(page.sections), len(rep["runs"])))
-            for sec, run in zip(page.sections, rep["runs"]):
+            for sec, r in zip(page.sections, rep["runs"]):
                 a, text = sec["attrs"], "".join(sec["text"])
-                where = "%s: %s pid %d" % (name, run["process"], run["pid"])
+                where = "%s: %s pid %d" % (name, r["process"], r["pid"])
                 check((a.get("data-process"), a.get("data-pid"), a.get("data-class"), a.get("data-level")) ==
-                      (run["process"], str(run["pid"]), run["classification"] or "", run["evidence_level"] or ""),
+                      (r["process"], str(r["pid"]), r["classification"] or "", r["evidence_level"] or ""),
                       "%s: section attributes %s" % (where, a))
-                for line in run["evidence"] + run["missing"] + run["rules"]:
+                for line in r["evidence"] + r["missing"] + r["rules"]:
                     check(line in text, "%s: %r is in its section" % (where, line))
-                for act in run["recovery"]["actions"]:
+                for act in r["recovery"]["actions"]:
                     check(act["action"] in text and act["why"] in text,
                           "%s: the action %s and why" % (where, act["action"]))
-                if run["stage_open"]:
-                    check("open stage" + run["open_stage"] in text, "%s: the open stage is named" % where)
-                for rec in run["exit_records"]:
+                if r["stage_open"]:
+                    check("open stage" + r["open_stage"] in text, "%s: the open stage is named" % where)
+                for rec in r["exit_records"]:
                     if rec["description"]:
                         check(rec["description"] in text, "%s: the exit description is there as text" % where)
             if name == "markup-description":
                 text = "".join("".join(sec["text"]) for sec in page.sections)
                 check(EVIL in text and "<script" not in h.stdout and "<img" not in h.stdout,
                       "markup in a description is text: %s" % h.stdout[h.stdout.find("alert") - 80:][:200])
-        r = subprocess.run([lw, "report", "--format", "htm", os.path.join(root, "fixtures", "demo")],
-                           capture_output=True, text=True)
+        r = run([lw, "report", "--format", "htm", os.path.join(root, "fixtures", "demo")])
         check(r.returncode == 2 and "html" in r.stderr, "--format htm: usage error listing html: %s" % r.stderr)
-    if problems:
-        print("%d problem(s)" % len(problems))
-        return 1
-    print("report-html: %d reports checked" % len(cases))
-    return 0
+    return finish("report-html: %d reports checked" % len(cases))
 
 
 sys.exit(main())

@@ -29,9 +29,10 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import sys
 import time
+
+from helpers import fail, failures, lastwords, setup
 
 SCENARIOS = "fixtures/scenarios"
 
@@ -41,18 +42,6 @@ SCENARIOS = "fixtures/scenarios"
 KNOWN_FAILURES = {}
 
 VOCAB_ACTIONS = []  # from include/lastwords/vocab.h, in main()
-
-problems = []  # hard failures
-
-
-def hard(msg):
-    problems.append(msg)
-    print("FAIL: " + msg)
-
-
-def lastwords(lw, args):
-    return subprocess.run([lw] + args, capture_output=True, text=True)
-
 
 def load_validator(path):
     try:
@@ -85,7 +74,7 @@ def check_schema_vocab():
                               ("LW_EVIDENCE_LEVELS", "evidence_level", [])):
         names = vocab(macro)
         if not names or defs[key]["enum"] != names + extra:
-            hard("schemas/report.schema.json %s is %r; vocab.h %s gives %r"
+            fail("schemas/report.schema.json %s is %r; vocab.h %s gives %r"
                  % (key, defs[key]["enum"], macro, names + extra))
 
 
@@ -314,32 +303,28 @@ def check_rings(validator, names):
             with open(os.path.join(b, fn)) as f:
                 for i, line in enumerate(f, 1):
                     for e in validator.iter_errors(json.loads(line)):
-                        hard("%s/%s line %d: %s" % (b, fn, i, e.message[:160]))
+                        fail("%s/%s line %d: %s" % (b, fn, i, e.message[:160]))
 
 
 def main():
-    if len(sys.argv) != 3:
-        print("usage: report-scenarios.py LASTWORDS SOURCE_ROOT", file=sys.stderr)
-        return 1
     t0 = time.monotonic()
-    lw, root = os.path.abspath(sys.argv[1]), sys.argv[2]
-    os.chdir(root)
+    lw, root = setup("usage: report-scenarios.py LASTWORDS SOURCE_ROOT")
     VOCAB_ACTIONS.extend(vocab("LW_ACTIONS"))
     check_schema_vocab()
     validator = load_validator("schemas/report.schema.json")
     ring_validator = load_validator("schemas/ring-events.schema.json")
     if validator is None:
-        hard("python3-jsonschema is not installed (.ci/install-deps installs it): "
+        fail("python3-jsonschema is not installed (.ci/install-deps installs it): "
              "the report schema must be checked")
     p = lastwords(lw, ["rules"])
     rule_ids = {line.split()[0] for line in p.stdout.splitlines() if line.strip()}
     if p.returncode != 0 or not rule_ids:
-        hard("`lastwords rules` exits %d and lists %d rules" % (p.returncode, len(rule_ids)))
+        fail("`lastwords rules` exits %d and lists %d rules" % (p.returncode, len(rule_ids)))
     names = sorted(n for n in os.listdir(SCENARIOS)
                    if os.path.exists(os.path.join(SCENARIOS, n, "expected.json")))
     for n in KNOWN_FAILURES:
         if n not in names:
-            hard("KNOWN_FAILURES names %r, which is not a scenario" % n)
+            fail("KNOWN_FAILURES names %r, which is not a scenario" % n)
     check_rings(ring_validator, names)
     passed, known = [], []
     for name in names:
@@ -350,10 +335,10 @@ def main():
             if validator is None:
                 listed = listed - {"schema"}
             if not diffs:
-                hard("%s: listed as a known failure (%s) but passes: take it off the list"
+                fail("%s: listed as a known failure (%s) but passes: take it off the list"
                      % (name, why))
             elif fields != listed:
-                hard("%s: known failure in %s, but the report differs in %s:\n    %s"
+                fail("%s: known failure in %s, but the report differs in %s:\n    %s"
                      % (name, sorted(listed), sorted(fields),
                         "\n    ".join("%s: %s" % d for d in diffs)))
             else:
@@ -362,14 +347,14 @@ def main():
                 for d in diffs:
                     print("    %s: %s" % d)
         elif diffs:
-            hard("%s:\n    %s" % (name, "\n    ".join("%s: %s" % d for d in diffs)))
+            fail("%s:\n    %s" % (name, "\n    ".join("%s: %s" % d for d in diffs)))
         else:
             passed.append(name)
             print("ok: %s" % name)
     print("%d scenarios: %d pass, %d known failures, %d fail; %.2f s"
           % (len(names), len(passed), len(known), len(names) - len(passed) - len(known),
              time.monotonic() - t0))
-    return 1 if problems else 0
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 
+from helpers import skip
+
 STAGES = ["download", "load", "runtime_prepare", "delegate_prepare",
           "inference", "cache", "exit"]
 REASONS = ["none", "low_memory", "anr", "native_crash", "java_crash",
@@ -436,8 +438,7 @@ def main():
     lastwords = os.path.abspath(args[0])
     oracle = os.path.normpath(os.path.join(args[1], "..", "shared", "seeds", "lifecycle_probe.py"))
     if not os.path.isfile(oracle):
-        print(f"skip: the seed script {oracle} is absent")
-        return 77
+        skip(f"the seed script {oracle} is absent")
     cases = generate(seed)
     root = keep or tempfile.mkdtemp(prefix="seed-diff-")
     if keep:

@@ -1,14 +1,9 @@
 """What the symbol checks of the probe share (probe-signal-safety.py,
 probe-libc-portability.py): allow-lists of 'symbol  # why' lines, and the
 filter that names the symbols an object uses off its list."""
-import sys
+from helpers import fatal
 
 SANITIZER_PREFIXES = ("__asan_", "__ubsan_", "__sanitizer_", "__tsan_", "__lsan_", "__msan_")
-
-
-def fail(msg):
-    print("FAIL: " + msg, file=sys.stderr)
-    sys.exit(1)
 
 
 def read_allow(path):
@@ -22,10 +17,10 @@ def read_allow(path):
             if not words:
                 continue
             if len(words) != 1 or not why.strip():
-                fail("%s:%d: expected 'symbol  # why', got '%s'" % (path, n, line.rstrip()))
+                fatal("%s:%d: expected 'symbol  # why', got '%s'" % (path, n, line.rstrip()))
             allow[words[0]] = why.strip()
     if not allow:
-        fail("%s: empty allow-list" % path)
+        fatal("%s: empty allow-list" % path)
     return allow
 
 

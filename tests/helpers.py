@@ -1,0 +1,90 @@
+"""What the Python tests share, as tests/helpers.h is for the C ones: the
+command line meson gives them, failures that are counted and reported
+together, running a program, and the exit codes meson reads (0 pass,
+77 skip, anything else fail).
+
+A test does:
+
+    from helpers import check, fail, failures, finish, run, setup
+
+    def main():
+        lw, root = setup("usage: report-demo.py LASTWORDS SOURCE_ROOT")
+        p = run([lw, "report", "fixtures/demo"])
+        check(p.returncode == 0, "report exits %d" % p.returncode)
+        return finish("demo: %d runs" % n)
+"""
+import os
+import subprocess
+import sys
+
+PASS, FAIL, SKIP = 0, 1, 77
+
+failures = []  # every failure so far, in order
+
+
+def fail(*what):
+    """Count a failure and say it, its parts joined by ": " (fail(where,
+    msg)); the test goes on."""
+    msg = ": ".join(what)
+    failures.append(msg)
+    print("FAIL: " + msg)
+
+
+def check(cond, msg):
+    """fail(msg) unless cond holds; returns cond."""
+    if not cond:
+        fail(msg)
+    return cond
+
+
+def fatal(msg):
+    """A failure after which nothing else can be checked: say it, exit 1."""
+    print("FAIL: " + msg, file=sys.stderr)
+    sys.exit(FAIL)
+
+
+def skip(msg):
+    """Nothing can be checked here (a tool or ../shared is missing): exit 77."""
+    print("SKIP: " + msg)
+    sys.exit(SKIP)
+
+
+def setup(usage, extra=0):
+    """Read 'LASTWORDS SOURCE_ROOT' and `extra` more arguments from the
+    command line (options, which start with "--", are the test's own: see
+    option()), and change to SOURCE_ROOT, so that fixtures/ and schemas/
+    are relative paths. Returns (lastwords as an absolute path,
+    SOURCE_ROOT as an absolute path, then the extra arguments)."""
+    words = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if len(words) != 2 + extra:
+        print(usage, file=sys.stderr)
+        sys.exit(2)
+    lw, root = os.path.abspath(words[0]), os.path.abspath(words[1])
+    os.chdir(root)
+    return (lw, root) + tuple(words[2:])
+
+
+def option(name):
+    """Whether the command line has the option name ("--update")."""
+    return name in sys.argv[1:]
+
+
+def run(cmd, text=True, **kw):
+    """Run cmd, capturing its output (as text unless text=False). A program
+    killed by a signal is a failure whatever the test expected of it."""
+    p = subprocess.run(cmd, capture_output=True, text=text, **kw)
+    if p.returncode < 0:
+        fail("%s killed by signal %d" % (" ".join(str(c) for c in cmd), -p.returncode))
+    return p
+
+
+def finish(summary):
+    """Print the test's one-line summary with the failure count; return the
+    exit status (for sys.exit(main()))."""
+    print("%s; %d failure%s" % (summary, len(failures), "" if len(failures) == 1 else "s"))
+    return FAIL if failures else PASS
+
+
+def lastwords(lw, args, **kw):
+    """run() of the lastwords program lw with args."""
+    return run([lw] + list(args), **kw)

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""The source tree's layers hold (DESIGN.md, "Folders"; README, "Where
+things are"), checked on every #include "..." and every call that prints:
+
+- src/ includes only src/ (and the public headers): it is shared by the
+  probe and the analyzer;
+- probe/ includes only probe/ and src/: the probe never sees the analyzer;
+- analyzer/evidence/ includes only itself and src/: bytes to records,
+  depending on nothing above it;
+- analyzer/seed/ and analyzer/history/ include neither the commands nor
+  each other's files;
+- no analyzer module prints: printf, puts, perror, putchar and stdout or
+  stderr appear only in main.c and the cmd-*.c files (the report's text
+  writer writes to the stream it is given).
+
+The check must be able to fail: an include that breaks a rule, and a
+printf in a module, are fed to it and must be reported.
+
+usage: tree-layers.py LASTWORDS SOURCE_ROOT
+"""
+import os
+import re
+
+from helpers import check, fail, finish, setup
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+PRINTS = re.compile(r"\b(printf|puts|perror|putchar)\s*\(|\bstd(out|err)\b")
+COMMANDS = re.compile(r"^analyzer/(main\.c|cmd-[^/]*\.c|commands\.h)$")
+
+# folder -> the folders its includes may reach (besides itself)
+MAY_INCLUDE = {
+    "src": [],
+    "probe": ["src"],
+    "analyzer/evidence": ["src"],
+    "analyzer/seed": ["src", "analyzer/evidence"],
+    "analyzer/history": ["src", "analyzer/evidence", "analyzer"],
+    "analyzer": ["src", "analyzer/evidence", "analyzer/seed", "analyzer/history"],
+}
+
+
+def folder_of(path):
+    return os.path.dirname(path)
+
+
+def strip_comments(src):
+    """C source without its comments and string literals' contents."""
+    src = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), src, flags=re.S)
+    return re.sub(r'"(\\.|[^"\\\n])*"', '""', src)
+
+
+def include_problems(path, src):
+    """What path's includes break, as messages."""
+    out = []
+    here = folder_of(path)
+    allowed = [here] + MAY_INCLUDE.get(here, [])
+    for target in INCLUDE.findall(src):
+        resolved = os.path.normpath(os.path.join(here, target))
+        where = folder_of(resolved)
+        if where not in allowed:
+            out.append("%s includes %s (%s may include only %s)"
+                       % (path, resolved, here, ", ".join(allowed)))
+        elif here != "analyzer" and COMMANDS.match(resolved):
+            out.append("%s includes the command layer's %s" % (path, resolved))
+    return out
+
+
+def print_problems(path, src):
+    if not path.startswith("analyzer/") or COMMANDS.match(path):
+        return []
+    code = strip_comments(src)
+    return ["%s line %d prints (%s): only main.c and the commands print"
+            % (path, code[:m.start()].count("\n") + 1, m.group(0).strip("( "))
+            for m in PRINTS.finditer(code)]
+
+
+def sources():
+    for top in MAY_INCLUDE:
+        for name in sorted(os.listdir(top)):
+            if name.endswith((".c", ".h")):
+                yield os.path.join(top, name)
+
+
+def main():
+    setup(__doc__)
+    n = 0
+    for path in sources():
+        with open(path, errors="replace") as f:
+            src = f.read()
+        for msg in include_problems(path, src) + print_problems(path, src):
+            fail(msg)
+        n += 1
+    check(n > 80, "only %d source files found" % n)
+
+    # The check itself must refuse what it is there to refuse.
+    check(include_problems("analyzer/evidence/logcat.c", '#include "../run.h"\n'),
+          "evidence/ including the run layer is not reported")
+    check(include_problems("probe/events.c", '#include "../analyzer/report.h"\n'),
+          "probe/ including the analyzer is not reported")
+    check(include_problems("analyzer/history/history-db.c", '#include "../commands.h"\n'),
+          "history/ including the commands is not reported")
+    check(print_problems("analyzer/report.c", 'int f(void) { return printf("x"); }\n'),
+          "a printf in a module is not reported")
+    check(not print_problems("analyzer/report.c", '/* printf */ const char *s = "stdout";\n'),
+          "a comment or a string is taken for printing")
+    return finish("tree-layers: %d source files" % n)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
