@@ -35,6 +35,22 @@ int64_t logline_month_day_ms(int month, int day, int64_t ms_of_day)
 	return (int64_t)(month_start[month - 1] + day - 1) * 86400000 + ms_of_day;
 }
 
+int64_t logline_in_year(int64_t month_day_ms, int64_t y)
+{
+	int64_t doy = month_day_ms / 86400000;
+	int m = 12, day;
+
+	if (month_day_ms < 0 || doy > 365)
+		return EV_NO_TIME;
+	while (month_start[m - 1] > doy)
+		m--;
+	day = (int)(doy - month_start[m - 1]) + 1;
+	if (m == 2 && day == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
+		return EV_NO_TIME;
+	return text_days_from_civil(y, (unsigned)m, (unsigned)day) * 86400000 +
+	       month_day_ms % 86400000;
+}
+
 /* "HH:MM:SS" and an optional fraction at s: the bytes used (0 if none) and
  * the milliseconds of the day. */
 static size_t parse_hms(const char *s, size_t n, int64_t *ms)

@@ -88,6 +88,11 @@ int logline_parse(const char *s, size_t n, unsigned opts, struct logline *l);
  */
 int64_t logline_month_day_ms(int month, int day, int64_t ms_of_day);
 
+/* A month-day time (logline_month_day_ms) in year y: milliseconds since the
+ * epoch of that wall time read as UTC (the caller applies the zone).
+ * EV_NO_TIME for Feb 29 of a year that has none, or a value out of range. */
+int64_t logline_in_year(int64_t month_day_ms, int64_t y);
+
 /* The numeric uid a -v uid column names: digits, u<user>_a<app>,
  * u<user>_i<n>, or one of the short AID names logcat prints (root, nfc,
  * radio, shell, ...). EV_NONE when unknown. */
