@@ -39,8 +39,6 @@ static int add_event(struct run *r, uint64_t ticket, const struct lw_ring_slot *
 	e->slot = *s;
 	e->slot.seq = 0;
 	e->slot.crc = 0;
-	if (s->rss_kb > r->peak_rss_kb)
-		r->peak_rss_kb = s->rss_kb;
 	return 0;
 }
 
