@@ -720,9 +720,11 @@ void classify_run(const struct corr_run *cr, const struct run_facts *f, struct v
 void run_facts_get(const struct run *r, struct run_facts *f)
 {
 	const struct run_event *last_rss = NULL, *back = NULL;
+	struct ring_facts rec;
 	size_t i;
 
 	memset(f, 0, sizeof(*f));
+	memset(&rec, 0, sizeof(rec));
 	f->outcome = r->outcome;
 	f->open_stage = r->open_stage;
 	f->candidate = r->hdr.candidate;
@@ -739,17 +741,15 @@ void run_facts_get(const struct run *r, struct run_facts *f)
 			f->candidate = s->a;
 		if (s->type == LW_EV_CRASH)
 			f->crash_signo = s->code;
-		if (s->rss_kb) {
-			f->have_rss = 1;
-			if (s->rss_kb > f->peak_kb) {
-				f->peak_kb = s->rss_kb;
-				f->peak_stage = (enum lw_stage)s->stage;
-			}
+		if (s->rss_kb)
 			last_rss = &r->events[i];
-		}
+		ring_facts_add(&rec, s);
 	}
 	if (!last_rss)
 		return;
+	f->have_rss = 1;
+	f->peak_kb = rec.peak_rss_kb;
+	f->peak_stage = (enum lw_stage)rec.peak.stage;
 	f->last_rss_kb = last_rss->slot.rss_kb;
 	/* The slope over the last 10 s of samples before the last one. */
 	for (i = 0; i < r->nevents; i++) {

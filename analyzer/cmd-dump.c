@@ -252,20 +252,20 @@ static int print_record_json(uint64_t ticket, uint32_t index, const struct lw_ri
 
 static int dump_one(const struct ring_file *rf, int json)
 {
-	struct ring_facts f;
-	struct ring_scan again;
+	struct ring_facts f, again;
 
-	ring_file_facts(rf, &f);
+	/* The facts head the records: one walk for them, one to print. */
+	ring_file_walk(rf, &f, NULL, NULL);
 	if (json) {
 		struct json_arg ja = { rf, 0 };
 
 		if (emit_json(ring_json(rf, &f)) != 0)
 			return -1;
-		ring_scan(rf->hdr, rf->slots, &again, NULL, print_record_json, &ja);
+		ring_file_walk(rf, &again, print_record_json, &ja);
 		return ja.failed ? -1 : 0;
 	}
 	print_header(rf, &f);
-	ring_scan(rf->hdr, rf->slots, &again, NULL, print_record, (void *)rf);
+	ring_file_walk(rf, &again, print_record, (void *)rf);
 	print_last_words(rf, &f);
 	return 0;
 }

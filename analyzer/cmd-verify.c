@@ -124,7 +124,7 @@ int cmd_verify(int argc, char **argv)
 	for (i = optind; i < argc; i++) {
 		struct ring_error err;
 		struct ring_file *rf;
-		struct ring_scan sc;
+		struct ring_facts f;
 		int rc = ring_file_open(argv[i], &rf, &err);
 
 		if (rc != 0) {
@@ -134,16 +134,16 @@ int cmd_verify(int argc, char **argv)
 			unreadable = 1;
 			continue;
 		}
-		ring_scan(rf->hdr, rf->slots, &sc, NULL, NULL, NULL);
-		if (sc.corrupt || rf->header_damaged)
+		ring_file_walk(rf, &f, NULL, NULL);
+		if (f.scan.corrupt || rf->header_damaged)
 			corrupt = 1;
 		if (json) {
-			if (print_json(rf, &sc) != 0) {
+			if (print_json(rf, &f.scan) != 0) {
 				fprintf(stderr, "lastwords: out of memory\n");
 				unreadable = 1;
 			}
 		} else {
-			print_text(rf, &sc);
+			print_text(rf, &f.scan);
 		}
 		ring_file_free(rf);
 	}

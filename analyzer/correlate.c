@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "format.h"
+#include "evidence/logline.h"
 #include "evidence/text.h"
 
 static const char *const reason_names[] = {
@@ -62,6 +63,39 @@ int corr_parse_tz(const char *s, int64_t *offset_ms)
 	return 0;
 }
 
+#define DAY_MS 86400000LL
+
+/*
+ * The one conversion of a device's local wall time to UTC: minus the zone's
+ * offset. local_ms is the wall clock read as if it were UTC (a dump's
+ * timestamp, a date written without a zone) when near_utc_ms is EV_NO_TIME.
+ * Otherwise it is a log's month-day time, which has no year
+ * (logline_month_day_ms), and goes in the year that puts it nearest to
+ * near_utc_ms: the local year of near_utc_ms, the one before or the one
+ * after (the earlier on a tie), among those that have its date.
+ */
+static int64_t local_to_utc(int64_t local_ms, int64_t near_utc_ms, const struct corr_options *opt)
+{
+	int64_t best = EV_NO_TIME, local_near, y, k;
+
+	if (local_ms == EV_NO_TIME)
+		return EV_NO_TIME;
+	if (near_utc_ms == EV_NO_TIME)
+		return local_ms - opt->tz_offset_ms;
+	local_near = near_utc_ms + opt->tz_offset_ms;
+	y = text_year_of_days(local_near / DAY_MS - (local_near % DAY_MS < 0));
+	for (k = y - 1; k <= y + 1; k++) {
+		int64_t t = logline_in_year(local_ms, k);
+
+		if (t == EV_NO_TIME)
+			continue;
+		t -= opt->tz_offset_ms;
+		if (best == EV_NO_TIME || llabs(t - near_utc_ms) < llabs(best - near_utc_ms))
+			best = t;
+	}
+	return best;
+}
+
 /* A date-time with an optional zone after it ("+0100", "+01:00", "Z"). */
 static int64_t parse_zoned(const char *s, const struct corr_options *opt)
 {
@@ -88,59 +122,16 @@ static int64_t parse_zoned(const char *s, const struct corr_options *opt)
 		if (corr_parse_tz(zone, &off) == 0)
 			return ms - off;
 	}
-	return ms - opt->tz_offset_ms;
+	return local_to_utc(ms, EV_NO_TIME, opt);
 }
 
 int64_t corr_exit_time(const struct exit_record *r, const struct corr_options *opt,
 		       int64_t *slack_ms)
 {
 	*slack_ms = r->timestamp_precision_ms > 1 ? r->timestamp_precision_ms : 0;
-	if (r->timestamp_ms == EV_NO_TIME)
-		return EV_NO_TIME;
-	return r->timestamp_local ? r->timestamp_ms - opt->tz_offset_ms : r->timestamp_ms;
-}
-
-/* "MM-DD HH:MM:SS.mmm" of logcat, in the year that puts it nearest to the
- * run's start (logcat prints no year). */
-static int64_t log_time(const struct log_event *e, int64_t near_utc_ms,
-			const struct corr_options *opt)
-{
-	struct span s;
-	int64_t mo, d, hh, mi, ss, frac = 0, best = EV_NO_TIME, y, local_near;
-	char tmp[40];
-	size_t i;
-
-	if (!e->time_text)
-		return EV_NO_TIME;
-	s = span_of(e->time_text, strlen(e->time_text));
-	if (s.n < 14 || s.s[2] != '-' || s.s[5] != ' ' || s.s[8] != ':' || s.s[11] != ':' ||
-	    span_int64(span_of(s.s, 2), &mo) != 2 || span_int64(span_of(s.s + 3, 2), &d) != 2 ||
-	    span_int64(span_of(s.s + 6, 2), &hh) != 2 || span_int64(span_of(s.s + 9, 2), &mi) != 2 ||
-	    span_int64(span_of(s.s + 12, 2), &ss) != 2)
-		return EV_NO_TIME;
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || hh > 23 || mi > 59 || ss > 60)
-		return EV_NO_TIME;
-	for (i = 15; s.n > 14 && s.s[14] == '.' && i < s.n && i < 18 && s.s[i] >= '0' &&
-		     s.s[i] <= '9';
-	     i++)
-		frac = frac * 10 + (s.s[i] - '0');
-	for (; s.n > 14 && s.s[14] == '.' && i < 18; i++)
-		frac *= 10;
-	local_near = near_utc_ms + opt->tz_offset_ms;
-	/* The civil year of the run's start, then the neighbouring years. */
-	fmt_iso(tmp, sizeof(tmp), (uint64_t)(local_near > 0 ? local_near : 0) * 1000000u);
-	if (span_int64(span_of(tmp, 4), &y) != 4)
-		return EV_NO_TIME;
-	for (i = 0; i < 3; i++) {
-		int64_t yy = y - 1 + (int64_t)i;
-		int64_t t = ((text_days_from_civil(yy, (unsigned)mo, (unsigned)d) * 24 + hh) * 60 + mi) *
-				    60000 +
-			    ss * 1000 + frac - opt->tz_offset_ms;
-
-		if (best == EV_NO_TIME || llabs(t - near_utc_ms) < llabs(best - near_utc_ms))
-			best = t;
-	}
-	return best;
+	if (r->timestamp_ms == EV_NO_TIME || !r->timestamp_local)
+		return r->timestamp_ms;
+	return local_to_utc(r->timestamp_ms, EV_NO_TIME, opt);
 }
 
 /* The run header's process name is cut at 63 bytes. */
@@ -324,7 +315,7 @@ static int join_other(struct correlation *c, const struct ev_file *f)
 		/* Place the year-less time near any run with this pid. */
 		for (k = 0; k < c->nruns && when == EV_NO_TIME; k++)
 			if ((int64_t)c->runs[k].run->hdr.pid == e->pid)
-				when = log_time(e, c->runs[k].start_ms, &c->opt);
+				when = local_to_utc(e->time_ms, c->runs[k].start_ms, &c->opt);
 		k = find_run_by_pid(c, e->pid, e->process, when);
 		if (k != SIZE_MAX && push(&c->runs[k].logs, f, i, 0, when) != 0)
 			return -1;

@@ -136,12 +136,8 @@ const char *ring_outcome_name(enum ring_outcome o)
 	return "unknown";
 }
 
-static int gather(uint64_t ticket, uint32_t index, const struct lw_ring_slot *s, void *arg)
+void ring_facts_add(struct ring_facts *f, const struct lw_ring_slot *s)
 {
-	struct ring_facts *f = arg;
-
-	(void)ticket;
-	(void)index;
 	if (s->rss_kb > f->peak_rss_kb) {
 		f->peak_rss_kb = s->rss_kb;
 		f->peak = *s;
@@ -151,11 +147,27 @@ static int gather(uint64_t ticket, uint32_t index, const struct lw_ring_slot *s,
 		f->has_crash = 1;
 	}
 	f->last = *s;
-	return 0;
 }
 
-void ring_file_facts(const struct ring_file *rf, struct ring_facts *out)
+struct walk {
+	struct ring_facts *facts;
+	ring_event_fn fn;
+	void *arg;
+};
+
+static int walk_slot(uint64_t ticket, uint32_t index, const struct lw_ring_slot *s, void *arg)
 {
-	memset(out, 0, sizeof(*out));
-	ring_scan(rf->hdr, rf->slots, &out->scan, NULL, gather, out);
+	struct walk *w = arg;
+
+	ring_facts_add(w->facts, s);
+	return w->fn ? w->fn(ticket, index, s, w->arg) : 0;
+}
+
+int ring_file_walk(const struct ring_file *rf, struct ring_facts *facts, ring_event_fn fn,
+		   void *arg)
+{
+	struct walk w = { facts, fn, arg };
+
+	memset(facts, 0, sizeof(*facts));
+	return ring_scan(rf->hdr, rf->slots, &facts->scan, NULL, walk_slot, &w);
 }

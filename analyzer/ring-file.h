@@ -54,17 +54,34 @@ enum ring_outcome ring_file_outcome(const struct ring_file *rf);
 const char *ring_outcome_name(enum ring_outcome o);
 
 
-/* What the valid records say about the run, gathered in one scan. */
+/* What the valid records say about the run. */
 struct ring_facts {
 	struct ring_scan scan;
-	uint32_t peak_rss_kb;
+	uint32_t peak_rss_kb;         /* 0 when no record has an RSS sample */
 	struct lw_ring_slot peak;     /* the record with the peak RSS */
 	struct lw_ring_slot last;     /* the newest valid record */
 	struct lw_ring_slot crash;    /* the crash record, if has_crash */
 	int has_crash;
 };
 
-/* Scan the file's slots and gather its facts. Never fails. */
-void ring_file_facts(const struct ring_file *rf, struct ring_facts *out);
+/*
+ * Add one valid record, in ticket order, to facts that start zeroed: the
+ * peak is the first record with the highest RSS sample (rss 0 is no
+ * sample, never a peak), the crash record the first crash record. The one
+ * rule for the peak: ring_file_walk() adds a file's slots (dump, verify),
+ * run_facts_get() a run's records (report), whether they came from a ring
+ * file, its JSON lines or seed events. Leaves scan alone.
+ */
+void ring_facts_add(struct ring_facts *f, const struct lw_ring_slot *s);
+
+/*
+ * The walk over a file's valid slots, in ticket order (ring_scan(): rules
+ * R8..R12): *facts gets the slot counts and every record (ring_facts_add),
+ * and fn, if not NULL, is called for each record. Returns 0, or the
+ * non-zero value fn returned, which ends the walk (the facts then stop at
+ * that record). Does not allocate.
+ */
+int ring_file_walk(const struct ring_file *rf, struct ring_facts *facts, ring_event_fn fn,
+		   void *arg);
 
 #endif

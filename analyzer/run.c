@@ -39,8 +39,6 @@ static int add_event(struct run *r, uint64_t ticket, const struct lw_ring_slot *
 	e->slot = *s;
 	e->slot.seq = 0;
 	e->slot.crc = 0;
-	if (s->rss_kb > r->peak_rss_kb)
-		r->peak_rss_kb = s->rss_kb;
 	return 0;
 }
 
@@ -52,6 +50,7 @@ static int collect(uint64_t ticket, uint32_t index, const struct lw_ring_slot *s
 
 int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 {
+	struct ring_facts facts;
 	struct ring_file *rf;
 	int rc = ring_file_open(path, &rf, err);
 
@@ -65,14 +64,14 @@ int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 	out->header_damaged = rf->header_damaged;
 	if (rf->header_damaged)
 		snprintf(out->damage, sizeof(out->damage), "%s", rf->damage.reason);
-	if (!out->path ||
-	    ring_scan(rf->hdr, rf->slots, &out->scan, NULL, collect, out) != 0) {
+	if (!out->path || ring_file_walk(rf, &facts, collect, out) != 0) {
 		ring_file_free(rf);
 		run_release(out);
 		err->offset = 0;
 		snprintf(err->reason, sizeof(err->reason), "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
+	out->scan = facts.scan;
 	ring_file_free(rf);
 	return 0;
 }

@@ -27,7 +27,6 @@ struct run {
 	enum ring_outcome outcome;
 	enum lw_stage open_stage;
 	struct ring_scan scan;      /* slot counts */
-	uint32_t peak_rss_kb;
 	int header_damaged;
 	char damage[160];
 	struct run_event *events;   /* valid records, in ticket order */

@@ -7,10 +7,14 @@
 #include <inttypes.h>
 
 #include "../analyzer/correlate.h"
+#include "../analyzer/evidence/logline.h"
 #include "helpers.h"
 
 #define SEC 1000LL
-#define T0 1767225600000LL /* 2026-01-01 00:00:00 UTC, in ms */
+#define HOUR (3600 * SEC)
+#define DAY (24 * HOUR)
+#define T0 1767225600000LL    /* 2026-01-01 00:00:00 UTC, in ms (day 20454) */
+#define T2028 1830297600000LL /* 2028-01-01 00:00:00 UTC, in ms (day 21184) */
 
 static struct run make_run(const char *process, uint32_t pid, uint64_t version, uint8_t id,
 			   int64_t start_ms, int64_t last_ms)
@@ -71,6 +75,124 @@ static int joined(const struct correlation *c, const struct ev_file *f, size_t i
 			return -1;
 		}
 	T_FAILF("record %zu neither joined nor listed as unmatched", i);
+}
+
+/* The UTC time correlate() gives the one record of f (a log line or an exit
+ * record) under zone offset tz_ms, joined to the one run r. Releases f. */
+static int64_t joined_utc(const struct run *r, struct ev_file *f, int64_t tz_ms)
+{
+	struct corr_options o = { tz_ms, 1, 2000 };
+	const struct corr_list *l;
+	struct correlation c;
+	int64_t t;
+
+	T_ASSERT(correlate(r, 1, f, 1, &o, &c) == 0, "correlate");
+	l = f->nlogs ? &c.runs[0].logs : &c.runs[0].exits;
+	T_ASSERT(l->n == 1, "the record joins its run");
+	t = l->v[0].time_utc_ms;
+	correlation_release(&c);
+	ev_file_release(f);
+	return t;
+}
+
+/* A log line of r's pid at the local month-day time md
+ * (logline_month_day_ms); r being the only run, it joins even untimed. */
+static int64_t log_utc(const struct run *r, int64_t md, int64_t tz_ms)
+{
+	struct log_event *l;
+	struct ev_file f;
+
+	memset(&f, 0, sizeof(f));
+	l = ev_add_log(&f);
+	T_ASSERT(l != NULL, "ev_add_log");
+	l->type = LOG_LMKD_KILL;
+	l->pid = r->hdr.pid;
+	l->time_ms = md;
+	return joined_utc(r, &f, tz_ms);
+}
+
+/* A dump record of r's process at local wall time local_ms (read as UTC). */
+static int64_t dump_utc(const struct run *r, int64_t local_ms, int64_t tz_ms)
+{
+	struct ev_file f;
+
+	memset(&f, 0, sizeof(f));
+	add_exit(&f, r->hdr.process, r->hdr.pid, local_ms, 1);
+	return joined_utc(r, &f, tz_ms);
+}
+
+/* Local times at the edges of the calendar, each against a run of its own;
+ * the expected UTC values are worked out in the comments. */
+static void calendar_edges(void)
+{
+	const int64_t ist = 5 * HOUR + 30 * 60 * SEC; /* +05:30 */
+	struct run r;
+	int64_t got;
+
+#define EXPECT_TIME(expr, want)                                                        \
+	do {                                                                           \
+		got = (expr);                                                          \
+		T_ASSERT(got == (want), "%s: %" PRId64 ", expected %" PRId64, #expr, got, \
+			 (int64_t)(want));                                             \
+	} while (0)
+
+	/* A line of Dec 31 for a run that started on Jan 1 (00:00:01 UTC,
+	 * no zone) is of the year before: 2025-12-31 23:59:59.500 UTC. */
+	r = make_run("com.y", 300, 1, 5, T0 + 1 * SEC, T0 + 10 * SEC);
+	EXPECT_TIME(log_utc(&r, logline_month_day_ms(12, 31, 24 * HOUR - 500), 0), T0 - 500);
+	free(r.events);
+
+	/* A line of Jan 1 for a run that started on Dec 31 (23:59:00 UTC) is of
+	 * the year after: 2026-01-01 00:00:10 UTC. */
+	r = make_run("com.y", 301, 1, 6, T0 - 60 * SEC, T0 + 60 * SEC);
+	EXPECT_TIME(log_utc(&r, logline_month_day_ms(1, 1, 10 * SEC), 0), T0 + 10 * SEC);
+	free(r.events);
+
+	/* Feb 29 of a leap year: a run from 2028-02-28 23:59 UTC (day 21184 +
+	 * 58), a line at 02-29 00:00:01, day 21184 + 59. */
+	r = make_run("com.y", 302, 1, 7, T2028 + 58 * DAY + 24 * HOUR - 60 * SEC,
+		     T2028 + 59 * DAY + HOUR);
+	EXPECT_TIME(log_utc(&r, logline_month_day_ms(2, 29, 1 * SEC), 0),
+		    T2028 + 59 * DAY + 1 * SEC);
+	free(r.events);
+
+	/* Mar 1 is day 60 of logline's leap-year calendar, whatever the year:
+	 * 2028-03-01 is day 21184 + 60, 2026-03-01 day 20454 + 59. */
+	r = make_run("com.y", 303, 1, 8, T2028 + 59 * DAY + 24 * HOUR - 60 * SEC,
+		     T2028 + 60 * DAY + HOUR);
+	EXPECT_TIME(log_utc(&r, logline_month_day_ms(3, 1, 1 * SEC), 0),
+		    T2028 + 60 * DAY + 1 * SEC);
+	free(r.events);
+	r = make_run("com.y", 304, 1, 9, T0 + 58 * DAY + 24 * HOUR - 60 * SEC,
+		     T0 + 59 * DAY + HOUR);
+	EXPECT_TIME(log_utc(&r, logline_month_day_ms(3, 1, 1 * SEC), 0), T0 + 59 * DAY + 1 * SEC);
+	free(r.events);
+
+	/* Feb 29 near 2026: none of 2025, 2026, 2027 has one, so the line has
+	 * no time (it still joins the only run with its pid). */
+	r = make_run("com.y", 305, 1, 10, T0 + 58 * DAY, T0 + 59 * DAY);
+	EXPECT_TIME(log_utc(&r, logline_month_day_ms(2, 29, 1 * SEC), 0), EV_NO_TIME);
+	free(r.events);
+
+	/* +05:30 across midnight: a run from 2025-12-31 20:00 UTC, already
+	 * 2026-01-01 01:30 on the device. A line at 01-01 01:31 is 2025-12-31
+	 * 20:01 UTC; a dump time of 2026-01-01 01:35 is 20:05 UTC. */
+	r = make_run("com.y", 306, 1, 11, T0 - 4 * HOUR, T0 - 4 * HOUR + 60 * SEC);
+	EXPECT_TIME(log_utc(&r, logline_month_day_ms(1, 1, HOUR + 31 * 60 * SEC), ist),
+		    T0 - 4 * HOUR + 60 * SEC);
+	EXPECT_TIME(dump_utc(&r, T0 + HOUR + 35 * 60 * SEC, ist), T0 - 4 * HOUR + 5 * 60 * SEC);
+	free(r.events);
+
+	/* -08:00 across midnight: a run from 2026-01-01 02:00 UTC, still
+	 * 2025-12-31 18:00 on the device. A line at 12-31 18:05 is of 2025,
+	 * 2026-01-01 02:05 UTC; so is a dump time of 2025-12-31 18:05. */
+	r = make_run("com.y", 307, 1, 12, T0 + 2 * HOUR, T0 + 2 * HOUR + 60 * SEC);
+	EXPECT_TIME(log_utc(&r, logline_month_day_ms(12, 31, 18 * HOUR + 5 * 60 * SEC), -8 * HOUR),
+		    T0 + 2 * HOUR + 5 * 60 * SEC);
+	EXPECT_TIME(dump_utc(&r, T0 - 6 * HOUR + 5 * 60 * SEC, -8 * HOUR),
+		    T0 + 2 * HOUR + 5 * 60 * SEC);
+	free(r.events);
+#undef EXPECT_TIME
 }
 
 #define EXPECT_RUN(c, f, i, want)                                                         \
@@ -145,6 +267,7 @@ int main(void)
 	l->pid = 100;
 	l->process = strdup("com.x:inference");
 	l->time_text = strdup("12-31 22:01:05.900"); /* local -02:00, the year before */
+	l->time_ms = logline_month_day_ms(12, 31, 22 * HOUR + 65900);
 	t = ev_add_tombstone(&f);
 	t->pid = 200;
 	t->process = strdup("com.x:inference");
@@ -197,6 +320,8 @@ int main(void)
 	ev_file_release(&f);
 	for (i = 0; i < 4; i++)
 		free(runs[i].events);
-	printf("correlation: 14 exit records, a log line and a tombstone joined as expected\n");
+	calendar_edges();
+	printf("correlation: 14 exit records, a log line and a tombstone joined as expected; "
+	       "local times at the calendar's edges\n");
 	return T_PASS;
 }

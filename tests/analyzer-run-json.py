@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A ring given as the JSON lines of `lastwords dump --json` is the same run
 as the binary ring: for every committed ring, the lines validate against
-schemas/ring-events.schema.json, and `inspect` reads the same records, the
-same outcome and the same counts from both forms. Hand-edited lines are
-refused with the line and what was expected.
+schemas/ring-events.schema.json, `inspect` reads the same records, the
+same outcome and the same counts from both forms, and the report gives
+both the peak RSS that dump gives. Hand-edited lines are refused with the
+line and what was expected.
 
 usage: analyzer-run-json.py LASTWORDS SOURCE_ROOT
 """
@@ -62,6 +63,14 @@ def main():
                 fail("%s: summary differs: %r vs %r" % (ring, ta[0], tb[0]))
             if ta[1:] != tb[1:]:
                 fail("%s: text records differ" % ring)
+            # One peak: dump's (the ring walk) is the report's (the run's
+            # facts), from either form.
+            peak = json.loads(lines.splitlines()[0])["peak_rss_kb"]
+            for form in (ring, jl):
+                p = run(lw, ["report", "--format", "json", form])
+                mem = json.loads(p.stdout)["runs"][0].get("memory") if p.stdout else None
+                if not mem or mem["peak_kb"] != peak:
+                    fail("%s: report peak %r, dump peak %d" % (form, mem, peak))
 
         # The committed JSON-lines rings are exactly what dump --json prints.
         for name in sorted(os.listdir("fixtures/rings-json")):

@@ -310,7 +310,7 @@ int eventlog_sniff(const char *buf, size_t len)
 	struct logline l;
 	size_t prefixed = 0, events = 0;
 
-	logline_iter_init(&it, buf, len < SNIFF_BYTES ? len : SNIFF_BYTES);
+	logline_iter_init(&it, buf, len < SNIFF_BYTES ? len : SNIFF_BYTES, 0);
 	while (logline_next(&it, &line, &l)) {
 		if (l.format == LOGLINE_RAW) {
 			/* a banner of another buffer: `-b all`, logcat's */
@@ -336,7 +336,7 @@ int eventlog_parse(const char *buf, size_t len, struct ev_file *out, struct ev_e
 	struct span line;
 	struct logline l;
 
-	logline_iter_init(&it, buf, len);
+	logline_iter_init(&it, buf, len, 0);
 	while (logline_next(&it, &line, &l)) {
 		int rc;
 

@@ -650,7 +650,7 @@ int logcat_sniff(const char *buf, size_t len)
 	struct logline l;
 	size_t prefixed = 0, evidence = 0;
 
-	logline_iter_init(&it, buf, len < SNIFF_BYTES ? len : SNIFF_BYTES);
+	logline_iter_init(&it, buf, len < SNIFF_BYTES ? len : SNIFF_BYTES, 0);
 	while (logline_next(&it, &line, &l)) {
 		struct logline_fields f;
 		enum log_event_type t;
@@ -679,7 +679,7 @@ int logcat_parse(const char *buf, size_t len, struct ev_file *out, struct ev_err
 
 	memset(&st, 0, sizeof(st));
 	st.out = out;
-	logline_iter_init(&it, buf, len);
+	logline_iter_init(&it, buf, len, 0);
 	while (logline_next(&it, &line, &l)) {
 		size_t lineno = it.lineno;
 		enum lc_tag tg;

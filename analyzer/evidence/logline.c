@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const char *const format_names[] = {
-	"raw", "threadtime", "uid", "time", "brief", "tag", "long", "long",
+	"raw", "threadtime", "uid", "time", "brief", "tag", "long", "long", "studio",
 };
 
 const char *logline_format_name(enum logline_format f)
@@ -33,6 +33,22 @@ int64_t logline_month_day_ms(int month, int day, int64_t ms_of_day)
 	if (month < 1 || month > 12 || day < 1 || day > month_days[month - 1])
 		return EV_NO_TIME;
 	return (int64_t)(month_start[month - 1] + day - 1) * 86400000 + ms_of_day;
+}
+
+int64_t logline_in_year(int64_t month_day_ms, int64_t y)
+{
+	int64_t doy = month_day_ms / 86400000;
+	int m = 12, day;
+
+	if (month_day_ms < 0 || doy > 365)
+		return EV_NO_TIME;
+	while (month_start[m - 1] > doy)
+		m--;
+	day = (int)(doy - month_start[m - 1]) + 1;
+	if (m == 2 && day == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
+		return EV_NO_TIME;
+	return text_days_from_civil(y, (unsigned)m, (unsigned)day) * 86400000 +
+	       month_day_ms % 86400000;
 }
 
 /* "HH:MM:SS" and an optional fraction at s: the bytes used (0 if none) and
@@ -209,8 +225,38 @@ static int parse_slash_tail(const char *s, size_t n, struct logline *l, int allo
 	return allow_tag && parse_tag_colon(s, n, l);
 }
 
-/* After the time and its spaces: threadtime, uid or time. */
-static int parse_after_time(const char *s, size_t n, struct logline *l)
+/* "PID-TID/PACKAGE L/TAG: msg" after the time (studio, rule 6). */
+static int parse_studio(const char *s, size_t n, struct logline *l)
+{
+	size_t i = 0, dash, slash;
+
+	while (i < n && dig(s[i]))
+		i++;
+	dash = i;
+	if (!dash || i >= n || s[i] != '-')
+		return 0;
+	for (i++; i < n && dig(s[i]); i++)
+		;
+	slash = i;
+	if (slash == dash + 1 || i >= n || s[i] != '/')
+		return 0;
+	while (i < n && s[i] != ' ')
+		i++;
+	while (i < n && s[i] == ' ')
+		i++;
+	if (i + 2 > n || !is_level(s[i]) || s[i + 1] != '/' ||
+	    !parse_tag_colon(s + i + 2, n - i - 2, l))
+		return 0;
+	l->format = LOGLINE_STUDIO;
+	l->pid = digits_value(span_of(s, dash));
+	l->tid = digits_value(span_of(s + dash + 1, slash - dash - 1));
+	l->level = s[i];
+	return 1;
+}
+
+/* After the time and its spaces: threadtime, uid, time, or studio when
+ * opts ask for it. */
+static int parse_after_time(const char *s, size_t n, unsigned opts, struct logline *l)
 {
 	struct span tok[3];
 	size_t i = 0, k = 0;
@@ -220,6 +266,8 @@ static int parse_after_time(const char *s, size_t n, struct logline *l)
 		l->format = LOGLINE_TIME;
 		return parse_slash_tail(s + 2, n - 2, l, 1);
 	}
+	if ((opts & LOGLINE_OPT_STUDIO) && parse_studio(s, n, l))
+		return 1;
 	for (;;) {
 		size_t start;
 
@@ -270,7 +318,7 @@ static int parse_after_time(const char *s, size_t n, struct logline *l)
 }
 
 /* A line that starts with a time. */
-static int parse_timed(const char *s, size_t n, struct logline *l)
+static int parse_timed(const char *s, size_t n, unsigned opts, struct logline *l)
 {
 	int64_t ms;
 	size_t t = parse_stamp(s, n, &ms), i;
@@ -284,7 +332,7 @@ static int parse_timed(const char *s, size_t n, struct logline *l)
 		;
 	if (i >= n)
 		return 0;
-	return parse_after_time(s + i, n - i, l);
+	return parse_after_time(s + i, n - i, opts, l);
 }
 
 /* "[ MM-DD HH:MM:SS.mmm  PID: TID L/TAG ]" */
@@ -356,7 +404,7 @@ static size_t skip_markers(const char *s, size_t n)
 	return i;
 }
 
-int logline_parse(const char *s, size_t n, struct logline *l)
+int logline_parse(const char *s, size_t n, unsigned opts, struct logline *l)
 {
 	size_t off;
 
@@ -370,7 +418,7 @@ int logline_parse(const char *s, size_t n, struct logline *l)
 	l->level = 0;
 	l->tag.s = s;
 	l->tag.n = 0;
-	if (n && dig(s[0]) && parse_timed(s, n, l))
+	if (n && dig(s[0]) && parse_timed(s, n, opts, l))
 		return 1;
 	off = 0;
 	if (n && !dig(s[0]))
@@ -382,7 +430,7 @@ int logline_parse(const char *s, size_t n, struct logline *l)
 		if (off && dig(p[0])) {
 			l->time.n = 0;
 			l->time_ms = EV_NO_TIME;
-			if (parse_timed(p, m, l))
+			if (parse_timed(p, m, opts, l))
 				return 1;
 		} else if (m >= 3 && is_level(p[0]) && p[1] == '/') {
 			l->level = p[0];
@@ -444,10 +492,11 @@ int64_t logline_uid_value(struct span u)
 	return EV_NONE;
 }
 
-void logline_iter_init(struct logline_iter *it, const char *buf, size_t len)
+void logline_iter_init(struct logline_iter *it, const char *buf, size_t len, unsigned opts)
 {
 	memset(it, 0, sizeof(*it));
 	line_iter_init(&it->lines, buf, len);
+	it->opts = opts;
 }
 
 int logline_next(struct logline_iter *it, struct span *line, struct logline *l)
@@ -455,7 +504,7 @@ int logline_next(struct logline_iter *it, struct span *line, struct logline *l)
 	if (!line_next(&it->lines, line))
 		return 0;
 	it->lineno = it->lines.lineno;
-	logline_parse(line->s, line->n, l);
+	logline_parse(line->s, line->n, it->opts, l);
 	if (l->format == LOGLINE_LONG_HEADER) {
 		it->hdr = *l;
 		it->in_long = 1;

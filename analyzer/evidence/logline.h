@@ -11,6 +11,8 @@
  *   long        [ MM-DD HH:MM:SS.mmm  PID: TID L/TAG ] on a line of its own,
  *               the message on the lines under it
  *   raw         msg, with no prefix at all
+ *   studio      MM-DD HH:MM:SS.mmm PID-TID/PACKAGE L/TAG: msg (Android
+ *               Studio's logcat window), only when asked (rule 6)
  * Rules for what is accepted:
  *  1. The time may be MM-DD, M-DD (a paste that lost a digit) or YYYY-MM-DD
  *     (-v year) with HH:MM:SS and a fraction of any length (-v usec), an
@@ -26,6 +28,11 @@
  *     "(  PID):" of brief and time.
  *  5. A line that matches none of these is raw; its message is the line
  *     without leading whitespace and comment markers.
+ *  6. The studio form is read only by a parse that asks for it
+ *     (LOGLINE_OPT_STUDIO): the tombstone parser does, since crash reports
+ *     are pasted from Android Studio. The logcat and event-log parsers do
+ *     not (yet): they read such lines as raw, and reading them would add
+ *     evidence records to their output, a change of its own.
  */
 #ifndef LW_ANALYZER_LOGLINE_H
 #define LW_ANALYZER_LOGLINE_H
@@ -45,9 +52,15 @@ enum logline_format {
 	LOGLINE_TAG,
 	LOGLINE_LONG,        /* a message line under a -v long header */
 	LOGLINE_LONG_HEADER, /* the header itself: no message */
+	LOGLINE_STUDIO,
 };
 
-/* "threadtime", "uid", "time", "brief", "tag", "long", "raw". */
+/* What a parse reads beyond the formats every caller takes, as flags. */
+enum logline_opt {
+	LOGLINE_OPT_STUDIO = 1, /* rule 6 */
+};
+
+/* "threadtime", "uid", "time", "brief", "tag", "long", "studio", "raw". */
 const char *logline_format_name(enum logline_format f);
 
 /* One parsed line. Spans point into the caller's buffer. */
@@ -62,9 +75,10 @@ struct logline {
 	struct span msg;
 };
 
-/* Parse one line (without its newline). Returns 1 when a prefix was
- * recognized, 0 for a raw line (l->msg is then the stripped line). */
-int logline_parse(const char *s, size_t n, struct logline *l);
+/* Parse one line (without its newline); opts are LOGLINE_OPT_* flags.
+ * Returns 1 when a prefix was recognized, 0 for a raw line (l->msg is then
+ * the stripped line). */
+int logline_parse(const char *s, size_t n, unsigned opts, struct logline *l);
 
 /*
  * A month-day wall time as milliseconds within a year. logcat prints no
@@ -73,6 +87,11 @@ int logline_parse(const char *s, size_t n, struct logline *l);
  * correctly within one year. Returns EV_NO_TIME for an impossible date.
  */
 int64_t logline_month_day_ms(int month, int day, int64_t ms_of_day);
+
+/* A month-day time (logline_month_day_ms) in year y: milliseconds since the
+ * epoch of that wall time read as UTC (the caller applies the zone).
+ * EV_NO_TIME for Feb 29 of a year that has none, or a value out of range. */
+int64_t logline_in_year(int64_t month_day_ms, int64_t y);
 
 /* The numeric uid a -v uid column names: digits, u<user>_a<app>,
  * u<user>_i<n>, or one of the short AID names logcat prints (root, nfc,
@@ -86,9 +105,10 @@ struct logline_iter {
 	size_t lineno;          /* of the line last returned, 1-based */
 	int in_long;
 	struct logline hdr;
+	unsigned opts;          /* LOGLINE_OPT_* for every line */
 };
 
-void logline_iter_init(struct logline_iter *it, const char *buf, size_t len);
+void logline_iter_init(struct logline_iter *it, const char *buf, size_t len, unsigned opts);
 
 /* The next line: *line is the physical line without "\n" or "\r\n", *l its
  * parse. Returns 0 at the end. The iterator is a plain value: copy it to

@@ -184,6 +184,20 @@ int64_t text_days_from_civil(int64_t y, unsigned m, unsigned d)
 	return era * 146097 + doe - 719468;
 }
 
+int64_t text_year_of_days(int64_t days)
+{
+	/* Howard Hinnant's civil_from_days, the year only: mp counts months
+	 * from March, so January and February (mp 10, 11) end the year. */
+	int64_t z = days + 719468, era, doe, yoe, doy, mp;
+
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	return yoe + era * 400 + (mp >= 10);
+}
+
 static int digits_at(struct span s, size_t at, size_t n, int64_t *out)
 {
 	int64_t v = 0;

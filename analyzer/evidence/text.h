@@ -51,8 +51,12 @@ int span_field(struct span line, const char *key, struct span *val);
  * the bytes used, 0 if s does not start with such a date. */
 size_t text_parse_datetime(struct span s, int64_t *ms);
 
-/* Milliseconds since the epoch of a UTC calendar time; no range checks
- * beyond what the caller validated. */
+/* Days since the epoch of a civil date (proleptic Gregorian); no range
+ * checks beyond what the caller validated. */
 int64_t text_days_from_civil(int64_t y, unsigned m, unsigned d);
+
+/* The civil year of a day counted since the epoch (the inverse of
+ * text_days_from_civil for the year). */
+int64_t text_year_of_days(int64_t days);
 
 #endif

@@ -3,13 +3,14 @@
  *
  * The same report comes in two dresses: the file debuggerd writes to
  * /data/tombstones (or the text of getTraceInputStream()), and the copy it
- * logs, where every line carries a logcat prefix:
+ * logs, where every line carries a logcat prefix, read by logline.h (the
+ * studio form included):
  *
  *   threadtime   02-26 15:12:56.100  1234  1234 F DEBUG   : pid: 1, tid: ...
  *   uid          02-26 15:12:56.100 root  1234  1234 F DEBUG   : ...
  *   brief, time  [02-26 15:12:56.100 ]F/DEBUG ( 194): ..., A/DEBUG(  194): ...
  *   old          I/DEBUG   (   31): ...
- *   IDE          02-26 15:12:56.100 1234-1234/? A/DEBUG: ...
+ *   studio       02-26 15:12:56.100 1234-1234/? A/DEBUG: ...
  *
  * A report in a logcat is usually announced by libc's "Fatal signal N"
  * line, logged by the dying process before crash_dump runs, then logged by
@@ -49,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "logline.h"
 #include "parsers.h"
 #include "runtime-libs.h"
 #include "text.h"
@@ -64,7 +66,7 @@ enum tomb_tag {
 	TAG_OTHER,
 };
 
-/* One input line, with its logcat prefix taken off. */
+/* One input line, with its logcat prefix (logline.h) taken off. */
 struct tomb_line {
 	struct span msg; /* the payload, trimmed */
 	int prefixed;
@@ -75,47 +77,6 @@ struct tomb_line {
 static int is_digit(char c)
 {
 	return c >= '0' && c <= '9';
-}
-
-static int is_level(char c)
-{
-	return c == 'V' || c == 'D' || c == 'I' || c == 'W' || c == 'E' || c == 'F' ||
-	       c == 'A' || c == 'S';
-}
-
-static int digits_span(struct span s, size_t at, size_t n)
-{
-	size_t i;
-
-	if (at + n > s.n)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!is_digit(s.s[at + i]))
-			return 0;
-	return 1;
-}
-
-/* Bytes used by "[YYYY-]MM-DD HH:MM:SS[.fff]" and the spaces after it, 0 if
- * s does not start with a logcat date. */
-static size_t skip_logcat_date(struct span s)
-{
-	size_t i = 0;
-
-	if (digits_span(s, 0, 4) && s.n > 4 && s.s[4] == '-')
-		i = 5;
-	if (!digits_span(s, i, 2) || i + 14 > s.n || s.s[i + 2] != '-' || !digits_span(s, i + 3, 2) ||
-	    s.s[i + 5] != ' ' || !digits_span(s, i + 6, 2) || s.s[i + 8] != ':' ||
-	    !digits_span(s, i + 9, 2) || s.s[i + 11] != ':' || !digits_span(s, i + 12, 2))
-		return 0;
-	i += 14;
-	if (i < s.n && s.s[i] == '.')
-		for (i++; i < s.n && is_digit(s.s[i]); i++)
-			;
-	if (i < s.n && s.s[i] != ' ')
-		return 0;
-	while (i < s.n && s.s[i] == ' ')
-		i++;
-	return i;
 }
 
 static enum tomb_tag classify_tag(struct span tag)
@@ -132,106 +93,12 @@ static enum tomb_tag classify_tag(struct span tag)
 	return TAG_OTHER;
 }
 
-/* "L/TAG(pid): msg", "L/TAG ( pid): msg" or "L/TAG: msg" at the start of s. */
-static int split_slash_form(struct span s, struct tomb_line *out)
+static void split_line(const struct logline *l, struct tomb_line *out)
 {
-	size_t i = 2, tag_end;
-	int64_t pid = EV_NONE;
-
-	if (s.n < 4 || !is_level(s.s[0]) || s.s[1] != '/')
-		return 0;
-	while (i < s.n && s.s[i] != '(' && s.s[i] != ':')
-		i++;
-	if (i >= s.n)
-		return 0;
-	tag_end = i;
-	if (s.s[i] == '(') {
-		size_t open = i + 1;
-
-		for (i++; i < s.n && (s.s[i] == ' ' || is_digit(s.s[i])); i++)
-			;
-		if (i + 1 >= s.n || s.s[i] != ')' || s.s[i + 1] != ':')
-			return 0;
-		span_int64(span_skip_spaces(span_of(s.s + open, i - open)), &pid);
-		i++;
-	}
-	if (out->pid == EV_NONE)
-		out->pid = pid;
-	out->tag = classify_tag(span_of(s.s + 2, tag_end - 2));
-	out->msg = span_trim(span_from(s, i + 1));
-	out->prefixed = 1;
-	return 1;
-}
-
-/* After a date: "PID TID L TAG: msg" (threadtime; "UID PID TID" with -v
- * uid), or "PID-TID/PKG L/TAG: msg" (IDE), or the slash form (-v time). */
-static int split_after_date(struct span s, struct tomb_line *out)
-{
-	size_t i = 0, tokens = 0, tag_start, token_at[3] = { 0, 0, 0 };
-
-	if (split_slash_form(s, out))
-		return 1;
-	/* IDE: "1234-1234/com.example.app A/DEBUG: msg" */
-	if (s.n && is_digit(s.s[0])) {
-		size_t j = 0;
-
-		while (j < s.n && is_digit(s.s[j]))
-			j++;
-		if (j < s.n && s.s[j] == '-' && span_int64(span_of(s.s, j), &out->pid) != j)
-			out->pid = EV_NONE;
-		if (j < s.n && s.s[j] == '-') {
-			for (j++; j < s.n && is_digit(s.s[j]); j++)
-				;
-			if (j < s.n && s.s[j] == '/') {
-				while (j < s.n && s.s[j] != ' ')
-					j++;
-				if (split_slash_form(span_skip_spaces(span_from(s, j)), out))
-					return 1;
-			}
-		}
-		out->pid = EV_NONE;
-	}
-	/* threadtime and uid: up to three id tokens, then a one-letter level. */
-	for (;;) {
-		while (i < s.n && s.s[i] == ' ')
-			i++;
-		if (i + 1 < s.n && is_level(s.s[i]) && s.s[i + 1] == ' ' && tokens >= 2)
-			break;
-		if (tokens == 3 || i >= s.n)
-			return 0;
-		if (!is_digit(s.s[i]) && !(s.s[i] >= 'a' && s.s[i] <= 'z'))
-			return 0;
-		token_at[tokens++] = i;
-		while (i < s.n && s.s[i] != ' ')
-			i++;
-	}
-	tag_start = i + 2;
-	for (i = tag_start; i < s.n && s.s[i] != ':'; i++)
-		;
-	if (i >= s.n)
-		return 0;
-	out->tag = classify_tag(span_of(s.s + tag_start, i - tag_start));
-	out->msg = span_trim(span_from(s, i + 1));
-	out->prefixed = 1;
-	/* "PID TID" or "UID PID TID": the pid is the one before the tid. */
-	if (!span_int64(span_from(s, token_at[tokens - 2]), &out->pid))
-		out->pid = EV_NONE;
-	return 1;
-}
-
-static void split_line(struct span line, struct tomb_line *out)
-{
-	size_t d = skip_logcat_date(line);
-
-	out->prefixed = 0;
-	out->tag = TAG_NONE;
-	out->pid = EV_NONE;
-	if (d ? split_after_date(span_from(line, d), out) : split_slash_form(line, out))
-		return;
-	out->prefixed = 0;
-	out->tag = TAG_NONE;
-	out->pid = EV_NONE;
-	out->msg = span_trim(line);
+	out->msg = span_trim(l->msg);
+	out->prefixed = l->format != LOGLINE_RAW;
+	out->tag = out->prefixed ? classify_tag(l->tag) : TAG_NONE;
+	out->pid = l->pid;
 }
 
 static int is_banner(struct span p)
@@ -290,14 +157,16 @@ static int is_report_key(struct span p)
 
 int tombstone_sniff(const char *buf, size_t len)
 {
-	struct line_iter it;
+	struct logline_iter it;
 	struct tomb_line tl;
+	struct logline l;
 	struct span line;
 	int have_pid = 0, have_signal = 0, have_fatal = 0;
 
-	line_iter_init(&it, buf, len < TOMB_SNIFF_BYTES ? len : TOMB_SNIFF_BYTES);
-	while (line_next(&it, &line)) {
-		split_line(line, &tl);
+	logline_iter_init(&it, buf, len < TOMB_SNIFF_BYTES ? len : TOMB_SNIFF_BYTES,
+			  LOGLINE_OPT_STUDIO);
+	while (logline_next(&it, &line, &l)) {
+		split_line(&l, &tl);
 		if (tl.tag == TAG_OTHER)
 			continue;
 		if (is_banner(tl.msg))
@@ -743,19 +612,20 @@ static int handle_content(struct tomb_parse *tp, const struct tomb_line *tl, siz
 int tombstone_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err)
 {
 	struct tomb_parse tp;
-	struct line_iter it;
+	struct logline_iter it;
 	struct tomb_line tl;
+	struct logline l;
 	struct span line;
 	size_t i;
 
 	memset(&tp, 0, sizeof(tp));
 	tp.out = out;
-	line_iter_init(&it, buf, len);
-	while (!tp.oom && line_next(&it, &line)) {
+	logline_iter_init(&it, buf, len, LOGLINE_OPT_STUDIO);
+	while (!tp.oom && logline_next(&it, &line, &l)) {
 		int understood = 1;
 
 		out->stats.lines++;
-		split_line(line, &tl);
+		split_line(&l, &tl);
 		if (is_fatal_line(&tl)) {
 			handle_fatal(&tp, &tl, it.lineno);
 		} else if (tl.tag == TAG_CRASH_DUMP) {
