@@ -67,7 +67,7 @@ def main():
             # facts), from either form.
             peak = json.loads(lines.splitlines()[0])["peak_rss_kb"]
             for form in (ring, jl):
-                p = run(lw, ["report", "--format", "json", form])
+                p = lastwords(lw, ["report", "--format", "json", form])
                 mem = json.loads(p.stdout)["runs"][0].get("memory") if p.stdout else None
                 if not mem or mem["peak_kb"] != peak:
                     fail("%s: report peak %r, dump peak %d" % (form, mem, peak))
