@@ -640,7 +640,6 @@ static void recommend(const struct run_facts *f, struct verdict *v)
 {
 	const char *stage = vocab_name(&vocab_stages, (int)f->open_stage);
 	char cand[24] = "the candidate", stable[24] = "";
-	int early = f->open_stage > LW_STAGE_NONE && f->open_stage < LW_STAGE_INFERENCE;
 
 	if (f->candidate)
 		fmt_digest(cand, sizeof(cand), f->candidate);
@@ -665,7 +664,7 @@ static void recommend(const struct run_facts *f, struct verdict *v)
 	switch (v->cls) {
 	case LW_EXIT_LOW_MEMORY:
 		act(v, LW_ACTION_STOP_NEW_INFERENCE, "accept no new inference until memory is back under budget");
-		if (early)
+		if (vocab_stage_early(f->open_stage))
 			act(v, LW_ACTION_STOP_PREWARM, "do not prewarm %s at start: it died in %s", cand, stage);
 		act(v, LW_ACTION_REDUCE_CONCURRENCY, "run fewer sessions and queued requests at once");
 		if (f->candidate)

@@ -15,11 +15,6 @@ static int died(const struct run_facts *f)
 	       f->outcome == RING_OUTCOME_UNKNOWN;
 }
 
-static int early(enum lw_stage s)
-{
-	return s > LW_STAGE_NONE && s < LW_STAGE_INFERENCE;
-}
-
 /* The :inference process's main process: the name before the ':'. */
 static const struct corr_run *main_process_run(const struct report *r, size_t i)
 {
@@ -51,7 +46,7 @@ static void find_loops(struct report *r)
 		const struct run_facts *f = &r->facts[i];
 
 		j = i + 1;
-		if (died(f) && early(f->open_stage)) {
+		if (died(f) && vocab_stage_early(f->open_stage)) {
 			while (j < b->nruns && strcmp(b->runs[j].hdr.process, b->runs[i].hdr.process) == 0 &&
 			       died(&r->facts[j]) && r->facts[j].open_stage == f->open_stage &&
 			       r->facts[j].candidate == f->candidate)
