@@ -2,9 +2,8 @@
  * The classification rules, as a table: each reads one run's facts and its
  * correlated evidence and adds claims, evidence and what is missing. The
  * verdict and the recovery follow from the claims (classify_run()).
- * Reason and subreason codes are those of ApplicationExitInfo
- * (research/exitinfo-constants.md); the traps of DESIGN.md are rules of
- * their own.
+ * Reason, subreason and importance codes are those of ApplicationExitInfo
+ * (src/exit-info.h); the traps of DESIGN.md are rules of their own.
  */
 #include "classify.h"
 
@@ -13,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../src/exit-info.h"
 #include "../src/signals.h"
 #include "../src/vocab.h"
 #include "format.h"
@@ -27,16 +27,6 @@ const char *claim_source_name(enum claim_source s)
 {
 	return (unsigned)s < SRC_COUNT ? source_names[s] : "unknown";
 }
-
-/* ApplicationExitInfo reasons used below. */
-enum {
-	AEI_UNKNOWN = 0, AEI_EXIT_SELF = 1, AEI_SIGNALED = 2, AEI_LOW_MEMORY = 3, AEI_CRASH = 4,
-	AEI_CRASH_NATIVE = 5, AEI_ANR = 6, AEI_INIT_FAILURE = 7, AEI_PERMISSION = 8,
-	AEI_EXCESSIVE = 9, AEI_USER_REQUESTED = 10, AEI_USER_STOPPED = 11, AEI_DEPENDENCY = 12,
-	AEI_OTHER = 13, AEI_FREEZER = 14, AEI_STATE_CHANGE = 15, AEI_UPDATED = 16,
-	AEI_MEMORY_LIMITER = 17, AEI_ANOMALY = 18,
-};
-#define IMPORTANCE_FOREGROUND_SERVICE 125
 
 /* Helpers that fill the verdict under construction. */
 static void claim(struct verdict *v, enum claim_source s, enum lw_exit_class c, int weak)
@@ -102,8 +92,30 @@ static const struct log_event *lmkd_kill(const struct corr_run *cr)
 	return e ? e : log_with(cr, LOG_EV_KILLINFO);
 }
 
+/* Sets of subreasons, a bit each (those below 64), and whether a
+ * record's subreason is in one: OTHER with these trims cached and empty
+ * processes. */
+#define SUBREASON_BIT(up) (UINT64_C(1) << EXIT_SUBREASON_##up)
+#define TRIM_SUBREASONS \
+	(SUBREASON_BIT(TOO_MANY_CACHED) | SUBREASON_BIT(TOO_MANY_EMPTY) | SUBREASON_BIT(TRIM_EMPTY))
+
+static int subreason_in(int64_t subreason, uint64_t set)
+{
+	return subreason >= 0 && subreason < 64 && (set >> subreason & 1);
+}
+
+/* An OTHER record that the MemoryLimiter wrote (Android 17). */
+static int memory_limiter_other(const struct exit_record *r)
+{
+	return r->reason == EXIT_REASON_OTHER && r->description &&
+	       strstr(r->description, "MemoryLimiter:");
+}
+
+/* The record as evidence; what NULL names it by its reason's label. */
 static void exit_evidence(struct verdict *v, const struct exit_record *r, const char *what)
 {
+	if (!what)
+		what = vocab_name(&exit_reason_labels, (int)r->reason);
 	evidence(v, "exit record: %s (reason %" PRId64 ", subreason %" PRId64 ", status %" PRId64
 		    ", importance %" PRId64 ") at %s%s%s",
 		 what, r->reason, r->subreason, r->status, r->importance,
@@ -116,12 +128,12 @@ static void exit_evidence(struct verdict *v, const struct exit_record *r, const 
 static int r_aei_low_memory(const struct corr_run *cr, const struct run_facts *f,
 			    struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_LOW_MEMORY);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_LOW_MEMORY);
 
 	(void)f;
-	if (!r || (r->importance == IMPORTANCE_FOREGROUND_SERVICE && !lmkd_kill(cr)))
+	if (!r || (r->importance == EXIT_IMPORTANCE_FOREGROUND_SERVICE && !lmkd_kill(cr)))
 		return 0;
-	exit_evidence(v, r, "LOW_MEMORY");
+	exit_evidence(v, r, NULL);
 	claim(v, SRC_EXIT_INFO, LW_EXIT_LOW_MEMORY, 0);
 	if (!lmkd_kill(cr))
 		missing(v, "the lmkd kill line (logcat, tag lowmemorykiller) for this pid");
@@ -130,10 +142,10 @@ static int r_aei_low_memory(const struct corr_run *cr, const struct run_facts *f
 
 static int r_oem_cleaner(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_LOW_MEMORY);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_LOW_MEMORY);
 
 	(void)f;
-	if (!r || r->importance != IMPORTANCE_FOREGROUND_SERVICE || lmkd_kill(cr))
+	if (!r || r->importance != EXIT_IMPORTANCE_FOREGROUND_SERVICE || lmkd_kill(cr))
 		return 0;
 	exit_evidence(v, r, "LOW_MEMORY at importance 125 (foreground service)");
 	evidence(v, "OEM task cleaners report their kills of foreground services this way; "
@@ -146,7 +158,7 @@ static int r_oem_cleaner(const struct corr_run *cr, const struct run_facts *f, s
 static int r_lmk_as_signaled(const struct corr_run *cr, const struct run_facts *f,
 			     struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_SIGNALED);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_SIGNALED);
 
 	(void)f;
 	if (!r || r->status != 9 || !lmkd_kill(cr))
@@ -161,12 +173,12 @@ static int r_lmk_as_signaled(const struct corr_run *cr, const struct run_facts *
 static int r_signaled_unknown(const struct corr_run *cr, const struct run_facts *f,
 			      struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_SIGNALED);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_SIGNALED);
 
 	(void)f;
 	if (!r || (r->status == 9 && lmkd_kill(cr)))
 		return 0;
-	exit_evidence(v, r, "SIGNALED");
+	exit_evidence(v, r, NULL);
 	evidence(v, "killed by signal %" PRId64 " from a sender the record does not name",
 		 r->status);
 	missing(v, "the lmkd kill line, or another witness of who sent the signal");
@@ -191,18 +203,18 @@ static int r_lmkd_kill(const struct corr_run *cr, const struct run_facts *f, str
 static int r_memory_limiter(const struct corr_run *cr, const struct run_facts *f,
 			    struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_MEMORY_LIMITER);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_MEMORY_LIMITER);
 	size_t i;
 
 	(void)f;
 	for (i = 0; !r && i < cr->exits.n; i++)
-		if (EXITS(cr, i)->reason == AEI_OTHER && EXITS(cr, i)->description &&
-		    strstr(EXITS(cr, i)->description, "MemoryLimiter:"))
+		if (memory_limiter_other(EXITS(cr, i)))
 			r = EXITS(cr, i);
 	if (!r)
 		return 0;
-	exit_evidence(v, r, r->reason == AEI_MEMORY_LIMITER ? "MEMORY_LIMITER"
-							     : "OTHER with a MemoryLimiter description");
+	exit_evidence(v, r, r->reason == EXIT_REASON_MEMORY_LIMITER
+				    ? "MEMORY_LIMITER"
+				    : "OTHER with a MemoryLimiter description");
 	claim(v, SRC_EXIT_INFO, LW_EXIT_LOW_MEMORY, 0);
 	return 1;
 }
@@ -215,7 +227,7 @@ static int r_trim(const struct corr_run *cr, const struct run_facts *f, struct v
 	for (i = 0; i < cr->exits.n; i++) {
 		const struct exit_record *r = EXITS(cr, i);
 
-		if (r->reason == AEI_OTHER && r->subreason >= 2 && r->subreason <= 4) {
+		if (r->reason == EXIT_REASON_OTHER && subreason_in(r->subreason, TRIM_SUBREASONS)) {
 			exit_evidence(v, r, "OTHER: cached or empty process trimmed");
 			claim(v, SRC_EXIT_INFO, LW_EXIT_SYSTEM_RECLAIM, 0);
 			return 1;
@@ -226,12 +238,12 @@ static int r_trim(const struct corr_run *cr, const struct run_facts *f, struct v
 
 static int r_freezer(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_FREEZER);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_FREEZER);
 
 	(void)f;
 	if (!r)
 		return 0;
-	exit_evidence(v, r, "FREEZER");
+	exit_evidence(v, r, NULL);
 	claim(v, SRC_EXIT_INFO, LW_EXIT_SYSTEM_RECLAIM, 0);
 	return 1;
 }
@@ -239,22 +251,25 @@ static int r_freezer(const struct corr_run *cr, const struct run_facts *f, struc
 static int r_other_system(const struct corr_run *cr, const struct run_facts *f,
 			  struct verdict *v)
 {
-	static const int64_t codes[] = { AEI_OTHER, AEI_USER_REQUESTED, AEI_USER_STOPPED,
-					 AEI_STATE_CHANGE, AEI_UPDATED, AEI_PERMISSION,
-					 AEI_EXCESSIVE };
+	static const int64_t codes[] = {
+		EXIT_REASON_OTHER, EXIT_REASON_USER_REQUESTED, EXIT_REASON_USER_STOPPED,
+		EXIT_REASON_PACKAGE_STATE_CHANGE, EXIT_REASON_PACKAGE_UPDATED,
+		EXIT_REASON_PERMISSION_CHANGE, EXIT_REASON_EXCESSIVE_RESOURCE_USAGE,
+	};
 	size_t i, k;
 
 	(void)f;
 	/* After an ANR or a crash, the kill that follows is its consequence:
 	 * the tracker adds a second record rather than overwrite the first. */
-	if (exit_with(cr, AEI_ANR) || exit_with(cr, AEI_CRASH) || exit_with(cr, AEI_CRASH_NATIVE))
+	if (exit_with(cr, EXIT_REASON_ANR) || exit_with(cr, EXIT_REASON_CRASH) ||
+	    exit_with(cr, EXIT_REASON_CRASH_NATIVE))
 		return 0;
 	for (i = 0; i < cr->exits.n; i++) {
 		const struct exit_record *r = EXITS(cr, i);
 
-		if (r->reason == AEI_OTHER &&
-		    ((r->subreason >= 2 && r->subreason <= 4) ||
-		     (r->description && strstr(r->description, "MemoryLimiter:"))))
+		/* Trimming and the MemoryLimiter have rules of their own. */
+		if ((r->reason == EXIT_REASON_OTHER && subreason_in(r->subreason, TRIM_SUBREASONS)) ||
+		    memory_limiter_other(r))
 			continue;
 		for (k = 0; k < sizeof(codes) / sizeof(codes[0]); k++) {
 			if (r->reason == codes[k]) {
@@ -270,7 +285,7 @@ static int r_other_system(const struct corr_run *cr, const struct run_facts *f,
 static int r_dependency_died(const struct corr_run *cr, const struct run_facts *f,
 			     struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_DEPENDENCY);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_DEPENDENCY_DIED);
 
 	(void)f;
 	if (!r)
@@ -285,12 +300,12 @@ static int r_dependency_died(const struct corr_run *cr, const struct run_facts *
 static int r_crash_native(const struct corr_run *cr, const struct run_facts *f,
 			  struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_CRASH_NATIVE);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_CRASH_NATIVE);
 
 	(void)f;
 	if (!r)
 		return 0;
-	exit_evidence(v, r, "APP CRASH(NATIVE)");
+	exit_evidence(v, r, NULL);
 	claim(v, SRC_EXIT_INFO, LW_EXIT_NATIVE_CRASH, 0);
 	if (!cr->tombstones.n)
 		missing(v, "the tombstone (/data/tombstones, or the record's trace)");
@@ -299,12 +314,12 @@ static int r_crash_native(const struct corr_run *cr, const struct run_facts *f,
 
 static int r_crash_java(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_CRASH);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_CRASH);
 
 	(void)f;
 	if (!r)
 		return 0;
-	exit_evidence(v, r, "APP CRASH(EXCEPTION)");
+	exit_evidence(v, r, NULL);
 	claim(v, SRC_EXIT_INFO, LW_EXIT_JAVA_CRASH, 0);
 	if (!log_with(cr, LOG_JAVA_CRASH) && !log_with(cr, LOG_EV_AM_CRASH))
 		missing(v, "the exception's stack (logcat FATAL EXCEPTION or am_crash)");
@@ -313,12 +328,12 @@ static int r_crash_java(const struct corr_run *cr, const struct run_facts *f, st
 
 static int r_anr(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_ANR);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_ANR);
 
 	(void)f;
 	if (!r)
 		return 0;
-	exit_evidence(v, r, "ANR");
+	exit_evidence(v, r, NULL);
 	claim(v, SRC_EXIT_INFO, LW_EXIT_ANR, 0);
 	return 1;
 }
@@ -326,7 +341,7 @@ static int r_anr(const struct corr_run *cr, const struct run_facts *f, struct ve
 static int r_anr_null_trace(const struct corr_run *cr, const struct run_facts *f,
 			    struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_ANR);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_ANR);
 
 	(void)f;
 	if (!r || r->trace || cr->anrs.n)
@@ -338,11 +353,11 @@ static int r_anr_null_trace(const struct corr_run *cr, const struct run_facts *f
 
 static int r_exit_self(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_EXIT_SELF);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_EXIT_SELF);
 
 	if (!r)
 		return 0;
-	exit_evidence(v, r, "EXIT_SELF");
+	exit_evidence(v, r, NULL);
 	if (r->status != 0 || f->outcome != RING_OUTCOME_CLEAN) {
 		evidence(v, "the process exited by itself with status %" PRId64
 			    " without closing the probe", r->status);
@@ -360,8 +375,8 @@ static int r_unknown_reason(const struct corr_run *cr, const struct run_facts *f
 	for (i = 0; i < cr->exits.n; i++) {
 		const struct exit_record *r = EXITS(cr, i);
 
-		if (r->reason == AEI_UNKNOWN || r->reason == AEI_INIT_FAILURE ||
-		    r->reason == AEI_ANOMALY || r->reason > AEI_ANOMALY) {
+		if (r->reason == EXIT_REASON_UNKNOWN || r->reason == EXIT_REASON_INITIALIZATION_FAILURE ||
+		    r->reason == EXIT_REASON_ANOMALY || r->reason >= EXIT_REASON_COUNT) {
 			exit_evidence(v, r, "a reason this version does not classify");
 			claim(v, SRC_EXIT_INFO, LW_EXIT_UNKNOWN, 0);
 			return 1;
@@ -540,7 +555,7 @@ static int ring_consistent(const struct run_facts *f, enum lw_exit_class c)
 
 static void decide(const struct run_facts *f, struct verdict *v)
 {
-	unsigned sources[8] = { 0 }; /* per class: bit per system source */
+	unsigned sources[LW_EXIT_CLASS_COUNT] = { 0 }; /* per class: bit per system source */
 	int first_class = 0, ring_class = 0, weak_class = 0, nclasses = 0, best = 0;
 	unsigned best_n = 0;
 	size_t i;
@@ -565,7 +580,7 @@ static void decide(const struct run_facts *f, struct verdict *v)
 			first_class = cl->cls;
 		sources[cl->cls] |= 1u << cl->source;
 	}
-	for (c = 1; c < 8; c++) {
+	for (c = 1; c < LW_EXIT_CLASS_COUNT; c++) {
 		unsigned n = (unsigned)__builtin_popcount(sources[c]);
 
 		if (!n)
@@ -579,7 +594,7 @@ static void decide(const struct run_facts *f, struct verdict *v)
 	if (nclasses > 1) {
 		char a[32] = "", b[32] = "";
 
-		for (c = 1; c < 8; c++) {
+		for (c = 1; c < LW_EXIT_CLASS_COUNT; c++) {
 			if (!sources[c] || c == best)
 				continue;
 			snprintf(b, sizeof(b), "%s", vocab_name(&vocab_exit_classes, c));
@@ -590,7 +605,7 @@ static void decide(const struct run_facts *f, struct verdict *v)
 			 "the system's sources disagree: %s and %s", a, b);
 		/* As many sources one way as the other: the cause is unknown. */
 		v->cls = (enum lw_exit_class)best;
-		for (c = 1; c < 8; c++)
+		for (c = 1; c < LW_EXIT_CLASS_COUNT; c++)
 			if (c != best && (unsigned)__builtin_popcount(sources[c]) == best_n)
 				v->cls = LW_EXIT_UNKNOWN;
 		v->level = LW_EVIDENCE_UNCONFIRMED;
