@@ -92,6 +92,24 @@ static const struct log_event *lmkd_kill(const struct corr_run *cr)
 	return e ? e : log_with(cr, LOG_EV_KILLINFO);
 }
 
+static const struct log_event *java_crash_log(const struct corr_run *cr)
+{
+	const struct log_event *e = log_with(cr, LOG_JAVA_CRASH);
+
+	return e ? e : log_with(cr, LOG_EV_AM_CRASH);
+}
+
+/* Witnesses an exit row may name. */
+static int has_tombstone(const struct corr_run *cr)
+{
+	return cr->tombstones.n > 0;
+}
+
+static int has_java_stack(const struct corr_run *cr)
+{
+	return java_crash_log(cr) != NULL;
+}
+
 /* Sets of subreasons, a bit each (those below 64), and whether a
  * record's subreason is in one: OTHER with these trims cached and empty
  * processes. */
@@ -123,10 +141,31 @@ static void exit_evidence(struct verdict *v, const struct exit_record *r, const 
 		 r->description ? ": " : "", r->description ? r->description : "");
 }
 
-/* The rules. Each returns 1 when it fired. */
+/* A row of the common shape (struct rule_exit): it fires on the first
+ * exit record of its reason and subreasons. */
+static int exit_row_fire(const struct rule_exit *x, const struct corr_run *cr, struct verdict *v)
+{
+	size_t i;
 
-static int r_aei_low_memory(const struct corr_run *cr, const struct run_facts *f,
-			    struct verdict *v)
+	for (i = 0; i < cr->exits.n; i++) {
+		const struct exit_record *r = EXITS(cr, i);
+
+		if (r->reason != x->reason ||
+		    (x->subreasons && !subreason_in(r->subreason, x->subreasons)))
+			continue;
+		exit_evidence(v, r, x->what);
+		claim(v, SRC_EXIT_INFO, x->cls, 0);
+		if (x->witness && !x->witness(cr))
+			missing(v, x->absent);
+		return 1;
+	}
+	return 0;
+}
+
+/* The rules with a function of their own. Each returns 1 when it fired. */
+
+static int rule_aei_low_memory(const struct corr_run *cr, const struct run_facts *f,
+			       struct verdict *v)
 {
 	const struct exit_record *r = exit_with(cr, EXIT_REASON_LOW_MEMORY);
 
@@ -140,7 +179,8 @@ static int r_aei_low_memory(const struct corr_run *cr, const struct run_facts *f
 	return 1;
 }
 
-static int r_oem_cleaner(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_oem_cleaner_fgs(const struct corr_run *cr, const struct run_facts *f,
+				struct verdict *v)
 {
 	const struct exit_record *r = exit_with(cr, EXIT_REASON_LOW_MEMORY);
 
@@ -155,8 +195,8 @@ static int r_oem_cleaner(const struct corr_run *cr, const struct run_facts *f, s
 	return 1;
 }
 
-static int r_lmk_as_signaled(const struct corr_run *cr, const struct run_facts *f,
-			     struct verdict *v)
+static int rule_lmk_as_signaled(const struct corr_run *cr, const struct run_facts *f,
+				struct verdict *v)
 {
 	const struct exit_record *r = exit_with(cr, EXIT_REASON_SIGNALED);
 
@@ -170,8 +210,8 @@ static int r_lmk_as_signaled(const struct corr_run *cr, const struct run_facts *
 	return 1;
 }
 
-static int r_signaled_unknown(const struct corr_run *cr, const struct run_facts *f,
-			      struct verdict *v)
+static int rule_signaled_unknown_sender(const struct corr_run *cr, const struct run_facts *f,
+					struct verdict *v)
 {
 	const struct exit_record *r = exit_with(cr, EXIT_REASON_SIGNALED);
 
@@ -186,7 +226,7 @@ static int r_signaled_unknown(const struct corr_run *cr, const struct run_facts 
 	return 1;
 }
 
-static int r_lmkd_kill(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_lmkd_kill(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct log_event *e = lmkd_kill(cr);
 
@@ -200,8 +240,8 @@ static int r_lmkd_kill(const struct corr_run *cr, const struct run_facts *f, str
 	return 1;
 }
 
-static int r_memory_limiter(const struct corr_run *cr, const struct run_facts *f,
-			    struct verdict *v)
+static int rule_memory_limiter(const struct corr_run *cr, const struct run_facts *f,
+			       struct verdict *v)
 {
 	const struct exit_record *r = exit_with(cr, EXIT_REASON_MEMORY_LIMITER);
 	size_t i;
@@ -219,37 +259,8 @@ static int r_memory_limiter(const struct corr_run *cr, const struct run_facts *f
 	return 1;
 }
 
-static int r_trim(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
-{
-	size_t i;
-
-	(void)f;
-	for (i = 0; i < cr->exits.n; i++) {
-		const struct exit_record *r = EXITS(cr, i);
-
-		if (r->reason == EXIT_REASON_OTHER && subreason_in(r->subreason, TRIM_SUBREASONS)) {
-			exit_evidence(v, r, "OTHER: cached or empty process trimmed");
-			claim(v, SRC_EXIT_INFO, LW_EXIT_SYSTEM_RECLAIM, 0);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static int r_freezer(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
-{
-	const struct exit_record *r = exit_with(cr, EXIT_REASON_FREEZER);
-
-	(void)f;
-	if (!r)
-		return 0;
-	exit_evidence(v, r, NULL);
-	claim(v, SRC_EXIT_INFO, LW_EXIT_SYSTEM_RECLAIM, 0);
-	return 1;
-}
-
-static int r_other_system(const struct corr_run *cr, const struct run_facts *f,
-			  struct verdict *v)
+static int rule_other_system_kill(const struct corr_run *cr, const struct run_facts *f,
+				  struct verdict *v)
 {
 	static const int64_t codes[] = {
 		EXIT_REASON_OTHER, EXIT_REASON_USER_REQUESTED, EXIT_REASON_USER_STOPPED,
@@ -282,8 +293,8 @@ static int r_other_system(const struct corr_run *cr, const struct run_facts *f,
 	return 0;
 }
 
-static int r_dependency_died(const struct corr_run *cr, const struct run_facts *f,
-			     struct verdict *v)
+static int rule_dependency_died(const struct corr_run *cr, const struct run_facts *f,
+				struct verdict *v)
 {
 	const struct exit_record *r = exit_with(cr, EXIT_REASON_DEPENDENCY_DIED);
 
@@ -297,49 +308,8 @@ static int r_dependency_died(const struct corr_run *cr, const struct run_facts *
 	return 1;
 }
 
-static int r_crash_native(const struct corr_run *cr, const struct run_facts *f,
-			  struct verdict *v)
-{
-	const struct exit_record *r = exit_with(cr, EXIT_REASON_CRASH_NATIVE);
-
-	(void)f;
-	if (!r)
-		return 0;
-	exit_evidence(v, r, NULL);
-	claim(v, SRC_EXIT_INFO, LW_EXIT_NATIVE_CRASH, 0);
-	if (!cr->tombstones.n)
-		missing(v, "the tombstone (/data/tombstones, or the record's trace)");
-	return 1;
-}
-
-static int r_crash_java(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
-{
-	const struct exit_record *r = exit_with(cr, EXIT_REASON_CRASH);
-
-	(void)f;
-	if (!r)
-		return 0;
-	exit_evidence(v, r, NULL);
-	claim(v, SRC_EXIT_INFO, LW_EXIT_JAVA_CRASH, 0);
-	if (!log_with(cr, LOG_JAVA_CRASH) && !log_with(cr, LOG_EV_AM_CRASH))
-		missing(v, "the exception's stack (logcat FATAL EXCEPTION or am_crash)");
-	return 1;
-}
-
-static int r_anr(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
-{
-	const struct exit_record *r = exit_with(cr, EXIT_REASON_ANR);
-
-	(void)f;
-	if (!r)
-		return 0;
-	exit_evidence(v, r, NULL);
-	claim(v, SRC_EXIT_INFO, LW_EXIT_ANR, 0);
-	return 1;
-}
-
-static int r_anr_null_trace(const struct corr_run *cr, const struct run_facts *f,
-			    struct verdict *v)
+static int rule_anr_null_trace(const struct corr_run *cr, const struct run_facts *f,
+			       struct verdict *v)
 {
 	const struct exit_record *r = exit_with(cr, EXIT_REASON_ANR);
 
@@ -351,7 +321,7 @@ static int r_anr_null_trace(const struct corr_run *cr, const struct run_facts *f
 	return 1;
 }
 
-static int r_exit_self(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_exit_self(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct exit_record *r = exit_with(cr, EXIT_REASON_EXIT_SELF);
 
@@ -366,8 +336,8 @@ static int r_exit_self(const struct corr_run *cr, const struct run_facts *f, str
 	return 1;
 }
 
-static int r_unknown_reason(const struct corr_run *cr, const struct run_facts *f,
-			    struct verdict *v)
+static int rule_unknown_reason(const struct corr_run *cr, const struct run_facts *f,
+			       struct verdict *v)
 {
 	size_t i;
 
@@ -385,7 +355,7 @@ static int r_unknown_reason(const struct corr_run *cr, const struct run_facts *f
 	return 0;
 }
 
-static int r_tombstone(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_tombstone(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct tombstone *t;
 
@@ -402,7 +372,7 @@ static int r_tombstone(const struct corr_run *cr, const struct run_facts *f, str
 	return 1;
 }
 
-static int r_anr_trace(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_anr_trace(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct anr_trace *a;
 
@@ -417,15 +387,13 @@ static int r_anr_trace(const struct corr_run *cr, const struct run_facts *f, str
 	return 1;
 }
 
-static int r_crash_log(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_crash_log(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct log_event *n = log_with(cr, LOG_FATAL_SIGNAL);
-	const struct log_event *j = log_with(cr, LOG_JAVA_CRASH);
+	const struct log_event *j = java_crash_log(cr);
 	const struct log_event *a = log_with(cr, LOG_EV_AM_ANR);
 
 	(void)f;
-	if (!j)
-		j = log_with(cr, LOG_EV_AM_CRASH);
 	if (n) {
 		evidence(v, "logcat: fatal signal %" PRId64 " (line %zu)", n->signo, n->line);
 		claim(v, SRC_CRASH_LOG, LW_EXIT_NATIVE_CRASH, 0);
@@ -442,7 +410,7 @@ static int r_crash_log(const struct corr_run *cr, const struct run_facts *f, str
 	return n || j || a;
 }
 
-static int r_am_trim(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_am_trim(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	size_t i;
 
@@ -460,7 +428,8 @@ static int r_am_trim(const struct corr_run *cr, const struct run_facts *f, struc
 	return 0;
 }
 
-static int r_ring_crash(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_ring_crash_record(const struct corr_run *cr, const struct run_facts *f,
+				  struct verdict *v)
 {
 	(void)cr;
 	if (f->outcome != RING_OUTCOME_CRASHED)
@@ -472,7 +441,8 @@ static int r_ring_crash(const struct corr_run *cr, const struct run_facts *f, st
 	return 1;
 }
 
-static int r_ring_memory(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_ring_memory_pressure(const struct corr_run *cr, const struct run_facts *f,
+				     struct verdict *v)
 {
 	char peak[24], budget[24];
 
@@ -487,8 +457,8 @@ static int r_ring_memory(const struct corr_run *cr, const struct run_facts *f, s
 	return 1;
 }
 
-static int r_seed_exit_reason(const struct corr_run *cr, const struct run_facts *f,
-			      struct verdict *v)
+static int rule_seed_exit_reason(const struct corr_run *cr, const struct run_facts *f,
+				 struct verdict *v)
 {
 	(void)f;
 	if (!cr->run->seed_exit_class)
@@ -500,8 +470,8 @@ static int r_seed_exit_reason(const struct corr_run *cr, const struct run_facts 
 	return 1;
 }
 
-static int r_no_exit_record(const struct corr_run *cr, const struct run_facts *f,
-			    struct verdict *v)
+static int rule_no_exit_record(const struct corr_run *cr, const struct run_facts *f,
+			       struct verdict *v)
 {
 	if (cr->exits.n || f->outcome == RING_OUTCOME_CLEAN)
 		return 0;
@@ -509,31 +479,75 @@ static int r_no_exit_record(const struct corr_run *cr, const struct run_facts *f
 	return 1;
 }
 
+/*
+ * The rules, in the order they run. The order is part of the output: a
+ * verdict lists its rules, its evidence and its missing lines in it. It
+ * also breaks ties in decide(), which reads the claims in that order:
+ *   - among the classes that the most distinct system sources claim, the
+ *     class of the first claim that is a system source's and not weak wins
+ *     if it is one of them, else the lowest class value. Such a tie still
+ *     makes the verdict unknown (the sources disagree): the order decides
+ *     only which class the contradiction names first;
+ *   - when no system source claims a class without being weak, the first
+ *     claim of the ring that is not weak gives the class, else the first
+ *     weak claim, the ring's or a system source's.
+ * A row with a function decides in it (rule_<id>). A row of the common
+ * shape "an exit record of reason R (subreason S) claims class C" has no
+ * function: exit_row_fire() reads its exit.
+ */
 const struct rule rules[] = {
-	{ "aei-low-memory", "an exit record says LOW_MEMORY: lmkd reported the kill", r_aei_low_memory },
-	{ "oem-cleaner-fgs", "trap: LOW_MEMORY at importance 125 with no lmkd line is how OEM cleaners kill foreground services; it suggests, never confirms", r_oem_cleaner },
-	{ "lmk-as-signaled", "trap: SIGNALED/9 with an lmkd kill line is a low-memory kill on a device without LMK reporting", r_lmk_as_signaled },
-	{ "signaled-unknown-sender", "SIGNALED without an lmkd line: killed, by a sender nobody names; the cause stays unknown", r_signaled_unknown },
-	{ "lmkd-kill", "lmkd's kill line (logcat or killinfo) names this pid", r_lmkd_kill },
-	{ "memory-limiter", "trap: MemoryLimiter kills, as OTHER with a MemoryLimiter: description or as reason 17, are low memory", r_memory_limiter },
-	{ "trim-cached-empty", "trap: OTHER with subreason 2 to 4 is the system trimming cached and empty processes, not a failure", r_trim },
-	{ "freezer", "trap: FREEZER kills a frozen cached process: system reclaim", r_freezer },
-	{ "dependency-died", "trap: DEPENDENCY_DIED: the process died because the one it depends on died; look at that one", r_dependency_died },
-	{ "other-system-kill", "OTHER, user, package or permission changes, excessive use: the system or the user ended it", r_other_system },
-	{ "aei-crash-native", "an exit record says APP CRASH(NATIVE)", r_crash_native },
-	{ "aei-crash-java", "an exit record says APP CRASH(EXCEPTION)", r_crash_java },
-	{ "aei-anr", "an exit record says ANR", r_anr },
-	{ "anr-null-trace", "trap: an ANR record with trace=null: the ANR is real, the main thread's state is missing", r_anr_null_trace },
-	{ "exit-self", "EXIT_SELF: the process ended itself; without a clean close, the cause is unknown", r_exit_self },
-	{ "unknown-reason", "trap: a reason code this version does not know (or UNKNOWN) stays unknown, never low memory", r_unknown_reason },
-	{ "tombstone", "a tombstone of this pid: a native crash, with its signal and frames", r_tombstone },
-	{ "anr-trace", "an ANR trace of this pid: the main thread's state", r_anr_trace },
-	{ "crash-log", "logcat or the event log shows a fatal signal, a Java crash or an ANR for this pid", r_crash_log },
-	{ "am-trim", "ActivityManager killed it as an empty or cached process", r_am_trim },
-	{ "ring-crash-record", "the ring holds the probe's crash record", r_ring_crash },
-	{ "ring-memory-pressure", "the ring shows memory over budget at death: suggests low memory, never confirms", r_ring_memory },
-	{ "seed-exit-reason", "a ring-less run of seed events: its exit_reason is the app's own label; it suggests, never confirms", r_seed_exit_reason },
-	{ "no-exit-record", "no exit record joined this run: the run stays unconfirmed", r_no_exit_record },
+	{ "aei-low-memory", "an exit record says LOW_MEMORY: lmkd reported the kill",
+	  .fire = rule_aei_low_memory },
+	{ "oem-cleaner-fgs", "trap: LOW_MEMORY at importance 125 with no lmkd line is how OEM cleaners kill foreground services; it suggests, never confirms",
+	  .fire = rule_oem_cleaner_fgs },
+	{ "lmk-as-signaled", "trap: SIGNALED/9 with an lmkd kill line is a low-memory kill on a device without LMK reporting",
+	  .fire = rule_lmk_as_signaled },
+	{ "signaled-unknown-sender", "SIGNALED without an lmkd line: killed, by a sender nobody names; the cause stays unknown",
+	  .fire = rule_signaled_unknown_sender },
+	{ "lmkd-kill", "lmkd's kill line (logcat or killinfo) names this pid",
+	  .fire = rule_lmkd_kill },
+	{ "memory-limiter", "trap: MemoryLimiter kills, as OTHER with a MemoryLimiter: description or as reason 17, are low memory",
+	  .fire = rule_memory_limiter },
+	{ "trim-cached-empty", "trap: OTHER with subreason 2 to 4 is the system trimming cached and empty processes, not a failure",
+	  .exit = { .reason = EXIT_REASON_OTHER, .subreasons = TRIM_SUBREASONS,
+		    .cls = LW_EXIT_SYSTEM_RECLAIM, .what = "OTHER: cached or empty process trimmed" } },
+	{ "freezer", "trap: FREEZER kills a frozen cached process: system reclaim",
+	  .exit = { .reason = EXIT_REASON_FREEZER, .cls = LW_EXIT_SYSTEM_RECLAIM } },
+	{ "dependency-died", "trap: DEPENDENCY_DIED: the process died because the one it depends on died; look at that one",
+	  .fire = rule_dependency_died },
+	{ "other-system-kill", "OTHER, user, package or permission changes, excessive use: the system or the user ended it",
+	  .fire = rule_other_system_kill },
+	{ "aei-crash-native", "an exit record says APP CRASH(NATIVE)",
+	  .exit = { .reason = EXIT_REASON_CRASH_NATIVE, .cls = LW_EXIT_NATIVE_CRASH,
+		    .witness = has_tombstone,
+		    .absent = "the tombstone (/data/tombstones, or the record's trace)" } },
+	{ "aei-crash-java", "an exit record says APP CRASH(EXCEPTION)",
+	  .exit = { .reason = EXIT_REASON_CRASH, .cls = LW_EXIT_JAVA_CRASH, .witness = has_java_stack,
+		    .absent = "the exception's stack (logcat FATAL EXCEPTION or am_crash)" } },
+	{ "aei-anr", "an exit record says ANR",
+	  .exit = { .reason = EXIT_REASON_ANR, .cls = LW_EXIT_ANR } },
+	{ "anr-null-trace", "trap: an ANR record with trace=null: the ANR is real, the main thread's state is missing",
+	  .fire = rule_anr_null_trace },
+	{ "exit-self", "EXIT_SELF: the process ended itself; without a clean close, the cause is unknown",
+	  .fire = rule_exit_self },
+	{ "unknown-reason", "trap: a reason code this version does not know (or UNKNOWN) stays unknown, never low memory",
+	  .fire = rule_unknown_reason },
+	{ "tombstone", "a tombstone of this pid: a native crash, with its signal and frames",
+	  .fire = rule_tombstone },
+	{ "anr-trace", "an ANR trace of this pid: the main thread's state",
+	  .fire = rule_anr_trace },
+	{ "crash-log", "logcat or the event log shows a fatal signal, a Java crash or an ANR for this pid",
+	  .fire = rule_crash_log },
+	{ "am-trim", "ActivityManager killed it as an empty or cached process",
+	  .fire = rule_am_trim },
+	{ "ring-crash-record", "the ring holds the probe's crash record",
+	  .fire = rule_ring_crash_record },
+	{ "ring-memory-pressure", "the ring shows memory over budget at death: suggests low memory, never confirms",
+	  .fire = rule_ring_memory_pressure },
+	{ "seed-exit-reason", "a ring-less run of seed events: its exit_reason is the app's own label; it suggests, never confirms",
+	  .fire = rule_seed_exit_reason },
+	{ "no-exit-record", "no exit record joined this run: the run stays unconfirmed",
+	  .fire = rule_no_exit_record },
 };
 
 const size_t nrules = sizeof(rules) / sizeof(rules[0]);
@@ -724,9 +738,13 @@ void classify_run(const struct corr_run *cr, const struct run_facts *f, struct v
 	size_t i;
 
 	memset(v, 0, sizeof(*v));
-	for (i = 0; i < nrules; i++)
-		if (rules[i].fire(cr, f, v) && v->nrules < VERDICT_MAX_RULES)
-			v->rules[v->nrules++] = rules[i].id;
+	for (i = 0; i < nrules; i++) {
+		const struct rule *r = &rules[i];
+
+		if ((r->fire ? r->fire(cr, f, v) : exit_row_fire(&r->exit, cr, v)) &&
+		    v->nrules < VERDICT_MAX_RULES)
+			v->rules[v->nrules++] = r->id;
+	}
 	decide(f, v);
 	recommend(f, v);
 }

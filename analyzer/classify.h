@@ -88,11 +88,26 @@ struct run_facts {
 
 void run_facts_get(const struct run *r, struct run_facts *out);
 
-/* One rule: an id, what it means, and when it fires. */
+/* The common shape of a rule, as data: the first exit record of reason
+ * (and of a subreason in subreasons, unless that is 0) claims cls, as the
+ * system's source. When the row names a witness of the same death and the
+ * run has none, absent is missing. */
+struct rule_exit {
+	int reason;                /* enum exit_reason (src/exit-info.h) */
+	uint64_t subreasons;       /* bit s for subreason s; 0: any */
+	enum lw_exit_class cls;
+	const char *what;          /* the record in the evidence; NULL: its reason's label */
+	int (*witness)(const struct corr_run *cr);
+	const char *absent;
+};
+
+/* One rule: an id, what it means, and what decides it: its function,
+ * which returns 1 when it fired, or, without one, its exit. */
 struct rule {
 	const char *id;
 	const char *meaning;
 	int (*fire)(const struct corr_run *cr, const struct run_facts *f, struct verdict *v);
+	struct rule_exit exit;
 };
 
 extern const struct rule rules[];
