@@ -1,7 +1,9 @@
 /*
  * The classification rules, as a table: each reads one run's facts and its
  * correlated evidence and adds claims, evidence and what is missing. The
- * verdict and the recovery follow from the claims (classify_run()).
+ * verdict and the recovery follow from the claims (classify_run()); then
+ * the rules' cross-run steps add what the other runs' verdicts tell
+ * (classify_all()).
  * Reason, subreason and importance codes are those of ApplicationExitInfo
  * (src/exit-info.h); the traps of DESIGN.md are rules of their own.
  */
@@ -304,8 +306,51 @@ static int rule_dependency_died(const struct corr_run *cr, const struct run_fact
 	exit_evidence(v, r, "DEPENDENCY_DIED");
 	evidence(v, "the process it depends on died first; that death is the cause to look at");
 	claim(v, SRC_EXIT_INFO, LW_EXIT_SYSTEM_RECLAIM, 0);
-	v->dependency_died = 1;
 	return 1;
+}
+
+/* The main process of an :inference process, the name before the ':': its
+ * run that had started by this run's end (within the clock tolerance), and
+ * whose next run had not. */
+static const struct corr_run *main_process_run(const struct correlation *c, size_t i)
+{
+	const struct corr_run *cr = &c->runs[i];
+	const char *colon = strchr(cr->run->hdr.process, ':');
+	size_t n, k;
+
+	if (!colon)
+		return NULL;
+	n = (size_t)(colon - cr->run->hdr.process);
+	for (k = 0; k < c->nruns; k++) {
+		const struct corr_run *m = &c->runs[k];
+
+		if (strlen(m->run->hdr.process) == n &&
+		    strncmp(m->run->hdr.process, cr->run->hdr.process, n) == 0 &&
+		    m->start_ms <= cr->last_ms + c->opt.tolerance_ms &&
+		    (m->next_start_ms == INT64_MAX || m->next_start_ms >= cr->last_ms))
+			return m;
+	}
+	return NULL;
+}
+
+/* The death it depended on: its main process's verdict, or that it is
+ * missing. The line comes after all the run's other evidence; when the
+ * evidence is full, the missing line is added instead. */
+static void rule_dependency_died_across(const struct correlation *c, const int *judged,
+					struct verdict *verdicts, size_t i)
+{
+	const struct corr_run *m = main_process_run(c, i);
+	struct verdict *v = &verdicts[i];
+
+	if (m && judged[m - c->runs] && v->nevidence < VERDICT_MAX_LINES) {
+		const struct verdict *mv = &verdicts[m - c->runs];
+
+		evidence(v, "its main process %s (pid %u) died: %s, %s", m->run->hdr.process,
+			 m->run->hdr.pid, vocab_name(&vocab_exit_classes, (int)mv->cls),
+			 vocab_name(&vocab_evidence_levels, (int)mv->level));
+	} else {
+		missing(v, "the ring and exit record of the main process it depended on");
+	}
 }
 
 static int rule_anr_null_trace(const struct corr_run *cr, const struct run_facts *f,
@@ -514,7 +559,7 @@ const struct rule rules[] = {
 	{ "freezer", "trap: FREEZER kills a frozen cached process: system reclaim",
 	  .exit = { .reason = EXIT_REASON_FREEZER, .cls = LW_EXIT_SYSTEM_RECLAIM } },
 	{ "dependency-died", "trap: DEPENDENCY_DIED: the process died because the one it depends on died; look at that one",
-	  .fire = rule_dependency_died },
+	  .fire = rule_dependency_died, .across = rule_dependency_died_across },
 	{ "other-system-kill", "OTHER, user, package or permission changes, excessive use: the system or the user ended it",
 	  .fire = rule_other_system_kill },
 	{ "aei-crash-native", "an exit record says APP CRASH(NATIVE)",
@@ -551,6 +596,7 @@ const struct rule rules[] = {
 };
 
 const size_t nrules = sizeof(rules) / sizeof(rules[0]);
+_Static_assert(sizeof(rules) / sizeof(rules[0]) <= 32, "struct verdict's fired has a bit per rule");
 
 /* Is the ring's account of the death consistent with class c? */
 static int ring_consistent(const struct run_facts *f, enum lw_exit_class c)
@@ -733,20 +779,56 @@ static void recommend(const struct run_facts *f, struct verdict *v)
 	}
 }
 
-void classify_run(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+int run_facts_died(const struct run_facts *f)
+{
+	return f->outcome == RING_OUTCOME_DIED || f->outcome == RING_OUTCOME_CRASHED ||
+	       f->outcome == RING_OUTCOME_UNKNOWN;
+}
+
+/* One run's verdict from the rules' first functions (or exit rows), into
+ * a zeroed v. */
+static void classify_run(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	size_t i;
 
-	memset(v, 0, sizeof(*v));
 	for (i = 0; i < nrules; i++) {
 		const struct rule *r = &rules[i];
 
-		if ((r->fire ? r->fire(cr, f, v) : exit_row_fire(&r->exit, cr, v)) &&
-		    v->nrules < VERDICT_MAX_RULES)
+		if (!(r->fire ? r->fire(cr, f, v) : exit_row_fire(&r->exit, cr, v)))
+			continue;
+		v->fired |= UINT32_C(1) << i;
+		if (v->nrules < VERDICT_MAX_RULES)
 			v->rules[v->nrules++] = r->id;
 	}
 	decide(f, v);
 	recommend(f, v);
+}
+
+void classify_all(const struct correlation *c, struct run_facts *facts, int *judged,
+		  struct verdict *verdicts)
+{
+	size_t i, k;
+
+	for (i = 0; i < c->nruns; i++) {
+		const struct corr_run *cr = &c->runs[i];
+
+		run_facts_get(cr->run, &facts[i]);
+		memset(&verdicts[i], 0, sizeof(verdicts[i]));
+		judged[i] = run_facts_died(&facts[i]) || cr->exits.n > 0;
+		if (!judged[i])
+			continue;
+		classify_run(cr, &facts[i], &verdicts[i]);
+		/* A run that closed cleanly, whose records claim no death (an
+		 * EXIT_SELF with status 0 after the close): no verdict. */
+		if (!run_facts_died(&facts[i]) && verdicts[i].nclaims == 0) {
+			judged[i] = 0;
+			memset(&verdicts[i], 0, sizeof(verdicts[i]));
+		}
+	}
+	for (i = 0; i < c->nruns; i++)
+		for (k = 0; judged[i] && k < nrules; k++)
+			if (rules[k].across && (verdicts[i].fired >> k & 1))
+				rules[k].across(c, judged, verdicts, i);
 }
 
 void run_facts_get(const struct run *r, struct run_facts *f)
