@@ -3,23 +3,22 @@
 makes fire is a rule nothing checks.
 
 `lastwords report --format json` runs on each scenario of
-fixtures/scenarios/ (its bundle with its args, and with each of its
-ring_forms, as report-scenarios.py gives them) and on the demo bundle
-(fixtures/demo, --tz +01:00, as the README reports it). The rules listed in
-the reports' runs are collected, and the test fails naming every rule of
-`lastwords rules` that fired in none of them; it prints where each rule
-fired.
+fixtures/scenarios/ (with its args: the bundle with each of its ring_forms,
+else the bundle alone, as report-scenarios.py gives them) and on the demo
+bundle (fixtures/demo, --tz +01:00, as the README reports it). The rules
+listed in the reports' runs are collected, and the test fails naming every
+rule of `lastwords rules` that fired in none of them; it prints where each
+rule fired.
 
 usage: report-rules-fire.py LASTWORDS SOURCE_ROOT
 Exit status: 0 pass, 1 fail.
 """
 import json
 import os
-import shlex
 import subprocess
 import sys
 
-SCENARIOS = "fixtures/scenarios"
+from scenarios import read_scenario, scenario_names
 
 
 def report(lw, args):
@@ -34,20 +33,10 @@ def report(lw, args):
 
 def inputs():
     """(where, report arguments) for every scenario form and the demo."""
-    for name in sorted(os.listdir(SCENARIOS)):
-        d = os.path.join(SCENARIOS, name)
-        if not os.path.exists(os.path.join(d, "expected.json")):
-            continue
-        with open(os.path.join(d, "expected.json")) as f:
-            exp = json.load(f)
-        args = []
-        if os.path.exists(os.path.join(d, "args")):
-            with open(os.path.join(d, "args")) as f:
-                args = shlex.split(f.read())
-        bundle = os.path.join(d, "bundle")
-        yield name, args + [bundle]
-        for ring in exp.get("ring_forms", []):
-            yield name, args + [bundle, ring]
+    for name in scenario_names():
+        _, args, forms = read_scenario(name)
+        for form in forms:
+            yield name, args + form
     yield "demo", ["--tz", "+01:00", "fixtures/demo"]
 
 
