@@ -1,10 +1,11 @@
 /*
  * The classification rules, as a table: each reads one run's facts and its
  * correlated evidence and adds claims, evidence and what is missing. The
- * verdict and the recovery follow from the claims (classify_run()).
- * Reason and subreason codes are those of ApplicationExitInfo
- * (research/exitinfo-constants.md); the traps of DESIGN.md are rules of
- * their own.
+ * verdict and the recovery follow from the claims (classify_run()); then
+ * the rules' cross-run steps add what the other runs' verdicts tell
+ * (classify_all()).
+ * Reason, subreason and importance codes are those of ApplicationExitInfo
+ * (src/exit-info.h); the traps of DESIGN.md are rules of their own.
  */
 #include "classify.h"
 
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../src/exit-info.h"
 #include "../src/signals.h"
 #include "../src/vocab.h"
 #include "format.h"
@@ -27,16 +29,6 @@ const char *claim_source_name(enum claim_source s)
 {
 	return (unsigned)s < SRC_COUNT ? source_names[s] : "unknown";
 }
-
-/* ApplicationExitInfo reasons used below. */
-enum {
-	AEI_UNKNOWN = 0, AEI_EXIT_SELF = 1, AEI_SIGNALED = 2, AEI_LOW_MEMORY = 3, AEI_CRASH = 4,
-	AEI_CRASH_NATIVE = 5, AEI_ANR = 6, AEI_INIT_FAILURE = 7, AEI_PERMISSION = 8,
-	AEI_EXCESSIVE = 9, AEI_USER_REQUESTED = 10, AEI_USER_STOPPED = 11, AEI_DEPENDENCY = 12,
-	AEI_OTHER = 13, AEI_FREEZER = 14, AEI_STATE_CHANGE = 15, AEI_UPDATED = 16,
-	AEI_MEMORY_LIMITER = 17, AEI_ANOMALY = 18,
-};
-#define IMPORTANCE_FOREGROUND_SERVICE 125
 
 /* Helpers that fill the verdict under construction. */
 static void claim(struct verdict *v, enum claim_source s, enum lw_exit_class c, int weak)
@@ -102,8 +94,48 @@ static const struct log_event *lmkd_kill(const struct corr_run *cr)
 	return e ? e : log_with(cr, LOG_EV_KILLINFO);
 }
 
+static const struct log_event *java_crash_log(const struct corr_run *cr)
+{
+	const struct log_event *e = log_with(cr, LOG_JAVA_CRASH);
+
+	return e ? e : log_with(cr, LOG_EV_AM_CRASH);
+}
+
+/* Witnesses an exit row may name. */
+static int has_tombstone(const struct corr_run *cr)
+{
+	return cr->tombstones.n > 0;
+}
+
+static int has_java_stack(const struct corr_run *cr)
+{
+	return java_crash_log(cr) != NULL;
+}
+
+/* Sets of subreasons, a bit each (those below 64), and whether a
+ * record's subreason is in one: OTHER with these trims cached and empty
+ * processes. */
+#define SUBREASON_BIT(up) (UINT64_C(1) << EXIT_SUBREASON_##up)
+#define TRIM_SUBREASONS \
+	(SUBREASON_BIT(TOO_MANY_CACHED) | SUBREASON_BIT(TOO_MANY_EMPTY) | SUBREASON_BIT(TRIM_EMPTY))
+
+static int subreason_in(int64_t subreason, uint64_t set)
+{
+	return subreason >= 0 && subreason < 64 && (set >> subreason & 1);
+}
+
+/* An OTHER record that the MemoryLimiter wrote (Android 17). */
+static int memory_limiter_other(const struct exit_record *r)
+{
+	return r->reason == EXIT_REASON_OTHER && r->description &&
+	       strstr(r->description, "MemoryLimiter:");
+}
+
+/* The record as evidence; what NULL names it by its reason's label. */
 static void exit_evidence(struct verdict *v, const struct exit_record *r, const char *what)
 {
+	if (!what)
+		what = vocab_name(&exit_reason_labels, (int)r->reason);
 	evidence(v, "exit record: %s (reason %" PRId64 ", subreason %" PRId64 ", status %" PRId64
 		    ", importance %" PRId64 ") at %s%s%s",
 		 what, r->reason, r->subreason, r->status, r->importance,
@@ -111,29 +143,51 @@ static void exit_evidence(struct verdict *v, const struct exit_record *r, const 
 		 r->description ? ": " : "", r->description ? r->description : "");
 }
 
-/* The rules. Each returns 1 when it fired. */
-
-static int r_aei_low_memory(const struct corr_run *cr, const struct run_facts *f,
-			    struct verdict *v)
+/* A row of the common shape (struct rule_exit): it fires on the first
+ * exit record of its reason and subreasons. */
+static int exit_row_fire(const struct rule_exit *x, const struct corr_run *cr, struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_LOW_MEMORY);
+	size_t i;
+
+	for (i = 0; i < cr->exits.n; i++) {
+		const struct exit_record *r = EXITS(cr, i);
+
+		if (r->reason != x->reason ||
+		    (x->subreasons && !subreason_in(r->subreason, x->subreasons)))
+			continue;
+		exit_evidence(v, r, x->what);
+		claim(v, SRC_EXIT_INFO, x->cls, 0);
+		if (x->witness && !x->witness(cr))
+			missing(v, x->absent);
+		return 1;
+	}
+	return 0;
+}
+
+/* The rules with a function of their own. Each returns 1 when it fired. */
+
+static int rule_aei_low_memory(const struct corr_run *cr, const struct run_facts *f,
+			       struct verdict *v)
+{
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_LOW_MEMORY);
 
 	(void)f;
-	if (!r || (r->importance == IMPORTANCE_FOREGROUND_SERVICE && !lmkd_kill(cr)))
+	if (!r || (r->importance == EXIT_IMPORTANCE_FOREGROUND_SERVICE && !lmkd_kill(cr)))
 		return 0;
-	exit_evidence(v, r, "LOW_MEMORY");
+	exit_evidence(v, r, NULL);
 	claim(v, SRC_EXIT_INFO, LW_EXIT_LOW_MEMORY, 0);
 	if (!lmkd_kill(cr))
 		missing(v, "the lmkd kill line (logcat, tag lowmemorykiller) for this pid");
 	return 1;
 }
 
-static int r_oem_cleaner(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_oem_cleaner_fgs(const struct corr_run *cr, const struct run_facts *f,
+				struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_LOW_MEMORY);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_LOW_MEMORY);
 
 	(void)f;
-	if (!r || r->importance != IMPORTANCE_FOREGROUND_SERVICE || lmkd_kill(cr))
+	if (!r || r->importance != EXIT_IMPORTANCE_FOREGROUND_SERVICE || lmkd_kill(cr))
 		return 0;
 	exit_evidence(v, r, "LOW_MEMORY at importance 125 (foreground service)");
 	evidence(v, "OEM task cleaners report their kills of foreground services this way; "
@@ -143,10 +197,10 @@ static int r_oem_cleaner(const struct corr_run *cr, const struct run_facts *f, s
 	return 1;
 }
 
-static int r_lmk_as_signaled(const struct corr_run *cr, const struct run_facts *f,
-			     struct verdict *v)
+static int rule_lmk_as_signaled(const struct corr_run *cr, const struct run_facts *f,
+				struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_SIGNALED);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_SIGNALED);
 
 	(void)f;
 	if (!r || r->status != 9 || !lmkd_kill(cr))
@@ -158,15 +212,15 @@ static int r_lmk_as_signaled(const struct corr_run *cr, const struct run_facts *
 	return 1;
 }
 
-static int r_signaled_unknown(const struct corr_run *cr, const struct run_facts *f,
-			      struct verdict *v)
+static int rule_signaled_unknown_sender(const struct corr_run *cr, const struct run_facts *f,
+					struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_SIGNALED);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_SIGNALED);
 
 	(void)f;
 	if (!r || (r->status == 9 && lmkd_kill(cr)))
 		return 0;
-	exit_evidence(v, r, "SIGNALED");
+	exit_evidence(v, r, NULL);
 	evidence(v, "killed by signal %" PRId64 " from a sender the record does not name",
 		 r->status);
 	missing(v, "the lmkd kill line, or another witness of who sent the signal");
@@ -174,7 +228,7 @@ static int r_signaled_unknown(const struct corr_run *cr, const struct run_facts 
 	return 1;
 }
 
-static int r_lmkd_kill(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_lmkd_kill(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct log_event *e = lmkd_kill(cr);
 
@@ -188,73 +242,47 @@ static int r_lmkd_kill(const struct corr_run *cr, const struct run_facts *f, str
 	return 1;
 }
 
-static int r_memory_limiter(const struct corr_run *cr, const struct run_facts *f,
-			    struct verdict *v)
+static int rule_memory_limiter(const struct corr_run *cr, const struct run_facts *f,
+			       struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_MEMORY_LIMITER);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_MEMORY_LIMITER);
 	size_t i;
 
 	(void)f;
 	for (i = 0; !r && i < cr->exits.n; i++)
-		if (EXITS(cr, i)->reason == AEI_OTHER && EXITS(cr, i)->description &&
-		    strstr(EXITS(cr, i)->description, "MemoryLimiter:"))
+		if (memory_limiter_other(EXITS(cr, i)))
 			r = EXITS(cr, i);
 	if (!r)
 		return 0;
-	exit_evidence(v, r, r->reason == AEI_MEMORY_LIMITER ? "MEMORY_LIMITER"
-							     : "OTHER with a MemoryLimiter description");
+	exit_evidence(v, r, r->reason == EXIT_REASON_MEMORY_LIMITER
+				    ? "MEMORY_LIMITER"
+				    : "OTHER with a MemoryLimiter description");
 	claim(v, SRC_EXIT_INFO, LW_EXIT_LOW_MEMORY, 0);
 	return 1;
 }
 
-static int r_trim(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_other_system_kill(const struct corr_run *cr, const struct run_facts *f,
+				  struct verdict *v)
 {
-	size_t i;
-
-	(void)f;
-	for (i = 0; i < cr->exits.n; i++) {
-		const struct exit_record *r = EXITS(cr, i);
-
-		if (r->reason == AEI_OTHER && r->subreason >= 2 && r->subreason <= 4) {
-			exit_evidence(v, r, "OTHER: cached or empty process trimmed");
-			claim(v, SRC_EXIT_INFO, LW_EXIT_SYSTEM_RECLAIM, 0);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static int r_freezer(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
-{
-	const struct exit_record *r = exit_with(cr, AEI_FREEZER);
-
-	(void)f;
-	if (!r)
-		return 0;
-	exit_evidence(v, r, "FREEZER");
-	claim(v, SRC_EXIT_INFO, LW_EXIT_SYSTEM_RECLAIM, 0);
-	return 1;
-}
-
-static int r_other_system(const struct corr_run *cr, const struct run_facts *f,
-			  struct verdict *v)
-{
-	static const int64_t codes[] = { AEI_OTHER, AEI_USER_REQUESTED, AEI_USER_STOPPED,
-					 AEI_STATE_CHANGE, AEI_UPDATED, AEI_PERMISSION,
-					 AEI_EXCESSIVE };
+	static const int64_t codes[] = {
+		EXIT_REASON_OTHER, EXIT_REASON_USER_REQUESTED, EXIT_REASON_USER_STOPPED,
+		EXIT_REASON_PACKAGE_STATE_CHANGE, EXIT_REASON_PACKAGE_UPDATED,
+		EXIT_REASON_PERMISSION_CHANGE, EXIT_REASON_EXCESSIVE_RESOURCE_USAGE,
+	};
 	size_t i, k;
 
 	(void)f;
 	/* After an ANR or a crash, the kill that follows is its consequence:
 	 * the tracker adds a second record rather than overwrite the first. */
-	if (exit_with(cr, AEI_ANR) || exit_with(cr, AEI_CRASH) || exit_with(cr, AEI_CRASH_NATIVE))
+	if (exit_with(cr, EXIT_REASON_ANR) || exit_with(cr, EXIT_REASON_CRASH) ||
+	    exit_with(cr, EXIT_REASON_CRASH_NATIVE))
 		return 0;
 	for (i = 0; i < cr->exits.n; i++) {
 		const struct exit_record *r = EXITS(cr, i);
 
-		if (r->reason == AEI_OTHER &&
-		    ((r->subreason >= 2 && r->subreason <= 4) ||
-		     (r->description && strstr(r->description, "MemoryLimiter:"))))
+		/* Trimming and the MemoryLimiter have rules of their own. */
+		if ((r->reason == EXIT_REASON_OTHER && subreason_in(r->subreason, TRIM_SUBREASONS)) ||
+		    memory_limiter_other(r))
 			continue;
 		for (k = 0; k < sizeof(codes) / sizeof(codes[0]); k++) {
 			if (r->reason == codes[k]) {
@@ -267,10 +295,10 @@ static int r_other_system(const struct corr_run *cr, const struct run_facts *f,
 	return 0;
 }
 
-static int r_dependency_died(const struct corr_run *cr, const struct run_facts *f,
-			     struct verdict *v)
+static int rule_dependency_died(const struct corr_run *cr, const struct run_facts *f,
+				struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_DEPENDENCY);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_DEPENDENCY_DIED);
 
 	(void)f;
 	if (!r)
@@ -278,55 +306,57 @@ static int r_dependency_died(const struct corr_run *cr, const struct run_facts *
 	exit_evidence(v, r, "DEPENDENCY_DIED");
 	evidence(v, "the process it depends on died first; that death is the cause to look at");
 	claim(v, SRC_EXIT_INFO, LW_EXIT_SYSTEM_RECLAIM, 0);
-	v->dependency_died = 1;
 	return 1;
 }
 
-static int r_crash_native(const struct corr_run *cr, const struct run_facts *f,
-			  struct verdict *v)
+/* The main process of an :inference process, the name before the ':': its
+ * run that had started by this run's end (within the clock tolerance), and
+ * whose next run had not. */
+static const struct corr_run *main_process_run(const struct correlation *c, size_t i)
 {
-	const struct exit_record *r = exit_with(cr, AEI_CRASH_NATIVE);
+	const struct corr_run *cr = &c->runs[i];
+	const char *colon = strchr(cr->run->hdr.process, ':');
+	size_t n, k;
 
-	(void)f;
-	if (!r)
-		return 0;
-	exit_evidence(v, r, "APP CRASH(NATIVE)");
-	claim(v, SRC_EXIT_INFO, LW_EXIT_NATIVE_CRASH, 0);
-	if (!cr->tombstones.n)
-		missing(v, "the tombstone (/data/tombstones, or the record's trace)");
-	return 1;
+	if (!colon)
+		return NULL;
+	n = (size_t)(colon - cr->run->hdr.process);
+	for (k = 0; k < c->nruns; k++) {
+		const struct corr_run *m = &c->runs[k];
+
+		if (strlen(m->run->hdr.process) == n &&
+		    strncmp(m->run->hdr.process, cr->run->hdr.process, n) == 0 &&
+		    m->start_ms <= cr->last_ms + c->opt.tolerance_ms &&
+		    (m->next_start_ms == INT64_MAX || m->next_start_ms >= cr->last_ms))
+			return m;
+	}
+	return NULL;
 }
 
-static int r_crash_java(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+/* The death it depended on: its main process's verdict, or that it is
+ * missing. The line comes after all the run's other evidence; when the
+ * evidence is full, the missing line is added instead. */
+static void rule_dependency_died_across(const struct correlation *c, const int *judged,
+					struct verdict *verdicts, size_t i)
 {
-	const struct exit_record *r = exit_with(cr, AEI_CRASH);
+	const struct corr_run *m = main_process_run(c, i);
+	struct verdict *v = &verdicts[i];
 
-	(void)f;
-	if (!r)
-		return 0;
-	exit_evidence(v, r, "APP CRASH(EXCEPTION)");
-	claim(v, SRC_EXIT_INFO, LW_EXIT_JAVA_CRASH, 0);
-	if (!log_with(cr, LOG_JAVA_CRASH) && !log_with(cr, LOG_EV_AM_CRASH))
-		missing(v, "the exception's stack (logcat FATAL EXCEPTION or am_crash)");
-	return 1;
+	if (m && judged[m - c->runs] && v->nevidence < VERDICT_MAX_LINES) {
+		const struct verdict *mv = &verdicts[m - c->runs];
+
+		evidence(v, "its main process %s (pid %u) died: %s, %s", m->run->hdr.process,
+			 m->run->hdr.pid, vocab_name(&vocab_exit_classes, (int)mv->cls),
+			 vocab_name(&vocab_evidence_levels, (int)mv->level));
+	} else {
+		missing(v, "the ring and exit record of the main process it depended on");
+	}
 }
 
-static int r_anr(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_anr_null_trace(const struct corr_run *cr, const struct run_facts *f,
+			       struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_ANR);
-
-	(void)f;
-	if (!r)
-		return 0;
-	exit_evidence(v, r, "ANR");
-	claim(v, SRC_EXIT_INFO, LW_EXIT_ANR, 0);
-	return 1;
-}
-
-static int r_anr_null_trace(const struct corr_run *cr, const struct run_facts *f,
-			    struct verdict *v)
-{
-	const struct exit_record *r = exit_with(cr, AEI_ANR);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_ANR);
 
 	(void)f;
 	if (!r || r->trace || cr->anrs.n)
@@ -336,13 +366,13 @@ static int r_anr_null_trace(const struct corr_run *cr, const struct run_facts *f
 	return 1;
 }
 
-static int r_exit_self(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_exit_self(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
-	const struct exit_record *r = exit_with(cr, AEI_EXIT_SELF);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_EXIT_SELF);
 
 	if (!r)
 		return 0;
-	exit_evidence(v, r, "EXIT_SELF");
+	exit_evidence(v, r, NULL);
 	if (r->status != 0 || f->outcome != RING_OUTCOME_CLEAN) {
 		evidence(v, "the process exited by itself with status %" PRId64
 			    " without closing the probe", r->status);
@@ -351,8 +381,8 @@ static int r_exit_self(const struct corr_run *cr, const struct run_facts *f, str
 	return 1;
 }
 
-static int r_unknown_reason(const struct corr_run *cr, const struct run_facts *f,
-			    struct verdict *v)
+static int rule_unknown_reason(const struct corr_run *cr, const struct run_facts *f,
+			       struct verdict *v)
 {
 	size_t i;
 
@@ -360,8 +390,8 @@ static int r_unknown_reason(const struct corr_run *cr, const struct run_facts *f
 	for (i = 0; i < cr->exits.n; i++) {
 		const struct exit_record *r = EXITS(cr, i);
 
-		if (r->reason == AEI_UNKNOWN || r->reason == AEI_INIT_FAILURE ||
-		    r->reason == AEI_ANOMALY || r->reason > AEI_ANOMALY) {
+		if (r->reason == EXIT_REASON_UNKNOWN || r->reason == EXIT_REASON_INITIALIZATION_FAILURE ||
+		    r->reason == EXIT_REASON_ANOMALY || r->reason >= EXIT_REASON_COUNT) {
 			exit_evidence(v, r, "a reason this version does not classify");
 			claim(v, SRC_EXIT_INFO, LW_EXIT_UNKNOWN, 0);
 			return 1;
@@ -370,7 +400,7 @@ static int r_unknown_reason(const struct corr_run *cr, const struct run_facts *f
 	return 0;
 }
 
-static int r_tombstone(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_tombstone(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct tombstone *t;
 
@@ -387,7 +417,7 @@ static int r_tombstone(const struct corr_run *cr, const struct run_facts *f, str
 	return 1;
 }
 
-static int r_anr_trace(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_anr_trace(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct anr_trace *a;
 
@@ -402,15 +432,13 @@ static int r_anr_trace(const struct corr_run *cr, const struct run_facts *f, str
 	return 1;
 }
 
-static int r_crash_log(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_crash_log(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct log_event *n = log_with(cr, LOG_FATAL_SIGNAL);
-	const struct log_event *j = log_with(cr, LOG_JAVA_CRASH);
+	const struct log_event *j = java_crash_log(cr);
 	const struct log_event *a = log_with(cr, LOG_EV_AM_ANR);
 
 	(void)f;
-	if (!j)
-		j = log_with(cr, LOG_EV_AM_CRASH);
 	if (n) {
 		evidence(v, "logcat: fatal signal %" PRId64 " (line %zu)", n->signo, n->line);
 		claim(v, SRC_CRASH_LOG, LW_EXIT_NATIVE_CRASH, 0);
@@ -427,7 +455,7 @@ static int r_crash_log(const struct corr_run *cr, const struct run_facts *f, str
 	return n || j || a;
 }
 
-static int r_am_trim(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_am_trim(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	size_t i;
 
@@ -445,7 +473,8 @@ static int r_am_trim(const struct corr_run *cr, const struct run_facts *f, struc
 	return 0;
 }
 
-static int r_ring_crash(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_ring_crash_record(const struct corr_run *cr, const struct run_facts *f,
+				  struct verdict *v)
 {
 	(void)cr;
 	if (f->outcome != RING_OUTCOME_CRASHED)
@@ -457,7 +486,8 @@ static int r_ring_crash(const struct corr_run *cr, const struct run_facts *f, st
 	return 1;
 }
 
-static int r_ring_memory(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static int rule_ring_memory_pressure(const struct corr_run *cr, const struct run_facts *f,
+				     struct verdict *v)
 {
 	char peak[24], budget[24];
 
@@ -472,8 +502,8 @@ static int r_ring_memory(const struct corr_run *cr, const struct run_facts *f, s
 	return 1;
 }
 
-static int r_seed_exit_reason(const struct corr_run *cr, const struct run_facts *f,
-			      struct verdict *v)
+static int rule_seed_exit_reason(const struct corr_run *cr, const struct run_facts *f,
+				 struct verdict *v)
 {
 	(void)f;
 	if (!cr->run->seed_exit_class)
@@ -485,8 +515,8 @@ static int r_seed_exit_reason(const struct corr_run *cr, const struct run_facts 
 	return 1;
 }
 
-static int r_no_exit_record(const struct corr_run *cr, const struct run_facts *f,
-			    struct verdict *v)
+static int rule_no_exit_record(const struct corr_run *cr, const struct run_facts *f,
+			       struct verdict *v)
 {
 	if (cr->exits.n || f->outcome == RING_OUTCOME_CLEAN)
 		return 0;
@@ -494,34 +524,79 @@ static int r_no_exit_record(const struct corr_run *cr, const struct run_facts *f
 	return 1;
 }
 
+/*
+ * The rules, in the order they run. The order is part of the output: a
+ * verdict lists its rules, its evidence and its missing lines in it. It
+ * also breaks ties in decide(), which reads the claims in that order:
+ *   - among the classes that the most distinct system sources claim, the
+ *     class of the first claim that is a system source's and not weak wins
+ *     if it is one of them, else the lowest class value. Such a tie still
+ *     makes the verdict unknown (the sources disagree): the order decides
+ *     only which class the contradiction names first;
+ *   - when no system source claims a class without being weak, the first
+ *     claim of the ring that is not weak gives the class, else the first
+ *     weak claim, the ring's or a system source's.
+ * A row with a function decides in it (rule_<id>). A row of the common
+ * shape "an exit record of reason R (subreason S) claims class C" has no
+ * function: exit_row_fire() reads its exit.
+ */
 const struct rule rules[] = {
-	{ "aei-low-memory", "an exit record says LOW_MEMORY: lmkd reported the kill", r_aei_low_memory },
-	{ "oem-cleaner-fgs", "trap: LOW_MEMORY at importance 125 with no lmkd line is how OEM cleaners kill foreground services; it suggests, never confirms", r_oem_cleaner },
-	{ "lmk-as-signaled", "trap: SIGNALED/9 with an lmkd kill line is a low-memory kill on a device without LMK reporting", r_lmk_as_signaled },
-	{ "signaled-unknown-sender", "SIGNALED without an lmkd line: killed, by a sender nobody names; the cause stays unknown", r_signaled_unknown },
-	{ "lmkd-kill", "lmkd's kill line (logcat or killinfo) names this pid", r_lmkd_kill },
-	{ "memory-limiter", "trap: MemoryLimiter kills, as OTHER with a MemoryLimiter: description or as reason 17, are low memory", r_memory_limiter },
-	{ "trim-cached-empty", "trap: OTHER with subreason 2 to 4 is the system trimming cached and empty processes, not a failure", r_trim },
-	{ "freezer", "trap: FREEZER kills a frozen cached process: system reclaim", r_freezer },
-	{ "dependency-died", "trap: DEPENDENCY_DIED: the process died because the one it depends on died; look at that one", r_dependency_died },
-	{ "other-system-kill", "OTHER, user, package or permission changes, excessive use: the system or the user ended it", r_other_system },
-	{ "aei-crash-native", "an exit record says APP CRASH(NATIVE)", r_crash_native },
-	{ "aei-crash-java", "an exit record says APP CRASH(EXCEPTION)", r_crash_java },
-	{ "aei-anr", "an exit record says ANR", r_anr },
-	{ "anr-null-trace", "trap: an ANR record with trace=null: the ANR is real, the main thread's state is missing", r_anr_null_trace },
-	{ "exit-self", "EXIT_SELF: the process ended itself; without a clean close, the cause is unknown", r_exit_self },
-	{ "unknown-reason", "trap: a reason code this version does not know (or UNKNOWN) stays unknown, never low memory", r_unknown_reason },
-	{ "tombstone", "a tombstone of this pid: a native crash, with its signal and frames", r_tombstone },
-	{ "anr-trace", "an ANR trace of this pid: the main thread's state", r_anr_trace },
-	{ "crash-log", "logcat or the event log shows a fatal signal, a Java crash or an ANR for this pid", r_crash_log },
-	{ "am-trim", "ActivityManager killed it as an empty or cached process", r_am_trim },
-	{ "ring-crash-record", "the ring holds the probe's crash record", r_ring_crash },
-	{ "ring-memory-pressure", "the ring shows memory over budget at death: suggests low memory, never confirms", r_ring_memory },
-	{ "seed-exit-reason", "a ring-less run of seed events: its exit_reason is the app's own label; it suggests, never confirms", r_seed_exit_reason },
-	{ "no-exit-record", "no exit record joined this run: the run stays unconfirmed", r_no_exit_record },
+	{ "aei-low-memory", "an exit record says LOW_MEMORY: lmkd reported the kill",
+	  .fire = rule_aei_low_memory },
+	{ "oem-cleaner-fgs", "trap: LOW_MEMORY at importance 125 with no lmkd line is how OEM cleaners kill foreground services; it suggests, never confirms",
+	  .fire = rule_oem_cleaner_fgs },
+	{ "lmk-as-signaled", "trap: SIGNALED/9 with an lmkd kill line is a low-memory kill on a device without LMK reporting",
+	  .fire = rule_lmk_as_signaled },
+	{ "signaled-unknown-sender", "SIGNALED without an lmkd line: killed, by a sender nobody names; the cause stays unknown",
+	  .fire = rule_signaled_unknown_sender },
+	{ "lmkd-kill", "lmkd's kill line (logcat or killinfo) names this pid",
+	  .fire = rule_lmkd_kill },
+	{ "memory-limiter", "trap: MemoryLimiter kills, as OTHER with a MemoryLimiter: description or as reason 17, are low memory",
+	  .fire = rule_memory_limiter },
+	{ "trim-cached-empty", "trap: OTHER with subreason 2 to 4 is the system trimming cached and empty processes, not a failure",
+	  .exit = { .reason = EXIT_REASON_OTHER, .subreasons = TRIM_SUBREASONS,
+		    .cls = LW_EXIT_SYSTEM_RECLAIM, .what = "OTHER: cached or empty process trimmed" } },
+	{ "freezer", "trap: FREEZER kills a frozen cached process: system reclaim",
+	  .exit = { .reason = EXIT_REASON_FREEZER, .cls = LW_EXIT_SYSTEM_RECLAIM } },
+	{ "dependency-died", "trap: DEPENDENCY_DIED: the process died because the one it depends on died; look at that one",
+	  .fire = rule_dependency_died, .across = rule_dependency_died_across },
+	{ "other-system-kill", "OTHER, user, package or permission changes, excessive use: the system or the user ended it",
+	  .fire = rule_other_system_kill },
+	{ "aei-crash-native", "an exit record says APP CRASH(NATIVE)",
+	  .exit = { .reason = EXIT_REASON_CRASH_NATIVE, .cls = LW_EXIT_NATIVE_CRASH,
+		    .witness = has_tombstone,
+		    .absent = "the tombstone (/data/tombstones, or the record's trace)" } },
+	{ "aei-crash-java", "an exit record says APP CRASH(EXCEPTION)",
+	  .exit = { .reason = EXIT_REASON_CRASH, .cls = LW_EXIT_JAVA_CRASH, .witness = has_java_stack,
+		    .absent = "the exception's stack (logcat FATAL EXCEPTION or am_crash)" } },
+	{ "aei-anr", "an exit record says ANR",
+	  .exit = { .reason = EXIT_REASON_ANR, .cls = LW_EXIT_ANR } },
+	{ "anr-null-trace", "trap: an ANR record with trace=null: the ANR is real, the main thread's state is missing",
+	  .fire = rule_anr_null_trace },
+	{ "exit-self", "EXIT_SELF: the process ended itself; without a clean close, the cause is unknown",
+	  .fire = rule_exit_self },
+	{ "unknown-reason", "trap: a reason code this version does not know (or UNKNOWN) stays unknown, never low memory",
+	  .fire = rule_unknown_reason },
+	{ "tombstone", "a tombstone of this pid: a native crash, with its signal and frames",
+	  .fire = rule_tombstone },
+	{ "anr-trace", "an ANR trace of this pid: the main thread's state",
+	  .fire = rule_anr_trace },
+	{ "crash-log", "logcat or the event log shows a fatal signal, a Java crash or an ANR for this pid",
+	  .fire = rule_crash_log },
+	{ "am-trim", "ActivityManager killed it as an empty or cached process",
+	  .fire = rule_am_trim },
+	{ "ring-crash-record", "the ring holds the probe's crash record",
+	  .fire = rule_ring_crash_record },
+	{ "ring-memory-pressure", "the ring shows memory over budget at death: suggests low memory, never confirms",
+	  .fire = rule_ring_memory_pressure },
+	{ "seed-exit-reason", "a ring-less run of seed events: its exit_reason is the app's own label; it suggests, never confirms",
+	  .fire = rule_seed_exit_reason },
+	{ "no-exit-record", "no exit record joined this run: the run stays unconfirmed",
+	  .fire = rule_no_exit_record },
 };
 
 const size_t nrules = sizeof(rules) / sizeof(rules[0]);
+_Static_assert(sizeof(rules) / sizeof(rules[0]) <= 32, "struct verdict's fired has a bit per rule");
 
 /* Is the ring's account of the death consistent with class c? */
 static int ring_consistent(const struct run_facts *f, enum lw_exit_class c)
@@ -540,7 +615,7 @@ static int ring_consistent(const struct run_facts *f, enum lw_exit_class c)
 
 static void decide(const struct run_facts *f, struct verdict *v)
 {
-	unsigned sources[8] = { 0 }; /* per class: bit per system source */
+	unsigned sources[LW_EXIT_CLASS_COUNT] = { 0 }; /* per class: bit per system source */
 	int first_class = 0, ring_class = 0, weak_class = 0, nclasses = 0, best = 0;
 	unsigned best_n = 0;
 	size_t i;
@@ -565,7 +640,7 @@ static void decide(const struct run_facts *f, struct verdict *v)
 			first_class = cl->cls;
 		sources[cl->cls] |= 1u << cl->source;
 	}
-	for (c = 1; c < 8; c++) {
+	for (c = 1; c < LW_EXIT_CLASS_COUNT; c++) {
 		unsigned n = (unsigned)__builtin_popcount(sources[c]);
 
 		if (!n)
@@ -579,7 +654,7 @@ static void decide(const struct run_facts *f, struct verdict *v)
 	if (nclasses > 1) {
 		char a[32] = "", b[32] = "";
 
-		for (c = 1; c < 8; c++) {
+		for (c = 1; c < LW_EXIT_CLASS_COUNT; c++) {
 			if (!sources[c] || c == best)
 				continue;
 			snprintf(b, sizeof(b), "%s", vocab_name(&vocab_exit_classes, c));
@@ -590,7 +665,7 @@ static void decide(const struct run_facts *f, struct verdict *v)
 			 "the system's sources disagree: %s and %s", a, b);
 		/* As many sources one way as the other: the cause is unknown. */
 		v->cls = (enum lw_exit_class)best;
-		for (c = 1; c < 8; c++)
+		for (c = 1; c < LW_EXIT_CLASS_COUNT; c++)
 			if (c != best && (unsigned)__builtin_popcount(sources[c]) == best_n)
 				v->cls = LW_EXIT_UNKNOWN;
 		v->level = LW_EVIDENCE_UNCONFIRMED;
@@ -640,7 +715,6 @@ static void recommend(const struct run_facts *f, struct verdict *v)
 {
 	const char *stage = vocab_name(&vocab_stages, (int)f->open_stage);
 	char cand[24] = "the candidate", stable[24] = "";
-	int early = f->open_stage > LW_STAGE_NONE && f->open_stage < LW_STAGE_INFERENCE;
 
 	if (f->candidate)
 		fmt_digest(cand, sizeof(cand), f->candidate);
@@ -665,7 +739,7 @@ static void recommend(const struct run_facts *f, struct verdict *v)
 	switch (v->cls) {
 	case LW_EXIT_LOW_MEMORY:
 		act(v, LW_ACTION_STOP_NEW_INFERENCE, "accept no new inference until memory is back under budget");
-		if (early)
+		if (vocab_stage_early(f->open_stage))
 			act(v, LW_ACTION_STOP_PREWARM, "do not prewarm %s at start: it died in %s", cand, stage);
 		act(v, LW_ACTION_REDUCE_CONCURRENCY, "run fewer sessions and queued requests at once");
 		if (f->candidate)
@@ -705,16 +779,56 @@ static void recommend(const struct run_facts *f, struct verdict *v)
 	}
 }
 
-void classify_run(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+int run_facts_died(const struct run_facts *f)
+{
+	return f->outcome == RING_OUTCOME_DIED || f->outcome == RING_OUTCOME_CRASHED ||
+	       f->outcome == RING_OUTCOME_UNKNOWN;
+}
+
+/* One run's verdict from the rules' first functions (or exit rows), into
+ * a zeroed v. */
+static void classify_run(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	size_t i;
 
-	memset(v, 0, sizeof(*v));
-	for (i = 0; i < nrules; i++)
-		if (rules[i].fire(cr, f, v) && v->nrules < VERDICT_MAX_RULES)
-			v->rules[v->nrules++] = rules[i].id;
+	for (i = 0; i < nrules; i++) {
+		const struct rule *r = &rules[i];
+
+		if (!(r->fire ? r->fire(cr, f, v) : exit_row_fire(&r->exit, cr, v)))
+			continue;
+		v->fired |= UINT32_C(1) << i;
+		if (v->nrules < VERDICT_MAX_RULES)
+			v->rules[v->nrules++] = r->id;
+	}
 	decide(f, v);
 	recommend(f, v);
+}
+
+void classify_all(const struct correlation *c, struct run_facts *facts, int *judged,
+		  struct verdict *verdicts)
+{
+	size_t i, k;
+
+	for (i = 0; i < c->nruns; i++) {
+		const struct corr_run *cr = &c->runs[i];
+
+		run_facts_get(cr->run, &facts[i]);
+		memset(&verdicts[i], 0, sizeof(verdicts[i]));
+		judged[i] = run_facts_died(&facts[i]) || cr->exits.n > 0;
+		if (!judged[i])
+			continue;
+		classify_run(cr, &facts[i], &verdicts[i]);
+		/* A run that closed cleanly, whose records claim no death (an
+		 * EXIT_SELF with status 0 after the close): no verdict. */
+		if (!run_facts_died(&facts[i]) && verdicts[i].nclaims == 0) {
+			judged[i] = 0;
+			memset(&verdicts[i], 0, sizeof(verdicts[i]));
+		}
+	}
+	for (i = 0; i < c->nruns; i++)
+		for (k = 0; judged[i] && k < nrules; k++)
+			if (rules[k].across && (verdicts[i].fired >> k & 1))
+				rules[k].across(c, judged, verdicts, i);
 }
 
 void run_facts_get(const struct run *r, struct run_facts *f)

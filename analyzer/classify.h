@@ -69,7 +69,7 @@ struct verdict {
 	size_t nclaims;
 	struct action actions[VERDICT_MAX_ACTIONS];
 	size_t nactions;
-	int dependency_died;   /* the run died because the process it depends on did */
+	uint32_t fired;        /* bit k: rules[k] fired (for its cross-run step) */
 };
 
 /* What the ring says about a run, for rules and for the report. */
@@ -88,17 +88,51 @@ struct run_facts {
 
 void run_facts_get(const struct run *r, struct run_facts *out);
 
-/* One rule: an id, what it means, and when it fires. */
+/* The common shape of a rule, as data: the first exit record of reason
+ * (and of a subreason in subreasons, unless that is 0) claims cls, as the
+ * system's source. When the row names a witness of the same death and the
+ * run has none, absent is missing. */
+struct rule_exit {
+	int reason;                /* enum exit_reason (src/exit-info.h) */
+	uint64_t subreasons;       /* bit s for subreason s; 0: any */
+	enum lw_exit_class cls;
+	const char *what;          /* the record in the evidence; NULL: its reason's label */
+	int (*witness)(const struct corr_run *cr);
+	const char *absent;
+};
+
+/* One rule: an id, what it means, and what decides it: its function,
+ * which returns 1 when it fired, or, without one, its exit. A rule that
+ * needs the other runs' verdicts has a cross-run step too: once every run
+ * of the correlation has its verdict, it runs on each judged run i where
+ * the rule fired, and may add evidence and missing lines to verdicts[i]
+ * (the class, level and recovery are decided by then). */
 struct rule {
 	const char *id;
 	const char *meaning;
 	int (*fire)(const struct corr_run *cr, const struct run_facts *f, struct verdict *v);
+	struct rule_exit exit;
+	void (*across)(const struct correlation *c, const int *judged, struct verdict *verdicts,
+		       size_t i);
 };
 
 extern const struct rule rules[];
 extern const size_t nrules;
 
-/* Classify one correlated run. Never fails. */
-void classify_run(const struct corr_run *cr, const struct run_facts *f, struct verdict *v);
+/* Whether the ring says the run died, or cannot say it did not. Does not
+ * allocate or block. */
+int run_facts_died(const struct run_facts *f);
+
+/*
+ * Classify every run of a correlation: for c->runs[i], its facts[i], and
+ * whether it gets a verdict, judged[i], with the verdict in verdicts[i]
+ * (zeroed when it gets none). A run is judged when it died or an exit
+ * record joined it, unless it closed cleanly and no rule claims a class
+ * (an EXIT_SELF with status 0 after the close). The arrays hold c->nruns
+ * each and are written whole. Never fails. Not async-signal-safe; does
+ * not allocate or block.
+ */
+void classify_all(const struct correlation *c, struct run_facts *facts, int *judged,
+		  struct verdict *verdicts);
 
 #endif

@@ -9,39 +9,6 @@
 #include "format.h"
 #include "ring-event.h"
 
-static int died(const struct run_facts *f)
-{
-	return f->outcome == RING_OUTCOME_DIED || f->outcome == RING_OUTCOME_CRASHED ||
-	       f->outcome == RING_OUTCOME_UNKNOWN;
-}
-
-static int early(enum lw_stage s)
-{
-	return s > LW_STAGE_NONE && s < LW_STAGE_INFERENCE;
-}
-
-/* The :inference process's main process: the name before the ':'. */
-static const struct corr_run *main_process_run(const struct report *r, size_t i)
-{
-	const struct corr_run *cr = &r->corr.runs[i];
-	const char *colon = strchr(cr->run->hdr.process, ':');
-	size_t n, k;
-
-	if (!colon)
-		return NULL;
-	n = (size_t)(colon - cr->run->hdr.process);
-	for (k = 0; k < r->corr.nruns; k++) {
-		const struct corr_run *m = &r->corr.runs[k];
-
-		if (strlen(m->run->hdr.process) == n &&
-		    strncmp(m->run->hdr.process, cr->run->hdr.process, n) == 0 &&
-		    m->start_ms <= cr->last_ms + r->corr.opt.tolerance_ms &&
-		    (m->next_start_ms == INT64_MAX || m->next_start_ms >= cr->last_ms))
-			return m;
-	}
-	return NULL;
-}
-
 static void find_loops(struct report *r)
 {
 	const struct bundle *b = r->bundle;
@@ -51,9 +18,9 @@ static void find_loops(struct report *r)
 		const struct run_facts *f = &r->facts[i];
 
 		j = i + 1;
-		if (died(f) && early(f->open_stage)) {
+		if (run_facts_died(f) && vocab_stage_early(f->open_stage)) {
 			while (j < b->nruns && strcmp(b->runs[j].hdr.process, b->runs[i].hdr.process) == 0 &&
-			       died(&r->facts[j]) && r->facts[j].open_stage == f->open_stage &&
+			       run_facts_died(&r->facts[j]) && r->facts[j].open_stage == f->open_stage &&
 			       r->facts[j].candidate == f->candidate)
 				j++;
 			if (j - i >= 2) {
@@ -78,8 +45,6 @@ static void find_loops(struct report *r)
 
 int report_build(const struct bundle *b, const struct corr_options *opt, struct report *out)
 {
-	size_t i;
-
 	memset(out, 0, sizeof(*out));
 	out->bundle = b;
 	if (correlate(b->runs, b->nruns, b->files, b->nfiles, opt, &out->corr) != 0)
@@ -91,41 +56,7 @@ int report_build(const struct bundle *b, const struct corr_options *opt, struct 
 		report_release(out);
 		return -1;
 	}
-	for (i = 0; i < b->nruns; i++) {
-		const struct corr_run *cr = &out->corr.runs[i];
-
-		run_facts_get(&b->runs[i], &out->facts[i]);
-		out->judged[i] = died(&out->facts[i]) || cr->exits.n > 0;
-		if (!out->judged[i])
-			continue;
-		classify_run(cr, &out->facts[i], &out->verdicts[i]);
-		/* A run that closed cleanly, whose records claim no death (an
-		 * EXIT_SELF with status 0 after the close): no verdict. */
-		if (!died(&out->facts[i]) && out->verdicts[i].nclaims == 0) {
-			out->judged[i] = 0;
-			memset(&out->verdicts[i], 0, sizeof(out->verdicts[i]));
-		}
-	}
-	/* A process that died with its dependency points at that death. */
-	for (i = 0; i < b->nruns; i++) {
-		struct verdict *v = &out->verdicts[i];
-		const struct corr_run *m;
-
-		if (!out->judged[i] || !v->dependency_died)
-			continue;
-		m = main_process_run(out, i);
-		if (m && out->judged[m - out->corr.runs] && v->nevidence < VERDICT_MAX_LINES) {
-			const struct verdict *mv = &out->verdicts[m - out->corr.runs];
-
-			snprintf(v->evidence[v->nevidence++], sizeof(v->evidence[0]),
-				 "its main process %s (pid %u) died: %s, %s", m->run->hdr.process,
-				 m->run->hdr.pid, vocab_name(&vocab_exit_classes, (int)mv->cls),
-				 vocab_name(&vocab_evidence_levels, (int)mv->level));
-		} else if (v->nmissing < VERDICT_MAX_LINES) {
-			snprintf(v->missing[v->nmissing++], sizeof(v->missing[0]),
-				 "the ring and exit record of the main process it depended on");
-		}
-	}
+	classify_all(&out->corr, out->facts, out->judged, out->verdicts);
 	find_loops(out);
 	return 0;
 }
@@ -478,7 +409,7 @@ void report_text(const struct report *r, FILE *out)
 			if (f->budget_kb)
 				fprintf(out, ", budget %s%s", budget,
 					f->peak_kb > f->budget_kb ? ": over budget" : "");
-			if (f->slope_kb_per_s >= 1 && died(f)) {
+			if (f->slope_kb_per_s >= 1 && run_facts_died(f)) {
 				char rate[24];
 
 				fmt_kb(rate, sizeof(rate), (uint64_t)f->slope_kb_per_s);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../src/ring.h"
+#include "../src/vocab.h"
 #include "internal.h"
 
 struct prev_run {
@@ -70,11 +71,6 @@ out_close:
 	return rc;
 }
 
-static int is_early_stage(enum lw_stage s)
-{
-	return s >= LW_STAGE_DOWNLOAD && s < LW_STAGE_INFERENCE;
-}
-
 void advice_compute(const char *dir, const char *process, uint64_t app_version,
 		    const char *exclude_name, struct advice_result *out)
 {
@@ -104,7 +100,7 @@ void advice_compute(const char *dir, const char *process, uint64_t app_version,
 		if (!counting)
 			continue;
 		if (r.app_version != app_version || r.state == LW_STATE_CLEAN_EXIT ||
-		    !is_early_stage(r.died_in)) {
+		    !vocab_stage_early(r.died_in)) {
 			counting = 0;
 			continue;
 		}

@@ -24,4 +24,14 @@ const char *vocab_name(const struct vocab *v, int value);
 /* The value named name, or -1. Context: signal-safe; no allocation; no blocking. */
 int vocab_value(const struct vocab *v, const char *name);
 
+/* Whether s is an early stage: download, load, runtime_prepare or
+ * delegate_prepare, the stages before inference. A death there comes back
+ * at every start, so the probe's advice and the analyzer's boot loops count
+ * it, and recovery stops prewarming (DESIGN.md, "Boot loops and safe mode").
+ * Context: signal-safe; no allocation; no blocking. */
+static inline int vocab_stage_early(enum lw_stage s)
+{
+	return s > LW_STAGE_NONE && s < LW_STAGE_INFERENCE;
+}
+
 #endif

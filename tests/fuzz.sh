@@ -41,7 +41,7 @@ for f in "$src"/analyzer/*.c "$src"/analyzer/evidence/*.c "$src"/analyzer/seed/*
 	*) modules="$modules $f" ;;
 	esac
 done
-core="$src/src/signals.c $src/src/vocab.c $src/src/crc32c.c $src/src/ring.c $src/src/cpu.c $src/src/digest.c"
+core="$src/src/signals.c $src/src/vocab.c $src/src/exit-info.c $src/src/crc32c.c $src/src/ring.c $src/src/cpu.c $src/src/digest.c"
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_DEFAULT_SOURCE -std=c11"
 incs="-I$src/include"
 

@@ -28,13 +28,11 @@ skipped when python3-jsonschema is missing).
 import json
 import os
 import re
-import shlex
 import sys
 import time
 
 from helpers import fail, failures, lastwords, setup
-
-SCENARIOS = "fixtures/scenarios"
+from scenarios import SCENARIOS, read_scenario, scenario_names
 
 # scenario -> (fields expected to differ, why). Fields are named as the
 # comparison names them: runs[i].<field>, exit_status, boot_loops,
@@ -251,15 +249,8 @@ def normalized(rep):
 
 
 def scenario(lw, name, validator, rule_ids):
-    d = os.path.join(SCENARIOS, name)
-    with open(os.path.join(d, "expected.json")) as f:
-        exp = json.load(f)
-    args = []
-    if os.path.exists(os.path.join(d, "args")):
-        with open(os.path.join(d, "args")) as f:
-            args = shlex.split(f.read())
-    bundle = [os.path.join(d, "bundle")]
-    forms = [bundle + [ring] for ring in exp.get("ring_forms", [])] or [bundle]
+    exp, args, forms = read_scenario(name)
+    bundle = [os.path.join(SCENARIOS, name, "bundle")]
     diffs, reports = [], []
     for inputs in forms:
         rep, status, err = report(lw, args, inputs)
@@ -320,8 +311,7 @@ def main():
     rule_ids = {line.split()[0] for line in p.stdout.splitlines() if line.strip()}
     if p.returncode != 0 or not rule_ids:
         fail("`lastwords rules` exits %d and lists %d rules" % (p.returncode, len(rule_ids)))
-    names = sorted(n for n in os.listdir(SCENARIOS)
-                   if os.path.exists(os.path.join(SCENARIOS, n, "expected.json")))
+    names = scenario_names()
     for n in KNOWN_FAILURES:
         if n not in names:
             fail("KNOWN_FAILURES names %r, which is not a scenario" % n)

@@ -155,6 +155,7 @@ enum lw_exit_class {
 #define X(up, name, val) LW_VOCAB_ENUM_(LW_EXIT_, up, name, val)
 	LW_EXIT_CLASSES(X)
 #undef X
+	LW_EXIT_CLASS_COUNT
 };
 
 enum lw_evidence_level {
