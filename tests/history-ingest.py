@@ -216,8 +216,14 @@ def test_kills(lw, root, tmp, kills):
 
     db = os.path.join(tmp, "killed.db")
     rng = random.Random(1234)
-    stored, mid = 0, 0
-    for i in range(kills):
+    stored, mid, done = 0, 0, 0
+    # At least `kills` kills, and more (up to three times as many) until a
+    # third of them landed mid-ingest: on a loaded machine the process may
+    # start too slowly for a kill timed on a clean ingest to catch it.
+    for i in range(3 * kills):
+        if done >= kills and mid >= kills // 3:
+            break
+        done += 1
         if i % 10 == 0 or stored == len(bundles):
             for ext in ("", "-wal", "-shm"):
                 if os.path.exists(db + ext):
@@ -240,11 +246,11 @@ def test_kills(lw, root, tmp, kills):
     key = lambda r: r["run_id"]
     check(sorted(got, key=key) == sorted(want, key=key),
           "after %d kills and a re-ingest, the export equals a clean ingest's (%d vs %d rows)"
-          % (kills, len(got), len(want)))
-    # The test's own power: most kills must land while bundles are going in.
-    check(mid >= kills // 3, "only %d of %d kills landed mid-ingest" % (mid, kills))
+          % (done, len(got), len(want)))
+    # The test's own power: many kills must land while bundles are going in.
+    check(mid >= kills // 3, "only %d of %d kills landed mid-ingest" % (mid, done))
     print("kills: %d SIGKILLs (%d mid-ingest) over a %.2f s ingest of %d bundles; every state consistent"
-          % (kills, mid, full, len(bundles)))
+          % (done, mid, full, len(bundles)))
 
 
 def schema_steps(root):

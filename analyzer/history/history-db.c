@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* analyzer/history/embed.py writes these from schemas/. */
 extern const char history_schema_sql[];
@@ -58,6 +59,27 @@ static int pragma_int(struct history *h, const char *sql, long long *out)
 	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/*
+ * Put the database in WAL mode (it stays so: this changes the file only
+ * once). Leaving rollback mode needs the exclusive lock, and SQLite does
+ * not call the busy handler when this connection's read lock would have
+ * to wait on another connection's write lock (it could deadlock): when two
+ * processes create one database at once, the pragma fails with
+ * SQLITE_BUSY at once. So retry it here for as long as the busy timeout.
+ */
+static int set_wal(struct history *h)
+{
+	struct timespec pause = { 0, 10 * 1000000L };
+	int rc, waited_ms;
+
+	for (waited_ms = 0;; waited_ms += 10) {
+		rc = sqlite3_exec(h->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+		if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= BUSY_TIMEOUT_MS)
+			return rc;
+		nanosleep(&pause, NULL);
+	}
 }
 
 /* Apply the steps a database lacks, in one transaction that first takes
@@ -147,9 +169,9 @@ int history_open(const char *path, enum history_mode mode, struct history *h, ch
 		history_close(h);
 		return -1;
 	}
-	if (sqlite3_exec(h->db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; "
-				"PRAGMA synchronous = NORMAL",
-			 NULL, NULL, NULL) != SQLITE_OK) {
+	if (set_wal(h) != SQLITE_OK ||
+	    sqlite3_exec(h->db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", NULL, NULL,
+			 NULL) != SQLITE_OK) {
 		history_error(h, "cannot set WAL mode", err, errlen);
 		history_close(h);
 		return -1;
