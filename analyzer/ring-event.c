@@ -139,24 +139,6 @@ void ring_event_text(const struct lw_ring_header *h, const struct lw_ring_slot *
 	}
 }
 
-const char *json_get_string(const cJSON *obj, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-long long json_get_int(const cJSON *obj, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	if (cJSON_IsRaw(v))
-		return (long long)strtoull(v->valuestring, NULL, 10);
-	if (cJSON_IsBool(v))
-		return cJSON_IsTrue(v);
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
-}
-
 int json_add_u64(cJSON *obj, const char *key, uint64_t v)
 {
 	char buf[24];
