@@ -5,6 +5,8 @@
 #ifndef LW_ANALYZER_COMMANDS_H
 #define LW_ANALYZER_COMMANDS_H
 
+#include <cjson/cJSON.h>
+
 #include "../src/ring.h"
 #include "bundle.h"
 #include "correlate.h"
@@ -41,6 +43,10 @@ void report_ring_error(const char *path, int rc, const struct ring_error *err);
  * first file, or the exit status to return (help printed, or a usage
  * error). what names the arguments in the error ("ring file"). */
 int parse_json_options(int argc, char **argv, const char *usage, const char *what, int *json);
+
+/* Print a JSON tree on one line of stdout, as dump and verify --json do,
+ * and free it. 0, or -1 when o is NULL or cannot be printed (ENOMEM). */
+int print_json_line(cJSON *o);
 
 /* --tz OFFSET and --tolerance MS, shared by report and ingest: set *opt
  * from the option's argument. Returns -1 when it is good, else the usage

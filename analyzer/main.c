@@ -147,6 +147,18 @@ size_t print_input_errors(const struct bundle *b, const char *prefix)
 	return n;
 }
 
+int print_json_line(cJSON *o)
+{
+	char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+
+	cJSON_Delete(o);
+	if (!text)
+		return -1;
+	puts(text);
+	free(text);
+	return 0;
+}
+
 int parse_json_options(int argc, char **argv, const char *usage, const char *what, int *json)
 {
 	static const struct option opts[] = {
