@@ -193,12 +193,7 @@ static cJSON *ring_json(const struct ring_file *rf, const struct ring_facts *f)
 		json_text(&j, o, "header_damage", rf->damage.reason);
 	json_u64(&j, o, "memory_budget_kb", h->memory_budget_kb);
 	json_number(&j, o, "slot_count", h->slot_count);
-	json_u64(&j, o, "valid", f->scan.valid);
-	json_u64(&j, o, "torn", f->scan.torn);
-	json_u64(&j, o, "stale", f->scan.stale);
-	json_u64(&j, o, "corrupt", f->scan.corrupt);
-	json_u64(&j, o, "never_written", f->scan.empty);
-	json_u64(&j, o, "missing", f->scan.missing);
+	scan_counts_json(&j, o, &f->scan);
 	json_u64(&j, o, "lapped", h->lapped);
 	json_u64(&j, o, "dropped", h->dropped);
 	json_u64(&j, o, "peak_rss_kb", f->peak_rss_kb);
@@ -220,7 +215,7 @@ static int print_record_json(uint64_t ticket, uint32_t index, const struct lw_ri
 	struct json_arg *ja = arg;
 
 	(void)index;
-	if (print_json_line(ring_event_json(ja->rf->path, ticket, ja->rf->hdr, s)) != 0)
+	if (print_json_tree(ring_event_json(ja->rf->path, ticket, ja->rf->hdr, s), 0) != 0)
 		ja->failed = 1;
 	return ja->failed;
 }
@@ -234,7 +229,7 @@ static int dump_one(const struct ring_file *rf, int json)
 	if (json) {
 		struct json_arg ja = { rf, 0 };
 
-		if (print_json_line(ring_json(rf, &f)) != 0)
+		if (print_json_tree(ring_json(rf, &f), 0) != 0)
 			return -1;
 		ring_scan(rf->hdr, rf->slots, &again, NULL, print_record_json, &ja);
 		return ja.failed ? -1 : 0;
@@ -266,7 +261,7 @@ int cmd_dump(int argc, char **argv)
 				json_text(&j, o, "type", "error");
 				json_text(&j, o, "file", argv[i]);
 				json_text(&j, o, "error", err.reason);
-				print_json_line(json_end(&j));
+				print_json_tree(json_end(&j), 0);
 			}
 			unreadable = 1;
 			continue;

@@ -307,7 +307,6 @@ static int print_json(const char *by, const char *since, const struct history_fi
 {
 	struct json j;
 	cJSON *o = json_begin(&j), *a;
-	char *text;
 	size_t i;
 
 	json_number(&j, o, "history_version", 1);
@@ -320,14 +319,7 @@ static int print_json(const char *by, const char *since, const struct history_fi
 		group_json(&j, a, &f->groups[i]);
 	/* A reference: the text printer reads regressions too, and frees them. */
 	json_item(&j, o, "regressions", cJSON_CreateArrayReference(regressions->child));
-	o = json_end(&j);
-	text = o ? cJSON_Print(o) : NULL;
-	cJSON_Delete(o);
-	if (!text)
-		return -1;
-	puts(text);
-	free(text);
-	return 0;
+	return print_json_tree(json_end(&j), 1);
 }
 
 int cmd_history(int argc, char **argv)

@@ -6,7 +6,6 @@
  */
 #include <getopt.h> /* optind */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -169,18 +168,9 @@ int cmd_inspect(int argc, char **argv)
 	for (i = optind; i < argc; i++)
 		if (inspect_one(argv[i], json ? &j : NULL, list) != 0)
 			failed = 1;
-	if (json) {
-		char *text;
-
-		list = json_end(&j);
-		text = list ? cJSON_Print(list) : NULL;
-		cJSON_Delete(list);
-		if (!text) {
-			fprintf(stderr, "lastwords: out of memory\n");
-			return LW_EXIT_INPUT;
-		}
-		puts(text);
-		free(text);
+	if (json && print_json_tree(json_end(&j), 1) != 0) {
+		fprintf(stderr, "lastwords: out of memory\n");
+		return LW_EXIT_INPUT;
 	}
 	if (fflush(stdout) != 0) {
 		perror("lastwords: stdout");

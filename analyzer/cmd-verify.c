@@ -67,12 +67,7 @@ static cJSON *ring_json(const struct ring_file *rf, const struct ring_scan *sc)
 	if (rf->hdr->crash_signo && signal_name((int)rf->hdr->crash_signo))
 		json_text(&j, o, "signal", signal_name((int)rf->hdr->crash_signo));
 	json_number(&j, o, "slot_count", sc->slot_count);
-	json_u64(&j, o, "valid", sc->valid);
-	json_u64(&j, o, "torn", sc->torn);
-	json_u64(&j, o, "stale", sc->stale);
-	json_u64(&j, o, "corrupt", sc->corrupt);
-	json_u64(&j, o, "never_written", sc->empty);
-	json_u64(&j, o, "missing", sc->missing);
+	scan_counts_json(&j, o, sc);
 	json_u64(&j, o, "head", sc->head);
 	json_u64(&j, o, "head_header", sc->head_header);
 	if (sc->valid) {
@@ -113,7 +108,7 @@ int cmd_verify(int argc, char **argv)
 		if (rc != 0) {
 			report_ring_error(argv[i], rc, &err);
 			if (json)
-				print_json_line(error_json(argv[i], &err));
+				print_json_tree(error_json(argv[i], &err), 0);
 			unreadable = 1;
 			continue;
 		}
@@ -121,7 +116,7 @@ int cmd_verify(int argc, char **argv)
 		if (sc.corrupt || rf->header_damaged)
 			corrupt = 1;
 		if (json) {
-			if (print_json_line(ring_json(rf, &sc)) != 0) {
+			if (print_json_tree(ring_json(rf, &sc), 0) != 0) {
 				fprintf(stderr, "lastwords: out of memory\n");
 				unreadable = 1;
 			}
