@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <getopt.h> /* optind */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -14,6 +13,7 @@
 #include "../src/signals.h"
 #include "../src/vocab.h"
 #include "commands.h"
+#include "evidence/json.h"
 #include "format.h"
 #include "ring-event.h"
 #include "ring-file.h"
@@ -160,78 +160,48 @@ static void print_last_words(const struct ring_file *rf, const struct ring_facts
 	}
 }
 
-static int emit_json(cJSON *o)
-{
-	char *text = o ? cJSON_PrintUnformatted(o) : NULL;
-
-	cJSON_Delete(o);
-	if (!text)
-		return -1;
-	puts(text);
-	free(text);
-	return 0;
-}
-
 static cJSON *ring_json(const struct ring_file *rf, const struct ring_facts *f)
 {
 	const struct lw_ring_header *h = rf->hdr;
-	enum lw_stage open = ring_open_stage(h);
-	cJSON *o = cJSON_CreateObject();
-	char id[40], iso[40];
-	int rc = 0;
+	char id[40], iso[40], proc[LW_RING_PROCESS_MAX + 1];
+	struct json j;
+	cJSON *o = json_begin(&j);
 
-	if (!o)
-		return NULL;
-	rc |= cJSON_AddStringToObject(o, "type", "ring") ? 0 : -1;
-	rc |= cJSON_AddStringToObject(o, "file", rf->path) ? 0 : -1;
-	rc |= cJSON_AddNumberToObject(o, "format_version", h->version) ? 0 : -1;
-	rc |= (cJSON_AddStringToObject(o, "process", "") ? 0 : -1);
-	if (!rc) {
-		char proc[LW_RING_PROCESS_MAX + 1];
-
-		memcpy(proc, h->process, LW_RING_PROCESS_MAX);
-		proc[LW_RING_PROCESS_MAX] = '\0';
-		cJSON_ReplaceItemInObject(o, "process", cJSON_CreateString(proc));
-	}
-	rc |= cJSON_AddNumberToObject(o, "pid", h->pid) ? 0 : -1;
-	rc |= json_add_u64(o, "app_version", h->app_version);
+	json_text(&j, o, "type", "ring");
+	json_text(&j, o, "file", rf->path);
+	json_number(&j, o, "format_version", h->version);
+	memcpy(proc, h->process, LW_RING_PROCESS_MAX); /* a full name has no NUL */
+	proc[LW_RING_PROCESS_MAX] = '\0';
+	json_text(&j, o, "process", proc);
+	json_number(&j, o, "pid", h->pid);
+	json_u64(&j, o, "app_version", h->app_version);
 	fmt_id128(id, sizeof(id), h->run_id);
-	rc |= cJSON_AddStringToObject(o, "run_id", id) ? 0 : -1;
+	json_text(&j, o, "run_id", id);
 	fmt_id128(id, sizeof(id), h->boot_id);
-	rc |= cJSON_AddStringToObject(o, "boot_id", id) ? 0 : -1;
+	json_text(&j, o, "boot_id", id);
 	fmt_iso(iso, sizeof(iso), h->start_real_ns);
-	rc |= cJSON_AddStringToObject(o, "start_time", iso) ? 0 : -1;
-	rc |= json_add_u64(o, "start_real_ns", h->start_real_ns);
-	rc |= json_add_u64(o, "start_boot_ns", h->start_boot_ns);
-	rc |= json_add_u64(o, "start_mono_ns", h->start_mono_ns);
-	rc |= cJSON_AddStringToObject(o, "outcome", ring_outcome_name(ring_file_outcome(rf))) ? 0
-											    : -1;
-	rc |= cJSON_AddNumberToObject(o, "state", h->state) ? 0 : -1;
+	json_text(&j, o, "start_time", iso);
+	json_u64(&j, o, "start_real_ns", h->start_real_ns);
+	json_u64(&j, o, "start_boot_ns", h->start_boot_ns);
+	json_u64(&j, o, "start_mono_ns", h->start_mono_ns);
+	json_text(&j, o, "outcome", ring_outcome_name(ring_file_outcome(rf)));
+	json_number(&j, o, "state", h->state);
 	if (h->crash_signo && signal_name((int)h->crash_signo))
-		rc |= cJSON_AddStringToObject(o, "signal", signal_name((int)h->crash_signo)) ? 0 : -1;
-	rc |= cJSON_AddStringToObject(o, "open_stage", stage_name(open)) ? 0 : -1;
+		json_text(&j, o, "signal", signal_name((int)h->crash_signo));
+	json_text(&j, o, "open_stage", stage_name(ring_open_stage(h)));
 	if (rf->header_damaged)
-		rc |= cJSON_AddStringToObject(o, "header_damage", rf->damage.reason) ? 0 : -1;
-	rc |= json_add_u64(o, "memory_budget_kb", h->memory_budget_kb);
-	rc |= cJSON_AddNumberToObject(o, "slot_count", h->slot_count) ? 0 : -1;
-	rc |= json_add_u64(o, "valid", f->scan.valid);
-	rc |= json_add_u64(o, "torn", f->scan.torn);
-	rc |= json_add_u64(o, "stale", f->scan.stale);
-	rc |= json_add_u64(o, "corrupt", f->scan.corrupt);
-	rc |= json_add_u64(o, "never_written", f->scan.empty);
-	rc |= json_add_u64(o, "missing", f->scan.missing);
-	rc |= json_add_u64(o, "lapped", h->lapped);
-	rc |= json_add_u64(o, "dropped", h->dropped);
-	rc |= json_add_u64(o, "peak_rss_kb", f->peak_rss_kb);
-	rc |= json_add_digest(o, "candidate", h->candidate);
-	rc |= json_add_digest(o, "ok_candidate", h->ok_candidate);
-	rc |= json_add_digest(o, "stable_candidate", h->stable_candidate);
-	rc |= json_add_u64(o, "head", f->scan.head);
-	if (rc) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
+		json_text(&j, o, "header_damage", rf->damage.reason);
+	json_u64(&j, o, "memory_budget_kb", h->memory_budget_kb);
+	json_number(&j, o, "slot_count", h->slot_count);
+	scan_counts_json(&j, o, &f->scan);
+	json_u64(&j, o, "lapped", h->lapped);
+	json_u64(&j, o, "dropped", h->dropped);
+	json_u64(&j, o, "peak_rss_kb", f->peak_rss_kb);
+	json_digest(&j, o, "candidate", h->candidate);
+	json_digest(&j, o, "ok_candidate", h->ok_candidate);
+	json_digest(&j, o, "stable_candidate", h->stable_candidate);
+	json_u64(&j, o, "head", f->scan.head);
+	return json_end(&j);
 }
 
 struct json_arg {
@@ -245,7 +215,7 @@ static int print_record_json(uint64_t ticket, uint32_t index, const struct lw_ri
 	struct json_arg *ja = arg;
 
 	(void)index;
-	if (emit_json(ring_event_json(ja->rf->path, ticket, ja->rf->hdr, s)) != 0)
+	if (print_json_tree(ring_event_json(ja->rf->path, ticket, ja->rf->hdr, s), 0) != 0)
 		ja->failed = 1;
 	return ja->failed;
 }
@@ -259,7 +229,7 @@ static int dump_one(const struct ring_file *rf, int json)
 	if (json) {
 		struct json_arg ja = { rf, 0 };
 
-		if (emit_json(ring_json(rf, &f)) != 0)
+		if (print_json_tree(ring_json(rf, &f), 0) != 0)
 			return -1;
 		ring_file_walk(rf, &again, print_record_json, &ja);
 		return ja.failed ? -1 : 0;
@@ -285,14 +255,13 @@ int cmd_dump(int argc, char **argv)
 		if (rc != 0) {
 			report_ring_error(argv[i], rc, &err);
 			if (json) {
-				cJSON *o = cJSON_CreateObject();
+				struct json j;
+				cJSON *o = json_begin(&j);
 
-				if (o && cJSON_AddStringToObject(o, "type", "error") &&
-				    cJSON_AddStringToObject(o, "file", argv[i]) &&
-				    cJSON_AddStringToObject(o, "error", err.reason))
-					emit_json(o);
-				else
-					cJSON_Delete(o);
+				json_text(&j, o, "type", "error");
+				json_text(&j, o, "file", argv[i]);
+				json_text(&j, o, "error", err.reason);
+				print_json_tree(json_end(&j), 0);
 			}
 			unreadable = 1;
 			continue;

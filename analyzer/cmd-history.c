@@ -18,6 +18,7 @@
 
 #include "../src/vocab.h"
 #include "commands.h"
+#include "evidence/json.h"
 #include "history/history-db.h"
 
 static const char usage[] =
@@ -157,83 +158,79 @@ static double rate(long long n, long long of)
 	return of ? (double)n / (double)of : 0.0;
 }
 
-static cJSON *group_json(const struct group *g)
+static void group_json(struct json *j, cJSON *groups, const struct group *g)
 {
-	cJSON *o = cJSON_CreateObject(), *classes;
+	cJSON *o = json_object(j, groups, NULL), *classes;
 	int c, l;
 
-	if (!o)
-		return NULL;
-	cJSON_AddStringToObject(o, "group", g->name);
-	cJSON_AddNumberToObject(o, "runs", (double)g->runs);
-	cJSON_AddNumberToObject(o, "died", (double)g->died);
-	cJSON_AddItemToObject(o, "first_seen",
-			      g->first_seen ? cJSON_CreateString(g->first_seen) : cJSON_CreateNull());
-	classes = cJSON_AddObjectToObject(o, "classes");
-	for (c = 1; classes && c < NCLASSES; c++) {
-		cJSON *x = cJSON_AddObjectToObject(classes, vocab_name(&vocab_exit_classes, c));
+	json_text(j, o, "group", g->name);
+	json_number(j, o, "runs", (double)g->runs);
+	json_number(j, o, "died", (double)g->died);
+	json_text(j, o, "first_seen", g->first_seen);
+	classes = json_object(j, o, "classes");
+	for (c = 1; c < NCLASSES; c++) {
+		cJSON *x = json_object(j, classes, vocab_name(&vocab_exit_classes, c));
 
-		if (!x)
-			break;
-		cJSON_AddNumberToObject(x, "total", (double)g->n[c][0]);
-		cJSON_AddNumberToObject(x, "rate", rate(g->n[c][0], g->runs));
+		json_number(j, x, "total", (double)g->n[c][0]);
+		json_number(j, x, "rate", rate(g->n[c][0], g->runs));
 		for (l = 1; l < NLEVELS; l++)
-			cJSON_AddNumberToObject(x, vocab_name(&vocab_evidence_levels, l),
-						(double)g->n[c][l]);
+			json_number(j, x, vocab_name(&vocab_evidence_levels, l), (double)g->n[c][l]);
 	}
-	return o;
 }
 
-/* One regression row (see the statement) as JSON. */
-static cJSON *regression_json(sqlite3_stmt *st)
+/* One regression row (see the statement) as JSON, into arr. */
+static void regression_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
 {
-	cJSON *o = cJSON_CreateObject(), *stages;
+	cJSON *o = json_object(j, arr, NULL), *stages;
 	long long prev_count = sqlite3_column_int64(st, 5), prev_runs = sqlite3_column_int64(st, 6);
 	long long count = sqlite3_column_int64(st, 7), runs = sqlite3_column_int64(st, 8);
 
-	if (!o)
-		return NULL;
-	cJSON_AddStringToObject(o, "dimension", (const char *)sqlite3_column_text(st, 0));
-	cJSON_AddStringToObject(o, "package", (const char *)sqlite3_column_text(st, 1));
-	cJSON_AddStringToObject(o, "group", (const char *)sqlite3_column_text(st, 3));
-	cJSON_AddStringToObject(o, "previous", (const char *)sqlite3_column_text(st, 2));
-	cJSON_AddStringToObject(o, "class", (const char *)sqlite3_column_text(st, 4));
-	cJSON_AddStringToObject(o, "evidence_level", "confirmed");
-	cJSON_AddNumberToObject(o, "count", (double)count);
-	cJSON_AddNumberToObject(o, "runs", (double)runs);
-	cJSON_AddNumberToObject(o, "rate", rate(count, runs));
-	cJSON_AddNumberToObject(o, "previous_count", (double)prev_count);
-	cJSON_AddNumberToObject(o, "previous_runs", (double)prev_runs);
-	cJSON_AddNumberToObject(o, "previous_rate", rate(prev_count, prev_runs));
+	json_text(j, o, "dimension", (const char *)sqlite3_column_text(st, 0));
+	json_text(j, o, "package", (const char *)sqlite3_column_text(st, 1));
+	json_text(j, o, "group", (const char *)sqlite3_column_text(st, 3));
+	json_text(j, o, "previous", (const char *)sqlite3_column_text(st, 2));
+	json_text(j, o, "class", (const char *)sqlite3_column_text(st, 4));
+	json_text(j, o, "evidence_level", "confirmed");
+	json_number(j, o, "count", (double)count);
+	json_number(j, o, "runs", (double)runs);
+	json_number(j, o, "rate", rate(count, runs));
+	json_number(j, o, "previous_count", (double)prev_count);
+	json_number(j, o, "previous_runs", (double)prev_runs);
+	json_number(j, o, "previous_rate", rate(prev_count, prev_runs));
 	stages = cJSON_Parse((const char *)sqlite3_column_text(st, 9));
 	if (!cJSON_IsObject(stages)) {
 		cJSON_Delete(stages);
 		stages = cJSON_CreateObject();
 	}
-	cJSON_AddItemToObject(o, "stages", stages);
-	return o;
+	json_item(j, o, "stages", stages);
 }
 
-static int read_regressions(struct history *h, const char *since, cJSON *out, char *err,
+/* The regressions as a JSON array (free with cJSON_Delete) in *out. */
+static int read_regressions(struct history *h, const char *since, cJSON **out, char *err,
 			    size_t errlen)
 {
 	sqlite3_stmt *st;
+	struct json j;
+	cJSON *arr;
 	int rc;
 
 	if (history_prepare(h, "regressions", NULL, since, &st, err, errlen) != 0)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		cJSON *o = regression_json(st);
-
-		if (!o || !cJSON_AddItemToArray(out, o)) {
-			cJSON_Delete(o);
-			sqlite3_finalize(st);
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-	}
+	arr = json_begin_array(&j);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		regression_json(&j, arr, st);
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : history_error(h, "regressions", err, errlen);
+	arr = json_end(&j);
+	if (rc != SQLITE_DONE) {
+		cJSON_Delete(arr);
+		return history_error(h, "regressions", err, errlen);
+	}
+	if (!arr) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	*out = arr;
+	return 0;
 }
 
 static void print_text(const char *by, const char *since, const struct history_figures *f,
@@ -306,37 +303,23 @@ static void print_text(const char *by, const char *since, const struct history_f
 }
 
 static int print_json(const char *by, const char *since, const struct history_figures *f,
-		      cJSON *regressions)
+		      const cJSON *regressions)
 {
-	cJSON *o = cJSON_CreateObject(), *a;
-	char *text;
+	struct json j;
+	cJSON *o = json_begin(&j), *a;
 	size_t i;
 
-	if (!o)
-		return -1;
-	cJSON_AddNumberToObject(o, "history_version", 1);
-	cJSON_AddStringToObject(o, "by", by);
-	cJSON_AddItemToObject(o, "since", since ? cJSON_CreateString(since) : cJSON_CreateNull());
-	cJSON_AddNumberToObject(o, "runs", (double)f->runs);
-	cJSON_AddNumberToObject(o, "bundles", (double)f->bundles);
-	a = cJSON_AddArrayToObject(o, "groups");
-	for (i = 0; a && i < f->ngroups; i++) {
-		cJSON *g = group_json(&f->groups[i]);
-
-		if (!g || !cJSON_AddItemToArray(a, g)) {
-			cJSON_Delete(g);
-			cJSON_Delete(o);
-			return -1;
-		}
-	}
-	cJSON_AddItemReferenceToObject(o, "regressions", regressions);
-	text = cJSON_Print(o);
-	cJSON_Delete(o);
-	if (!text)
-		return -1;
-	puts(text);
-	free(text);
-	return 0;
+	json_number(&j, o, "history_version", 1);
+	json_text(&j, o, "by", by);
+	json_text(&j, o, "since", since);
+	json_number(&j, o, "runs", (double)f->runs);
+	json_number(&j, o, "bundles", (double)f->bundles);
+	a = json_array(&j, o, "groups");
+	for (i = 0; i < f->ngroups; i++)
+		group_json(&j, a, &f->groups[i]);
+	/* A reference: the text printer reads regressions too, and frees them. */
+	json_item(&j, o, "regressions", cJSON_CreateArrayReference(regressions->child));
+	return print_json_tree(json_end(&j), 1);
 }
 
 int cmd_history(int argc, char **argv)
@@ -398,12 +381,9 @@ int cmd_history(int argc, char **argv)
 		return status;
 	/* One read transaction: the figures agree with each other while an
 	 * ingest writes. */
-	regressions = cJSON_CreateArray();
-	if (!regressions || sqlite3_exec(h.db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
+	if (sqlite3_exec(h.db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
 	    read_rates(&h, by, since, &f, err, sizeof(err)) != 0 ||
-	    read_regressions(&h, since, regressions, err, sizeof(err)) != 0) {
-		if (!regressions)
-			snprintf(err, sizeof(err), "out of memory");
+	    read_regressions(&h, since, &regressions, err, sizeof(err)) != 0) {
 		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
 		status = LW_EXIT_DATABASE;
 	}

@@ -6,12 +6,12 @@
  */
 #include <getopt.h> /* optind */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "commands.h"
+#include "evidence/json.h"
 #include "evidence/evidence.h"
 #include "evidence/input.h"
 #include "evidence/parsers.h"
@@ -25,8 +25,9 @@ static const char unknown_reason[] =
 	"unknown kind: not a ring, seed events, exit-info (dump, JSON or toString), "
 	"tombstone, ANR trace, logcat or event log";
 
-/* A ring, binary or as dump --json lines: its valid records. */
-static int inspect_run(const char *path, const struct input *in, cJSON *obj, int json)
+/* A ring, binary or as dump --json lines: its valid records, into obj of
+ * j's tree with --json (j not NULL), else on stdout. */
+static int inspect_run(const char *path, const struct input *in, struct json *j, cJSON *obj)
 {
 	struct ev_error err = { 0, "" };
 	struct ring_error rerr;
@@ -39,19 +40,19 @@ static int inspect_run(const char *path, const struct input *in, cJSON *obj, int
 		rc = run_load_ring(path, &r, &rerr);
 		if (rc != 0) {
 			report_ring_error(path, rc, &rerr);
-			if (obj)
-				cJSON_AddStringToObject(obj, "error", rerr.reason);
+			if (j)
+				json_text(j, obj, "error", rerr.reason);
 			return -1;
 		}
 	} else if (run_load_json(path, in->data, in->len, &r, &err) != 0) {
 		fprintf(stderr, "lastwords: '%s': line %zu: %s\n", path, err.line, err.reason);
-		if (obj)
-			cJSON_AddStringToObject(obj, "error", err.reason);
+		if (j)
+			json_text(j, obj, "error", err.reason);
 		return -1;
 	}
-	if (json) {
-		cJSON_AddStringToObject(obj, "form", r.from_json ? "json-lines" : "binary");
-		arr = cJSON_AddArrayToObject(obj, "records");
+	if (j) {
+		json_text(j, obj, "form", r.from_json ? "json-lines" : "binary");
+		arr = json_array(j, obj, "records");
 	} else {
 		printf("%s: ring%s, %s, %zu records\n", path, r.from_json ? " (JSON lines)" : "",
 		       ring_outcome_name(r.outcome), r.nevents);
@@ -59,14 +60,8 @@ static int inspect_run(const char *path, const struct input *in, cJSON *obj, int
 	for (i = 0; i < r.nevents; i++) {
 		const struct run_event *e = &r.events[i];
 
-		if (json) {
-			cJSON *o = ring_event_json(path, e->ticket, &r.hdr, &e->slot);
-
-			if (!arr || !o || !cJSON_AddItemToArray(arr, o)) {
-				cJSON_Delete(o);
-				run_release(&r);
-				return -1;
-			}
+		if (j) {
+			json_item(j, arr, NULL, ring_event_json(path, e->ticket, &r.hdr, &e->slot));
 		} else {
 			char label[48], detail[160];
 
@@ -79,7 +74,9 @@ static int inspect_run(const char *path, const struct input *in, cJSON *obj, int
 	return 0;
 }
 
-static int inspect_one(const char *path, cJSON *list, int json)
+/* One file: into a new object of list, j's tree, with --json (j not
+ * NULL), else on stdout. */
+static int inspect_one(const char *path, struct json *j, cJSON *list)
 {
 	struct ev_file f = { 0 };
 	struct ev_error err = { 0, "" };
@@ -89,35 +86,31 @@ static int inspect_one(const char *path, cJSON *list, int json)
 	size_t i, n;
 	int rc = -1;
 
-	if (json) {
-		obj = cJSON_CreateObject();
-		if (!obj || !cJSON_AddItemToArray(list, obj)) {
-			cJSON_Delete(obj);
-			return -1;
-		}
-		cJSON_AddStringToObject(obj, "file", path);
+	if (j) {
+		obj = json_object(j, list, NULL);
+		json_text(j, obj, "file", path);
 	}
 	if (input_read(path, &in, &err) != 0) {
 		fprintf(stderr, "lastwords: cannot read '%s': %s\n", path, err.reason);
-		if (obj) {
-			cJSON_AddStringToObject(obj, "kind", "unknown");
-			cJSON_AddStringToObject(obj, "error", err.reason);
+		if (j) {
+			json_text(j, obj, "kind", "unknown");
+			json_text(j, obj, "error", err.reason);
 		}
 		return -1;
 	}
 	kind = ev_detect(in.data, in.len);
-	if (obj) {
-		cJSON_AddStringToObject(obj, "kind", ev_kind_name(kind));
-		cJSON_AddBoolToObject(obj, "gzipped", in.gzipped);
+	if (j) {
+		json_text(j, obj, "kind", ev_kind_name(kind));
+		json_bool(j, obj, "gzipped", in.gzipped);
 	}
 	if (kind == EV_KIND_UNKNOWN) {
 		fprintf(stderr, "lastwords: '%s': %s\n", path, unknown_reason);
-		if (obj)
-			cJSON_AddStringToObject(obj, "error", unknown_reason);
+		if (j)
+			json_text(j, obj, "error", unknown_reason);
 		goto out;
 	}
 	if (kind == EV_KIND_RING) {
-		rc = inspect_run(path, &in, obj, json);
+		rc = inspect_run(path, &in, j, obj);
 		input_release(&in);
 		return rc;
 	}
@@ -126,24 +119,20 @@ static int inspect_one(const char *path, cJSON *list, int json)
 			fprintf(stderr, "lastwords: '%s': line %zu: %s\n", path, err.line, err.reason);
 		else
 			fprintf(stderr, "lastwords: '%s': %s\n", path, err.reason);
-		if (obj) {
-			cJSON_AddStringToObject(obj, "error", err.reason);
+		if (j) {
+			json_text(j, obj, "error", err.reason);
 			if (err.line)
-				cJSON_AddNumberToObject(obj, "error_line", (double)err.line);
+				json_number(j, obj, "error_line", (double)err.line);
 		}
 		goto out;
 	}
 	n = ev_record_count(&f);
-	if (json) {
-		cJSON *records = ev_records_json(&f);
-
-		if (!records)
-			goto out;
-		cJSON_AddNumberToObject(obj, "lines", (double)f.stats.lines);
-		cJSON_AddNumberToObject(obj, "skipped", (double)f.stats.skipped);
+	if (j) {
+		json_number(j, obj, "lines", (double)f.stats.lines);
+		json_number(j, obj, "skipped", (double)f.stats.skipped);
 		if (f.stats.first_skipped)
-			cJSON_AddNumberToObject(obj, "first_skipped_line", (double)f.stats.first_skipped);
-		cJSON_AddItemToObject(obj, "records", records);
+			json_number(j, obj, "first_skipped_line", (double)f.stats.first_skipped);
+		json_item(j, obj, "records", ev_records_json(&f));
 	} else {
 		char line[1024];
 
@@ -167,29 +156,21 @@ out:
 
 int cmd_inspect(int argc, char **argv)
 {
+	struct json j;
 	cJSON *list = NULL;
 	int json, rc, failed = 0, i;
 
 	rc = parse_json_options(argc, argv, usage, "file", &json);
 	if (rc >= 0)
 		return rc;
-	if (json && !(list = cJSON_CreateArray())) {
+	if (json)
+		list = json_begin_array(&j);
+	for (i = optind; i < argc; i++)
+		if (inspect_one(argv[i], json ? &j : NULL, list) != 0)
+			failed = 1;
+	if (json && print_json_tree(json_end(&j), 1) != 0) {
 		fprintf(stderr, "lastwords: out of memory\n");
 		return LW_EXIT_INPUT;
-	}
-	for (i = optind; i < argc; i++)
-		if (inspect_one(argv[i], list, json) != 0)
-			failed = 1;
-	if (json) {
-		char *text = cJSON_Print(list);
-
-		cJSON_Delete(list);
-		if (!text) {
-			fprintf(stderr, "lastwords: out of memory\n");
-			return LW_EXIT_INPUT;
-		}
-		puts(text);
-		free(text);
 	}
 	if (fflush(stdout) != 0) {
 		perror("lastwords: stdout");

@@ -6,13 +6,12 @@
 #include <inttypes.h>
 #include <getopt.h> /* optind */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include <cjson/cJSON.h>
 
 #include "../src/signals.h"
 #include "commands.h"
-#include "ring-event.h"
+#include "evidence/json.h"
 #include "ring-file.h"
 
 static const char usage[] = "lastwords verify [--json] RING...";
@@ -58,60 +57,39 @@ static void print_text(const struct ring_file *rf, const struct ring_scan *sc)
 	putchar('\n');
 }
 
-static int print_json(const struct ring_file *rf, const struct ring_scan *sc)
+static cJSON *ring_json(const struct ring_file *rf, const struct ring_scan *sc)
 {
-	cJSON *o = cJSON_CreateObject();
-	char *text;
-	int rc = 0;
+	struct json j;
+	cJSON *o = json_begin(&j);
 
-	if (!o)
-		return -1;
-	rc |= cJSON_AddStringToObject(o, "file", rf->path) ? 0 : -1;
-	rc |= cJSON_AddStringToObject(o, "outcome", ring_outcome_name(ring_file_outcome(rf))) ? 0
-											    : -1;
+	json_text(&j, o, "file", rf->path);
+	json_text(&j, o, "outcome", ring_outcome_name(ring_file_outcome(rf)));
 	if (rf->hdr->crash_signo && signal_name((int)rf->hdr->crash_signo))
-		rc |= cJSON_AddStringToObject(o, "signal", signal_name((int)rf->hdr->crash_signo))
-			      ? 0
-			      : -1;
-	rc |= cJSON_AddNumberToObject(o, "slot_count", sc->slot_count) ? 0 : -1;
-	rc |= json_add_u64(o, "valid", sc->valid);
-	rc |= json_add_u64(o, "torn", sc->torn);
-	rc |= json_add_u64(o, "stale", sc->stale);
-	rc |= json_add_u64(o, "corrupt", sc->corrupt);
-	rc |= json_add_u64(o, "never_written", sc->empty);
-	rc |= json_add_u64(o, "missing", sc->missing);
-	rc |= json_add_u64(o, "head", sc->head);
-	rc |= json_add_u64(o, "head_header", sc->head_header);
+		json_text(&j, o, "signal", signal_name((int)rf->hdr->crash_signo));
+	json_number(&j, o, "slot_count", sc->slot_count);
+	scan_counts_json(&j, o, sc);
+	json_u64(&j, o, "head", sc->head);
+	json_u64(&j, o, "head_header", sc->head_header);
 	if (sc->valid) {
-		rc |= json_add_u64(o, "first_ticket", sc->first_ticket);
-		rc |= json_add_u64(o, "last_ticket", sc->last_ticket);
+		json_u64(&j, o, "first_ticket", sc->first_ticket);
+		json_u64(&j, o, "last_ticket", sc->last_ticket);
 	}
-	rc |= json_add_u64(o, "lapped", rf->hdr->lapped);
-	rc |= json_add_u64(o, "dropped", rf->hdr->dropped);
+	json_u64(&j, o, "lapped", rf->hdr->lapped);
+	json_u64(&j, o, "dropped", rf->hdr->dropped);
 	if (rf->header_damaged)
-		rc |= cJSON_AddStringToObject(o, "header_damage", rf->damage.reason) ? 0 : -1;
-	rc |= cJSON_AddBoolToObject(o, "ok", sc->corrupt == 0 && !rf->header_damaged) ? 0 : -1;
-	text = rc ? NULL : cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	if (!text)
-		return -1;
-	puts(text);
-	free(text);
-	return 0;
+		json_text(&j, o, "header_damage", rf->damage.reason);
+	json_bool(&j, o, "ok", sc->corrupt == 0 && !rf->header_damaged);
+	return json_end(&j);
 }
 
-static void print_json_error(const char *path, const struct ring_error *err)
+static cJSON *error_json(const char *path, const struct ring_error *err)
 {
-	cJSON *o = cJSON_CreateObject();
-	char *text = NULL;
+	struct json j;
+	cJSON *o = json_begin(&j);
 
-	if (o && cJSON_AddStringToObject(o, "file", path) &&
-	    cJSON_AddStringToObject(o, "error", err->reason))
-		text = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	if (text)
-		puts(text);
-	free(text);
+	json_text(&j, o, "file", path);
+	json_text(&j, o, "error", err->reason);
+	return json_end(&j);
 }
 
 int cmd_verify(int argc, char **argv)
@@ -130,7 +108,7 @@ int cmd_verify(int argc, char **argv)
 		if (rc != 0) {
 			report_ring_error(argv[i], rc, &err);
 			if (json)
-				print_json_error(argv[i], &err);
+				print_json_tree(error_json(argv[i], &err), 0);
 			unreadable = 1;
 			continue;
 		}
@@ -138,7 +116,7 @@ int cmd_verify(int argc, char **argv)
 		if (f.scan.corrupt || rf->header_damaged)
 			corrupt = 1;
 		if (json) {
-			if (print_json(rf, &f.scan) != 0) {
+			if (print_json_tree(ring_json(rf, &f.scan), 0) != 0) {
 				fprintf(stderr, "lastwords: out of memory\n");
 				unreadable = 1;
 			}

@@ -8,6 +8,7 @@
 #include "../src/ring.h"
 #include "bundle.h"
 #include "correlate.h"
+#include "evidence/json.h"
 #include "history/history-db.h"
 
 /* Exit statuses, documented in lastwords(1). */
@@ -41,6 +42,15 @@ void report_ring_error(const char *path, int rc, const struct ring_error *err);
  * first file, or the exit status to return (help printed, or a usage
  * error). what names the arguments in the error ("ring file"). */
 int parse_json_options(int argc, char **argv, const char *usage, const char *what, int *json);
+
+/* Print a JSON tree on stdout, indented (pretty) or on one line as dump
+ * and verify --json do, and free it. 0, or -1 when o is NULL or cannot be
+ * printed (ENOMEM). */
+int print_json_tree(cJSON *o, int pretty);
+
+/* A scan's slot counts as members of o, as dump and verify --json name
+ * them: valid, torn, stale, corrupt, never_written, missing. */
+void scan_counts_json(struct json *j, cJSON *o, const struct ring_scan *sc);
 
 /* --tz OFFSET and --tolerance MS, shared by report and ingest: set *opt
  * from the option's argument. Returns -1 when it is good, else the usage

@@ -66,8 +66,3 @@ void fmt_id128(char *buf, size_t len, const uint8_t id[16])
 	}
 	buf[32] = '\0';
 }
-
-void fmt_u64(char *buf, size_t len, uint64_t v)
-{
-	snprintf(buf, len, "%" PRIu64, v);
-}

@@ -20,7 +20,4 @@ void fmt_digest(char *buf, size_t len, uint64_t digest);
 /* 32 lowercase hex digits of 16 bytes. */
 void fmt_id128(char *buf, size_t len, const uint8_t id[16]);
 
-/* Decimal text of an unsigned 64-bit value, for exact JSON numbers. */
-void fmt_u64(char *buf, size_t len, uint64_t v);
-
 #endif

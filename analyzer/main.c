@@ -147,6 +147,28 @@ size_t print_input_errors(const struct bundle *b, const char *prefix)
 	return n;
 }
 
+int print_json_tree(cJSON *o, int pretty)
+{
+	char *text = !o ? NULL : pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
+
+	cJSON_Delete(o);
+	if (!text)
+		return -1;
+	puts(text);
+	free(text);
+	return 0;
+}
+
+void scan_counts_json(struct json *j, cJSON *o, const struct ring_scan *sc)
+{
+	json_u64(j, o, "valid", sc->valid);
+	json_u64(j, o, "torn", sc->torn);
+	json_u64(j, o, "stale", sc->stale);
+	json_u64(j, o, "corrupt", sc->corrupt);
+	json_u64(j, o, "never_written", sc->empty);
+	json_u64(j, o, "missing", sc->missing);
+}
+
 int parse_json_options(int argc, char **argv, const char *usage, const char *what, int *json)
 {
 	static const struct option opts[] = {

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "evidence/json.h"
 #include "report.h"
-#include "ring-event.h"
 
 #define TIMELINE_MAX 40 /* stage rows shown; the middle of longer runs is folded */
 

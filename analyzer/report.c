@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../src/vocab.h"
+#include "evidence/json.h"
 #include "format.h"
 #include "ring-event.h"
 
@@ -75,260 +76,220 @@ void report_release(struct report *r)
 
 /* JSON. */
 
-/* A stage a newer writer added has no name here. */
-static const char *stage_or_unknown(int stage)
-{
-	const char *n = vocab_name(&vocab_stages, stage);
-
-	return n ? n : "unknown";
-}
-
-static cJSON *str_or_null(const char *s)
-{
-	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
-}
-
-static void add_u64(cJSON *o, const char *k, uint64_t v)
-{
-	json_add_u64(o, k, v);
-}
-
-static void add_time(cJSON *o, const char *k, int64_t ms)
+/* A time in ms since the epoch as ISO 8601, or null when unknown. */
+static void add_time(struct json *j, cJSON *o, const char *k, int64_t ms)
 {
 	char iso[40];
 
-	if (ms == EV_NO_TIME || ms < 0) {
-		cJSON_AddNullToObject(o, k);
+	if (ms < 0) { /* EV_NO_TIME too */
+		json_null(j, o, k);
 		return;
 	}
 	fmt_iso(iso, sizeof(iso), (uint64_t)ms * 1000000u);
-	cJSON_AddStringToObject(o, k, iso);
+	json_text(j, o, k, iso);
+}
+
+/* A stage entry that no end closed. */
+static void still_open(struct json *j, cJSON *stage)
+{
+	json_null(j, stage, "end_ms");
+	json_null(j, stage, "error");
 }
 
 #define OPEN_STAGES_MAX 64
 
 /* The stage timeline: one entry per begin, closed by the matching end (the
- * latest open entry of that stage: sessions may overlap). */
+ * latest open entry of that stage: sessions may overlap). Free with
+ * cJSON_Delete; NULL on ENOMEM. */
 static cJSON *stages_json(const struct run *r)
 {
 	cJSON *open[LW_STAGE_COUNT][OPEN_STAGES_MAX];
 	size_t depth[LW_STAGE_COUNT] = { 0 }, i;
-	cJSON *arr = cJSON_CreateArray();
+	struct json j;
+	cJSON *arr = json_begin_array(&j), *o;
 
-	for (i = 0; arr && i < r->nevents; i++) {
+	for (i = 0; i < r->nevents; i++) {
 		const struct lw_ring_slot *s = &r->events[i].slot;
-		const char *name = vocab_name(&vocab_stages, s->stage);
-		cJSON *o;
+		double ms = (double)ring_event_rel_ns(&r->hdr, s) / 1e6;
 
 		if (s->stage >= LW_STAGE_COUNT)
 			continue;
 		if (s->type == LW_EV_STAGE_BEGIN) {
-			o = cJSON_CreateObject();
-			if (!o || !cJSON_AddItemToArray(arr, o)) {
-				cJSON_Delete(o);
-				break;
-			}
-			cJSON_AddStringToObject(o, "stage", name ? name : "unknown");
-			cJSON_AddNumberToObject(o, "begin_ms", (double)ring_event_rel_ns(&r->hdr, s) / 1e6);
-			cJSON_AddNullToObject(o, "end_ms");
-			cJSON_AddNullToObject(o, "error");
+			o = json_object(&j, arr, NULL);
+			json_name(&j, o, "stage", &vocab_stages, s->stage, "unknown");
+			json_number(&j, o, "begin_ms", ms);
 			if (depth[s->stage] < OPEN_STAGES_MAX)
 				open[s->stage][depth[s->stage]++] = o;
+			else
+				still_open(&j, o); /* too deep to be matched */
 		} else if (s->type == LW_EV_STAGE_END && depth[s->stage] > 0) {
-			const char *err = vocab_name(&vocab_errors, s->code);
-
 			o = open[s->stage][--depth[s->stage]];
-			cJSON_ReplaceItemInObject(
-				o, "end_ms", cJSON_CreateNumber((double)ring_event_rel_ns(&r->hdr, s) / 1e6));
-			cJSON_ReplaceItemInObject(o, "error", cJSON_CreateString(err ? err : "unknown"));
+			json_number(&j, o, "end_ms", ms);
+			json_name(&j, o, "error", &vocab_errors, s->code, "unknown");
 		}
 	}
-	return arr;
+	for (i = 0; i < LW_STAGE_COUNT; i++)
+		while (depth[i] > 0)
+			still_open(&j, open[i][--depth[i]]);
+	return json_end(&j);
 }
 
-static cJSON *run_json(const struct report *rep, size_t i)
+static void exit_record_json(struct json *j, cJSON *arr, const struct corr_match *x)
+{
+	const struct exit_record *e = &x->file->exits[x->index];
+	cJSON *rec = json_object(j, arr, NULL);
+
+	json_text(j, rec, "file", x->file->path);
+	json_number(j, rec, "line", (double)e->line);
+	json_number(j, rec, "reason", (double)e->reason);
+	json_number(j, rec, "subreason", (double)e->subreason);
+	json_number(j, rec, "status", (double)e->status);
+	json_number(j, rec, "importance", (double)e->importance);
+	json_text(j, rec, "timestamp", e->timestamp_text);
+	json_text(j, rec, "description", e->description);
+	json_text(j, rec, "joined_by", x->by_run_id ? "run id" : "process, pid and time");
+}
+
+static void run_json(struct json *j, cJSON *runs, const struct report *rep, size_t i)
 {
 	const struct corr_run *cr = &rep->corr.runs[i];
 	const struct run *r = cr->run;
 	const struct run_facts *f = &rep->facts[i];
 	const struct verdict *v = &rep->verdicts[i];
-	cJSON *o = cJSON_CreateObject(), *m, *a, *rec;
+	cJSON *o = json_object(j, runs, NULL), *m, *a;
 	char id[40];
 	size_t k;
 
-	if (!o)
-		return NULL;
-	cJSON_AddStringToObject(o, "process", r->hdr.process);
-	cJSON_AddNumberToObject(o, "pid", r->hdr.pid);
+	json_text(j, o, "process", r->hdr.process);
+	json_number(j, o, "pid", r->hdr.pid);
 	fmt_id128(id, sizeof(id), r->hdr.run_id);
-	cJSON_AddStringToObject(o, "run_id", id);
-	cJSON_AddStringToObject(o, "file", r->path);
-	add_time(o, "start", r->from_seed ? EV_NO_TIME : cr->start_ms);
-	add_time(o, "end", r->from_seed ? EV_NO_TIME : cr->last_ms);
-	add_u64(o, "app_version", r->hdr.app_version);
-	json_add_digest(o, "candidate", f->candidate);
-	json_add_digest(o, "stable_candidate", f->stable_candidate);
-	cJSON_AddStringToObject(o, "outcome", ring_outcome_name(f->outcome));
-	cJSON_AddStringToObject(o, "last_stage", stage_or_unknown(f->last_stage));
-	cJSON_AddBoolToObject(o, "stage_open", f->open_stage != LW_STAGE_NONE);
-	cJSON_AddStringToObject(o, "open_stage", stage_or_unknown(f->open_stage));
-	cJSON_AddItemToObject(o, "stages", stages_json(r));
-	m = cJSON_AddObjectToObject(o, "memory");
-	if (m) {
-		add_u64(m, "budget_kb", f->budget_kb);
-		add_u64(m, "peak_kb", f->peak_kb);
-		cJSON_AddStringToObject(m, "peak_stage", stage_or_unknown(f->peak_stage));
-		cJSON_AddBoolToObject(m, "over_budget", f->budget_kb && f->peak_kb > f->budget_kb);
-		cJSON_AddNumberToObject(m, "slope_kb_per_s", (double)(int64_t)f->slope_kb_per_s);
-	}
-	a = cJSON_AddArrayToObject(o, "exit_records");
-	for (k = 0; a && k < cr->exits.n; k++) {
-		const struct exit_record *e = &cr->exits.v[k].file->exits[cr->exits.v[k].index];
-
-		rec = cJSON_CreateObject();
-		if (!rec || !cJSON_AddItemToArray(a, rec)) {
-			cJSON_Delete(rec);
-			break;
-		}
-		cJSON_AddStringToObject(rec, "file", cr->exits.v[k].file->path);
-		cJSON_AddNumberToObject(rec, "line", (double)e->line);
-		cJSON_AddNumberToObject(rec, "reason", (double)e->reason);
-		cJSON_AddNumberToObject(rec, "subreason", (double)e->subreason);
-		cJSON_AddNumberToObject(rec, "status", (double)e->status);
-		cJSON_AddNumberToObject(rec, "importance", (double)e->importance);
-		cJSON_AddItemToObject(rec, "timestamp", str_or_null(e->timestamp_text));
-		cJSON_AddItemToObject(rec, "description", str_or_null(e->description));
-		cJSON_AddStringToObject(rec, "joined_by",
-					cr->exits.v[k].by_run_id ? "run id" : "process, pid and time");
-	}
+	json_text(j, o, "run_id", id);
+	json_text(j, o, "file", r->path);
+	add_time(j, o, "start", r->from_seed ? EV_NO_TIME : cr->start_ms);
+	add_time(j, o, "end", r->from_seed ? EV_NO_TIME : cr->last_ms);
+	json_u64(j, o, "app_version", r->hdr.app_version);
+	json_digest(j, o, "candidate", f->candidate);
+	json_digest(j, o, "stable_candidate", f->stable_candidate);
+	json_text(j, o, "outcome", ring_outcome_name(f->outcome));
+	json_name(j, o, "last_stage", &vocab_stages, f->last_stage, "unknown");
+	json_bool(j, o, "stage_open", f->open_stage != LW_STAGE_NONE);
+	json_name(j, o, "open_stage", &vocab_stages, f->open_stage, "unknown");
+	json_item(j, o, "stages", stages_json(r));
+	m = json_object(j, o, "memory");
+	json_u64(j, m, "budget_kb", f->budget_kb);
+	json_u64(j, m, "peak_kb", f->peak_kb);
+	json_name(j, m, "peak_stage", &vocab_stages, f->peak_stage, "unknown");
+	json_bool(j, m, "over_budget", f->budget_kb && f->peak_kb > f->budget_kb);
+	json_number(j, m, "slope_kb_per_s", (double)(int64_t)f->slope_kb_per_s);
+	a = json_array(j, o, "exit_records");
+	for (k = 0; k < cr->exits.n; k++)
+		exit_record_json(j, a, &cr->exits.v[k]);
 	if (!rep->judged[i]) {
-		cJSON_AddNullToObject(o, "classification");
-		cJSON_AddNullToObject(o, "evidence_level");
+		json_null(j, o, "classification");
+		json_null(j, o, "evidence_level");
 	} else {
-		cJSON_AddStringToObject(o, "classification", vocab_name(&vocab_exit_classes, (int)v->cls));
-		cJSON_AddStringToObject(o, "evidence_level",
-					vocab_name(&vocab_evidence_levels, (int)v->level));
+		json_name(j, o, "classification", &vocab_exit_classes, (int)v->cls, NULL);
+		json_name(j, o, "evidence_level", &vocab_evidence_levels, (int)v->level, NULL);
 	}
-	a = cJSON_AddArrayToObject(o, "rules");
-	for (k = 0; a && k < v->nrules; k++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(v->rules[k]));
-	a = cJSON_AddArrayToObject(o, "evidence");
-	for (k = 0; a && k < v->nevidence; k++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(v->evidence[k]));
-	a = cJSON_AddArrayToObject(o, "missing");
-	for (k = 0; a && k < v->nmissing; k++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(v->missing[k]));
-	cJSON_AddItemToObject(o, "contradiction",
-			      v->contradiction[0] ? cJSON_CreateString(v->contradiction)
-						  : cJSON_CreateNull());
-	m = cJSON_AddObjectToObject(o, "recovery");
-	a = m ? cJSON_AddArrayToObject(m, "actions") : NULL;
-	for (k = 0; a && k < v->nactions; k++) {
-		rec = cJSON_CreateObject();
-		if (!rec || !cJSON_AddItemToArray(a, rec)) {
-			cJSON_Delete(rec);
-			break;
-		}
-		cJSON_AddStringToObject(rec, "action", vocab_name(&vocab_actions, (int)v->actions[k].action));
-		cJSON_AddStringToObject(rec, "why", v->actions[k].why);
+	a = json_array(j, o, "rules");
+	for (k = 0; k < v->nrules; k++)
+		json_text(j, a, NULL, v->rules[k]);
+	a = json_array(j, o, "evidence");
+	for (k = 0; k < v->nevidence; k++)
+		json_text(j, a, NULL, v->evidence[k]);
+	a = json_array(j, o, "missing");
+	for (k = 0; k < v->nmissing; k++)
+		json_text(j, a, NULL, v->missing[k]);
+	json_text(j, o, "contradiction", v->contradiction[0] ? v->contradiction : NULL);
+	m = json_object(j, o, "recovery");
+	a = json_array(j, m, "actions");
+	for (k = 0; k < v->nactions; k++) {
+		cJSON *x = json_object(j, a, NULL);
+
+		json_name(j, x, "action", &vocab_actions, (int)v->actions[k].action, NULL);
+		json_text(j, x, "why", v->actions[k].why);
 	}
-	return o;
+}
+
+static void boot_loop_json(struct json *j, cJSON *arr, const struct report *r,
+			   const struct boot_loop *l)
+{
+	cJSON *o = json_object(j, arr, NULL), *a;
+	size_t k;
+
+	json_text(j, o, "process", l->process);
+	json_name(j, o, "stage", &vocab_stages, l->stage, "unknown");
+	json_digest(j, o, "candidate", l->candidate);
+	json_number(j, o, "count", (double)l->count);
+	a = json_array(j, o, "pids");
+	for (k = 0; k < l->count; k++)
+		json_number(j, a, NULL, r->bundle->runs[l->first + k].hdr.pid);
+	a = json_array(j, o, "actions");
+	json_text(j, a, NULL, "stop_prewarm");
+	json_text(j, a, NULL, "isolate_candidate");
+	if (r->facts[l->first + l->count - 1].stable_candidate)
+		json_text(j, a, NULL, "revert_to_stable");
+}
+
+static void unmatched_json(struct json *j, cJSON *arr, const struct corr_unmatched *u)
+{
+	const struct exit_record *e = &u->file->exits[u->index];
+	cJSON *o = json_object(j, arr, NULL);
+
+	json_text(j, o, "file", u->file->path);
+	json_number(j, o, "line", (double)e->line);
+	json_number(j, o, "pid", (double)e->pid);
+	json_text(j, o, "process", e->process);
+	json_number(j, o, "reason", (double)e->reason);
+	json_text(j, o, "timestamp", e->timestamp_text);
+	json_text(j, o, "why", corr_reason_name(u->reason));
+	json_text(j, o, "why_text", corr_reason_text(u->reason));
 }
 
 cJSON *report_json(const struct report *r)
 {
 	const struct bundle *b = r->bundle;
-	cJSON *o = cJSON_CreateObject(), *a, *x;
+	struct json j;
+	cJSON *o = json_begin(&j), *a, *x;
 	int signaled_lmk = 0;
 	size_t i, k;
 
-	if (!o)
-		return NULL;
-	cJSON_AddNumberToObject(o, "report_version", 1);
-	x = cJSON_AddObjectToObject(o, "timezone");
-	if (x) {
-		cJSON_AddNumberToObject(x, "offset_minutes", (double)(r->corr.opt.tz_offset_ms / 60000));
-		cJSON_AddBoolToObject(x, "assumed", !r->corr.opt.tz_known);
-	}
-	cJSON_AddNumberToObject(o, "clock_tolerance_ms", (double)r->corr.opt.tolerance_ms);
-	a = cJSON_AddArrayToObject(o, "inputs");
-	for (i = 0; a && i < b->ninputs; i++) {
-		x = cJSON_CreateObject();
-		if (!x || !cJSON_AddItemToArray(a, x)) {
-			cJSON_Delete(x);
-			break;
-		}
-		cJSON_AddStringToObject(x, "file", b->inputs[i].path);
-		cJSON_AddStringToObject(x, "kind", ev_kind_name(b->inputs[i].kind));
+	json_number(&j, o, "report_version", 1);
+	x = json_object(&j, o, "timezone");
+	json_number(&j, x, "offset_minutes", (double)(r->corr.opt.tz_offset_ms / 60000));
+	json_bool(&j, x, "assumed", !r->corr.opt.tz_known);
+	json_number(&j, o, "clock_tolerance_ms", (double)r->corr.opt.tolerance_ms);
+	a = json_array(&j, o, "inputs");
+	for (i = 0; i < b->ninputs; i++) {
+		x = json_object(&j, a, NULL);
+		json_text(&j, x, "file", b->inputs[i].path);
+		json_text(&j, x, "kind", ev_kind_name(b->inputs[i].kind));
 		if (b->inputs[i].error[0])
-			cJSON_AddStringToObject(x, "error", b->inputs[i].error);
+			json_text(&j, x, "error", b->inputs[i].error);
 	}
-	a = cJSON_AddArrayToObject(o, "runs");
-	for (i = 0; a && i < b->nruns; i++) {
-		x = run_json(r, i);
-		if (!x || !cJSON_AddItemToArray(a, x)) {
-			cJSON_Delete(x);
-			cJSON_Delete(o);
-			return NULL;
-		}
+	a = json_array(&j, o, "runs");
+	for (i = 0; i < b->nruns; i++) {
+		run_json(&j, a, r, i);
 		for (k = 0; k < r->verdicts[i].nrules; k++)
 			signaled_lmk |= strcmp(r->verdicts[i].rules[k], "lmk-as-signaled") == 0;
 	}
-	a = cJSON_AddArrayToObject(o, "boot_loops");
-	for (i = 0; a && i < r->nloops; i++) {
-		const struct boot_loop *l = &r->loops[i];
-		cJSON *runs;
-
-		x = cJSON_CreateObject();
-		if (!x || !cJSON_AddItemToArray(a, x)) {
-			cJSON_Delete(x);
-			break;
-		}
-		cJSON_AddStringToObject(x, "process", l->process);
-		cJSON_AddStringToObject(x, "stage", stage_or_unknown(l->stage));
-		json_add_digest(x, "candidate", l->candidate);
-		cJSON_AddNumberToObject(x, "count", (double)l->count);
-		runs = cJSON_AddArrayToObject(x, "pids");
-		for (k = 0; runs && k < l->count; k++)
-			cJSON_AddItemToArray(runs, cJSON_CreateNumber(b->runs[l->first + k].hdr.pid));
-		runs = cJSON_AddArrayToObject(x, "actions");
-		if (runs) {
-			cJSON_AddItemToArray(runs, cJSON_CreateString("stop_prewarm"));
-			cJSON_AddItemToArray(runs, cJSON_CreateString("isolate_candidate"));
-			if (r->facts[l->first + l->count - 1].stable_candidate)
-				cJSON_AddItemToArray(runs, cJSON_CreateString("revert_to_stable"));
-		}
-	}
-	a = cJSON_AddArrayToObject(o, "unmatched_exit_records");
-	for (i = 0; a && i < r->corr.nunmatched; i++) {
-		const struct corr_unmatched *u = &r->corr.unmatched[i];
-		const struct exit_record *e = &u->file->exits[u->index];
-
-		x = cJSON_CreateObject();
-		if (!x || !cJSON_AddItemToArray(a, x)) {
-			cJSON_Delete(x);
-			break;
-		}
-		cJSON_AddStringToObject(x, "file", u->file->path);
-		cJSON_AddNumberToObject(x, "line", (double)e->line);
-		cJSON_AddNumberToObject(x, "pid", (double)e->pid);
-		cJSON_AddItemToObject(x, "process", str_or_null(e->process));
-		cJSON_AddNumberToObject(x, "reason", (double)e->reason);
-		cJSON_AddItemToObject(x, "timestamp", str_or_null(e->timestamp_text));
-		cJSON_AddStringToObject(x, "why", corr_reason_name(u->reason));
-		cJSON_AddStringToObject(x, "why_text", corr_reason_text(u->reason));
-	}
-	x = cJSON_AddObjectToObject(o, "device");
-	a = x ? cJSON_AddArrayToObject(x, "notes") : NULL;
-	if (a && signaled_lmk)
-		cJSON_AddItemToArray(a, cJSON_CreateString(
-						"low-memory kills are reported as SIGNALED/9: this device does "
-						"not report LMK kills to ActivityManager"));
-	if (a && !r->corr.opt.tz_known)
-		cJSON_AddItemToArray(a, cJSON_CreateString(
-						"dumpsys and logcat times are local; they were taken as UTC "
-						"(pass --tz to set the device's offset)"));
-	return o;
+	a = json_array(&j, o, "boot_loops");
+	for (i = 0; i < r->nloops; i++)
+		boot_loop_json(&j, a, r, &r->loops[i]);
+	a = json_array(&j, o, "unmatched_exit_records");
+	for (i = 0; i < r->corr.nunmatched; i++)
+		unmatched_json(&j, a, &r->corr.unmatched[i]);
+	x = json_object(&j, o, "device");
+	a = json_array(&j, x, "notes");
+	if (signaled_lmk)
+		json_text(&j, a, NULL,
+			  "low-memory kills are reported as SIGNALED/9: this device does not report "
+			  "LMK kills to ActivityManager");
+	if (!r->corr.opt.tz_known)
+		json_text(&j, a, NULL,
+			  "dumpsys and logcat times are local; they were taken as UTC (pass --tz to "
+			  "set the device's offset)");
+	return json_end(&j);
 }
 
 /* Text: one screen per run. */
@@ -355,8 +316,8 @@ static void stages_text(const struct run *r, FILE *out)
 	}
 	fprintf(out, "stages     ");
 	cJSON_ArrayForEach(e, arr) {
-		const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(e, "stage"));
-		const char *err = cJSON_GetStringValue(cJSON_GetObjectItem(e, "error"));
+		const char *st = json_get_string(e, "stage");
+		const char *err = json_get_string(e, "error");
 
 		snprintf(cur, sizeof(cur), "%s %s", st ? st : "?",
 			 !err ? "open" : strcmp(err, "none") == 0 ? "ok" : err);

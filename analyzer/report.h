@@ -36,6 +36,8 @@ struct report {
 int report_build(const struct bundle *b, const struct corr_options *opt, struct report *out);
 void report_release(struct report *r);
 
+/* The report as JSON (schemas/report.schema.json), to free with
+ * cJSON_Delete(); NULL on ENOMEM, never a report short of a member. */
 cJSON *report_json(const struct report *r);
 void report_text(const struct report *r, FILE *out);
 

@@ -1,13 +1,13 @@
-/* Ring records: described for dump, as JSON, and read back from JSON. */
+/* Ring records: described for dump, and as JSON. */
 #include "ring-event.h"
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../src/signals.h"
 #include "../src/vocab.h"
+#include "evidence/json.h"
 #include "format.h"
 
 int64_t ring_event_rel_ns(const struct lw_ring_header *h, const struct lw_ring_slot *s)
@@ -139,153 +139,100 @@ void ring_event_text(const struct lw_ring_header *h, const struct lw_ring_slot *
 	}
 }
 
-const char *json_get_string(const cJSON *obj, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-long long json_get_int(const cJSON *obj, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	if (cJSON_IsRaw(v))
-		return (long long)strtoull(v->valuestring, NULL, 10);
-	if (cJSON_IsBool(v))
-		return cJSON_IsTrue(v);
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
-}
-
-int json_add_u64(cJSON *obj, const char *key, uint64_t v)
-{
-	char buf[24];
-
-	/* cJSON keeps numbers as doubles; raw text keeps all 64 bits. */
-	fmt_u64(buf, sizeof(buf), v);
-	return cJSON_AddRawToObject(obj, key, buf) ? 0 : -1;
-}
-
-static int add_name(cJSON *o, const char *key, const struct vocab *v, int value)
-{
-	const char *n = vocab_name(v, value);
-
-	if (n)
-		return cJSON_AddStringToObject(o, key, n) ? 0 : -1;
-	return cJSON_AddNumberToObject(o, key, value) ? 0 : -1;
-}
-
-int json_add_digest(cJSON *obj, const char *key, uint64_t digest)
-{
-	char buf[24];
-
-	if (!digest)
-		return cJSON_AddNullToObject(obj, key) ? 0 : -1;
-	fmt_digest(buf, sizeof(buf), digest);
-	return cJSON_AddStringToObject(obj, key, buf) ? 0 : -1;
-}
-
-static int add_type_fields(cJSON *o, const struct lw_ring_slot *s)
+/* The members of one type of record. */
+static void add_type_fields(struct json *j, cJSON *o, const struct lw_ring_slot *s)
 {
 	char buf[32];
-	int rc = 0;
 
 	switch (s->type) {
 	case LW_EV_OPEN:
-		rc |= json_add_u64(o, "boottime_ns", s->a);
-		rc |= json_add_u64(o, "realtime_ns", s->b);
-		rc |= json_add_u64(o, "app_version", s->c);
-		rc |= cJSON_AddStringToObject(o, "backing", s->d == 2 ? "anonymous" : "file") ? 0 : -1;
+		json_u64(j, o, "boottime_ns", s->a);
+		json_u64(j, o, "realtime_ns", s->b);
+		json_u64(j, o, "app_version", s->c);
+		json_text(j, o, "backing", s->d == 2 ? "anonymous" : "file");
 		break;
 	case LW_EV_STAGE_BEGIN:
 	case LW_EV_STAGE_END:
 		if (s->type == LW_EV_STAGE_END)
-			rc |= add_name(o, "error", &vocab_errors, s->code);
-		rc |= json_add_u64(o, "boottime_ns", s->a);
-		rc |= json_add_u64(o, "realtime_ns", s->b);
-		rc |= json_add_digest(o, "candidate", s->c);
+			json_name(j, o, "error", &vocab_errors, s->code, NULL);
+		json_u64(j, o, "boottime_ns", s->a);
+		json_u64(j, o, "realtime_ns", s->b);
+		json_digest(j, o, "candidate", s->c);
 		break;
 	case LW_EV_MARK:
-		rc |= add_name(o, "mark", &vocab_marks, s->code);
-		rc |= json_add_u64(o, "value", s->a);
+		json_name(j, o, "mark", &vocab_marks, s->code, NULL);
+		json_u64(j, o, "value", s->a);
 		if (s->code == LW_MARK_FALLBACK || s->code == LW_MARK_DELEGATE)
-			rc |= add_name(o, "delegate", &vocab_delegates, (int)s->a);
+			json_name(j, o, "delegate", &vocab_delegates, (int)s->a, NULL);
 		else if (s->code == LW_MARK_RECOVERY)
-			rc |= add_name(o, "action", &vocab_actions, (int)s->a);
+			json_name(j, o, "action", &vocab_actions, (int)s->a, NULL);
 		break;
 	case LW_EV_CANDIDATE:
-		rc |= json_add_digest(o, "candidate", s->a);
+		json_digest(j, o, "candidate", s->a);
 		break;
 	case LW_EV_CRASH: {
 		const char *sig = signal_name(s->code);
 		const char *code = signal_code_name(s->code, (int)(int64_t)s->b);
 
-		rc |= cJSON_AddNumberToObject(o, "signo", s->code) ? 0 : -1;
+		json_number(j, o, "signo", s->code);
 		if (sig)
-			rc |= cJSON_AddStringToObject(o, "signal", sig) ? 0 : -1;
-		rc |= cJSON_AddNumberToObject(o, "si_code", (double)(int64_t)s->b) ? 0 : -1;
+			json_text(j, o, "signal", sig);
+		json_number(j, o, "si_code", (double)(int64_t)s->b);
 		if (code)
-			rc |= cJSON_AddStringToObject(o, "si_code_name", code) ? 0 : -1;
+			json_text(j, o, "si_code_name", code);
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, s->a);
-		rc |= cJSON_AddStringToObject(o, "fault_addr", buf) ? 0 : -1;
-		rc |= json_add_digest(o, "candidate", s->c);
+		json_text(j, o, "fault_addr", buf);
+		json_digest(j, o, "candidate", s->c);
 		if ((int64_t)s->b <= 0 && s->d)
-			rc |= cJSON_AddNumberToObject(o, "sender_pid", s->d) ? 0 : -1;
+			json_number(j, o, "sender_pid", s->d);
 		break;
 	}
 	case LW_EV_ADVICE:
-		rc |= add_name(o, "advice", &vocab_advices, s->code);
-		rc |= json_add_digest(o, "candidate", s->a);
-		rc |= json_add_u64(o, "count", s->b);
-		rc |= json_add_digest(o, "stable_candidate", s->c);
+		json_name(j, o, "advice", &vocab_advices, s->code, NULL);
+		json_digest(j, o, "candidate", s->a);
+		json_u64(j, o, "count", s->b);
+		json_digest(j, o, "stable_candidate", s->c);
 		break;
 	case LW_EV_SYNC:
-		rc |= json_add_u64(o, "sync", s->a);
+		json_u64(j, o, "sync", s->a);
 		break;
 	case LW_EV_MEMORY:
-		rc |= json_add_u64(o, "vm_kb", s->a);
+		json_u64(j, o, "vm_kb", s->a);
 		break;
 	case LW_EV_CLOSE:
-		rc |= json_add_u64(o, "boottime_ns", s->a);
-		rc |= json_add_u64(o, "realtime_ns", s->b);
+		json_u64(j, o, "boottime_ns", s->a);
+		json_u64(j, o, "realtime_ns", s->b);
 		break;
 	default:
-		rc |= json_add_u64(o, "a", s->a);
-		rc |= json_add_u64(o, "b", s->b);
-		rc |= json_add_u64(o, "c", s->c);
-		rc |= json_add_u64(o, "d", s->d);
+		json_u64(j, o, "a", s->a);
+		json_u64(j, o, "b", s->b);
+		json_u64(j, o, "c", s->c);
+		json_u64(j, o, "d", s->d);
 	}
-	return rc;
 }
 
 cJSON *ring_event_json(const char *file, uint64_t ticket, const struct lw_ring_header *h,
 		       const struct lw_ring_slot *s)
 {
-	cJSON *o = cJSON_CreateObject();
+	struct json j;
+	cJSON *o = json_begin(&j);
 	char iso[40];
-	int rc = 0;
 
-	if (!o)
-		return NULL;
-	rc |= add_name(o, "type", &vocab_event_types, s->type);
-	rc |= cJSON_AddStringToObject(o, "file", file) ? 0 : -1;
-	rc |= json_add_u64(o, "ticket", ticket);
-	rc |= json_add_u64(o, "t_mono_ns", s->t_mono_ns);
-	rc |= cJSON_AddNumberToObject(o, "t_ms", (double)ring_event_rel_ns(h, s) / 1e6) ? 0 : -1;
+	json_name(&j, o, "type", &vocab_event_types, s->type, NULL);
+	json_text(&j, o, "file", file);
+	json_u64(&j, o, "ticket", ticket);
+	json_u64(&j, o, "t_mono_ns", s->t_mono_ns);
+	json_number(&j, o, "t_ms", (double)ring_event_rel_ns(h, s) / 1e6);
 	fmt_iso(iso, sizeof(iso), ring_event_real_ns(h, s));
-	rc |= cJSON_AddStringToObject(o, "time", iso) ? 0 : -1;
-	rc |= cJSON_AddNumberToObject(o, "tid", s->tid) ? 0 : -1;
-	rc |= cJSON_AddNumberToObject(o, "flags", s->flags) ? 0 : -1;
-	rc |= add_name(o, "stage", &vocab_stages, s->stage);
+	json_text(&j, o, "time", iso);
+	json_number(&j, o, "tid", s->tid);
+	json_number(&j, o, "flags", s->flags);
+	json_name(&j, o, "stage", &vocab_stages, s->stage, NULL);
 	if (s->rss_kb)
-		rc |= cJSON_AddNumberToObject(o, "rss_kb", s->rss_kb) ? 0 : -1;
+		json_number(&j, o, "rss_kb", s->rss_kb);
 	else
-		rc |= cJSON_AddNullToObject(o, "rss_kb") ? 0 : -1;
-	rc |= cJSON_AddNumberToObject(o, "rss_age_ms", s->rss_age_ms) ? 0 : -1;
-	rc |= add_type_fields(o, s);
-	if (rc) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
+		json_null(&j, o, "rss_kb");
+	json_number(&j, o, "rss_age_ms", s->rss_age_ms);
+	add_type_fields(&j, o, s);
+	return json_end(&j);
 }

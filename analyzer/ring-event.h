@@ -26,16 +26,4 @@ void ring_event_text(const struct lw_ring_header *h, const struct lw_ring_slot *
 cJSON *ring_event_json(const char *file, uint64_t ticket, const struct lw_ring_header *h,
 		       const struct lw_ring_slot *s);
 
-/* Add an exact unsigned 64-bit number to a JSON object. 0 or -1 (ENOMEM). */
-int json_add_u64(cJSON *obj, const char *key, uint64_t v);
-
-/* Add a candidate digest as 16 hex digits, or null for 0. 0 or -1 (ENOMEM). */
-int json_add_digest(cJSON *obj, const char *key, uint64_t digest);
-
-/* Reading such objects back: a member's string, or NULL; a member's
- * integer (exact from json_add_u64's raw text; 1 or 0 for a boolean), or
- * 0. Keys are matched case-sensitively. */
-const char *json_get_string(const cJSON *obj, const char *key);
-long long json_get_int(const cJSON *obj, const char *key);
-
 #endif

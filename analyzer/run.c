@@ -10,7 +10,7 @@
 
 #include "../src/signals.h"
 #include "../src/vocab.h"
-#include "ring-event.h"
+#include "evidence/json.h"
 #include "evidence/text.h"
 
 void run_release(struct run *r)

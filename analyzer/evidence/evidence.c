@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../src/signals.h"
+#include "json.h"
 
 static const char *const kind_names[] = {
 #define X(up, name) #name,
@@ -232,264 +233,192 @@ size_t ev_record_count(const struct ev_file *f)
 	return f->nexits + f->ntombstones + f->nanrs + f->nlogs + f->nseeds;
 }
 
-/* JSON helpers: absent integers and text become null. */
-static int add_int(cJSON *o, const char *k, int64_t v)
-{
-	char buf[24];
+/* JSON: absent integers (EV_NONE), times (EV_NO_TIME) and text (NULL)
+ * become null. */
 
-	if (v == EV_NONE)
-		return cJSON_AddNullToObject(o, k) ? 0 : -1;
-	snprintf(buf, sizeof(buf), "%" PRId64, v);
-	return cJSON_AddRawToObject(o, k, buf) ? 0 : -1;
+static void add_int(struct json *j, cJSON *o, const char *k, int64_t v)
+{
+	json_int_or_null(j, o, k, v, EV_NONE);
 }
 
-static int add_str(cJSON *o, const char *k, const char *v)
+static void exit_json(struct json *j, cJSON *arr, const struct exit_record *r)
 {
-	if (!v)
-		return cJSON_AddNullToObject(o, k) ? 0 : -1;
-	return cJSON_AddStringToObject(o, k, v) ? 0 : -1;
-}
+	cJSON *o = json_object(j, arr, NULL);
 
-static int add_time(cJSON *o, const char *k, int64_t ms)
-{
-	char buf[24];
-
-	if (ms == EV_NO_TIME)
-		return cJSON_AddNullToObject(o, k) ? 0 : -1;
-	snprintf(buf, sizeof(buf), "%" PRId64, ms);
-	return cJSON_AddRawToObject(o, k, buf) ? 0 : -1;
-}
-
-static cJSON *exit_json(const struct exit_record *r)
-{
-	cJSON *o = cJSON_CreateObject();
-	int rc = 0;
-
-	if (!o)
-		return NULL;
-	rc |= add_str(o, "record", "exit");
-	rc |= add_int(o, "line", (int64_t)r->line);
-	rc |= add_int(o, "pid", r->pid);
-	rc |= add_str(o, "process", r->process);
-	rc |= add_str(o, "package", r->package);
-	rc |= add_int(o, "uid", r->uid);
-	rc |= add_int(o, "real_uid", r->real_uid);
-	rc |= add_int(o, "package_uid", r->package_uid);
-	rc |= add_int(o, "defining_uid", r->defining_uid);
-	rc |= add_int(o, "user", r->user);
-	rc |= add_int(o, "reason", r->reason);
-	rc |= add_int(o, "subreason", r->subreason);
-	rc |= add_int(o, "status", r->status);
-	rc |= add_int(o, "importance", r->importance);
-	rc |= add_int(o, "pss_kb", r->pss_kb);
-	rc |= add_int(o, "rss_kb", r->rss_kb);
-	rc |= add_str(o, "pss_text", r->pss_text);
-	rc |= add_str(o, "rss_text", r->rss_text);
-	rc |= add_str(o, "timestamp", r->timestamp_text);
-	rc |= add_time(o, "timestamp_ms", r->timestamp_ms);
-	rc |= cJSON_AddBoolToObject(o, "timestamp_local", r->timestamp_local) ? 0 : -1;
-	rc |= add_int(o, "timestamp_precision_ms", r->timestamp_precision_ms);
-	rc |= add_str(o, "description", r->description);
-	rc |= add_int(o, "state_bytes", r->state_bytes);
-	rc |= add_str(o, "state", r->state);
-	rc |= add_str(o, "trace", r->trace);
-	rc |= add_int(o, "app_version", r->app_version);
+	json_text(j, o, "record", "exit");
+	json_int(j, o, "line", (int64_t)r->line);
+	add_int(j, o, "pid", r->pid);
+	json_text(j, o, "process", r->process);
+	json_text(j, o, "package", r->package);
+	add_int(j, o, "uid", r->uid);
+	add_int(j, o, "real_uid", r->real_uid);
+	add_int(j, o, "package_uid", r->package_uid);
+	add_int(j, o, "defining_uid", r->defining_uid);
+	add_int(j, o, "user", r->user);
+	add_int(j, o, "reason", r->reason);
+	add_int(j, o, "subreason", r->subreason);
+	add_int(j, o, "status", r->status);
+	add_int(j, o, "importance", r->importance);
+	add_int(j, o, "pss_kb", r->pss_kb);
+	add_int(j, o, "rss_kb", r->rss_kb);
+	json_text(j, o, "pss_text", r->pss_text);
+	json_text(j, o, "rss_text", r->rss_text);
+	json_text(j, o, "timestamp", r->timestamp_text);
+	json_int_or_null(j, o, "timestamp_ms", r->timestamp_ms, EV_NO_TIME);
+	json_bool(j, o, "timestamp_local", r->timestamp_local);
+	add_int(j, o, "timestamp_precision_ms", r->timestamp_precision_ms);
+	json_text(j, o, "description", r->description);
+	add_int(j, o, "state_bytes", r->state_bytes);
+	json_text(j, o, "state", r->state);
+	json_text(j, o, "trace", r->trace);
+	add_int(j, o, "app_version", r->app_version);
 	if (r->anr_info) {
-		cJSON *a = cJSON_AddObjectToObject(o, "anr_info");
+		cJSON *a = json_object(j, o, "anr_info");
 
-		rc |= a ? 0 : -1;
-		if (a) {
-			rc |= add_int(a, "anr_id", r->anr_id);
-			rc |= add_int(a, "anr_type", r->anr_type);
-			rc |= add_int(a, "timeout_ms", r->anr_timeout_ms);
-			rc |= r->anr_user_perceptible == EV_NONE
-				      ? (cJSON_AddNullToObject(a, "user_perceptible") ? 0 : -1)
-				      : (cJSON_AddBoolToObject(a, "user_perceptible",
-							       r->anr_user_perceptible)
-						 ? 0
-						 : -1);
-		}
+		add_int(j, a, "anr_id", r->anr_id);
+		add_int(j, a, "anr_type", r->anr_type);
+		add_int(j, a, "timeout_ms", r->anr_timeout_ms);
+		if (r->anr_user_perceptible == EV_NONE)
+			json_null(j, a, "user_perceptible");
+		else
+			json_bool(j, a, "user_perceptible", r->anr_user_perceptible);
 	}
-	if (rc) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
 }
 
-static cJSON *tombstone_json(const struct tombstone *t)
+/* "0x7f0a..." for an address. */
+static void add_addr(struct json *j, cJSON *o, const char *k, uint64_t addr)
 {
-	cJSON *o = cJSON_CreateObject(), *frames;
-	char buf[32];
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
+	json_text(j, o, k, buf);
+}
+
+static void tombstone_json(struct json *j, cJSON *arr, const struct tombstone *t)
+{
+	cJSON *o = json_object(j, arr, NULL), *frames;
 	size_t i;
-	int rc = 0;
 
-	if (!o)
-		return NULL;
-	rc |= add_str(o, "record", "tombstone");
-	rc |= add_int(o, "line", (int64_t)t->line);
-	rc |= cJSON_AddBoolToObject(o, "logcat_prefixed", t->logcat_prefixed) ? 0 : -1;
-	rc |= add_str(o, "fingerprint", t->fingerprint);
-	rc |= add_str(o, "abi", t->abi);
-	rc |= add_str(o, "timestamp", t->timestamp_text);
-	rc |= add_int(o, "pid", t->pid);
-	rc |= add_int(o, "tid", t->tid);
-	rc |= add_int(o, "uid", t->uid);
-	rc |= add_str(o, "thread", t->thread);
-	rc |= add_str(o, "process", t->process);
-	rc |= add_str(o, "cmdline", t->cmdline);
-	rc |= add_int(o, "signo", t->signo);
-	rc |= add_str(o, "signal", t->signo > 0 ? signal_name((int)t->signo) : NULL);
-	if (t->has_code) {
-		snprintf(buf, sizeof(buf), "%" PRId64, t->code);
-		rc |= cJSON_AddRawToObject(o, "code", buf) ? 0 : -1;
-	} else {
-		rc |= cJSON_AddNullToObject(o, "code") ? 0 : -1;
-	}
-	rc |= add_str(o, "code_name", t->code_name);
-	if (t->has_fault_addr) {
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, t->fault_addr);
-		rc |= add_str(o, "fault_addr", buf);
-	} else {
-		rc |= add_str(o, "fault_addr", NULL);
-	}
-	rc |= add_str(o, "cause", t->cause);
-	rc |= add_str(o, "abort_message", t->abort_message);
-	rc |= add_int(o, "runtime_frames", (int64_t)t->runtime_frames);
-	rc |= add_str(o, "first_runtime", t->first_runtime);
-	frames = cJSON_AddArrayToObject(o, "frames");
-	rc |= frames ? 0 : -1;
-	for (i = 0; frames && i < t->nframes; i++) {
+	json_text(j, o, "record", "tombstone");
+	json_int(j, o, "line", (int64_t)t->line);
+	json_bool(j, o, "logcat_prefixed", t->logcat_prefixed);
+	json_text(j, o, "fingerprint", t->fingerprint);
+	json_text(j, o, "abi", t->abi);
+	json_text(j, o, "timestamp", t->timestamp_text);
+	add_int(j, o, "pid", t->pid);
+	add_int(j, o, "tid", t->tid);
+	add_int(j, o, "uid", t->uid);
+	json_text(j, o, "thread", t->thread);
+	json_text(j, o, "process", t->process);
+	json_text(j, o, "cmdline", t->cmdline);
+	add_int(j, o, "signo", t->signo);
+	json_text(j, o, "signal", t->signo > 0 ? signal_name((int)t->signo) : NULL);
+	if (t->has_code)
+		json_int(j, o, "code", t->code);
+	else
+		json_null(j, o, "code");
+	json_text(j, o, "code_name", t->code_name);
+	if (t->has_fault_addr)
+		add_addr(j, o, "fault_addr", t->fault_addr);
+	else
+		json_null(j, o, "fault_addr");
+	json_text(j, o, "cause", t->cause);
+	json_text(j, o, "abort_message", t->abort_message);
+	json_int(j, o, "runtime_frames", (int64_t)t->runtime_frames);
+	json_text(j, o, "first_runtime", t->first_runtime);
+	frames = json_array(j, o, "frames");
+	for (i = 0; i < t->nframes; i++) {
 		const struct frame *fr = &t->frames[i];
-		cJSON *f = cJSON_CreateObject();
+		cJSON *f = json_object(j, frames, NULL);
 
-		if (!f || !cJSON_AddItemToArray(frames, f)) {
-			cJSON_Delete(f);
-			rc = -1;
-			break;
-		}
-		rc |= add_int(f, "index", fr->index);
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, fr->pc);
-		rc |= add_str(f, "pc", buf);
-		rc |= add_str(f, "library", fr->library);
-		rc |= add_str(f, "symbol", fr->symbol);
-		rc |= add_str(f, "runtime", fr->runtime);
+		add_int(j, f, "index", fr->index);
+		add_addr(j, f, "pc", fr->pc);
+		json_text(j, f, "library", fr->library);
+		json_text(j, f, "symbol", fr->symbol);
+		json_text(j, f, "runtime", fr->runtime);
 	}
-	if (rc) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
 }
 
-static cJSON *anr_json(const struct anr_trace *a)
+static void anr_json(struct json *j, cJSON *arr, const struct anr_trace *a)
 {
-	cJSON *o = cJSON_CreateObject();
-	int rc = 0;
+	cJSON *o = json_object(j, arr, NULL);
 
-	if (!o)
-		return NULL;
-	rc |= add_str(o, "record", "anr");
-	rc |= add_int(o, "line", (int64_t)a->line);
-	rc |= add_str(o, "layout", a->layout);
-	rc |= add_int(o, "pid", a->pid);
-	rc |= add_str(o, "time", a->time_text);
-	rc |= add_str(o, "cmdline", a->cmdline);
-	rc |= add_str(o, "subject", a->subject);
-	rc |= add_int(o, "rss_kb", a->rss_kb);
-	rc |= cJSON_AddBoolToObject(o, "has_java_threads", a->has_java_threads) ? 0 : -1;
-	rc |= add_int(o, "thread_count", a->thread_count);
-	rc |= cJSON_AddBoolToObject(o, "main_found", a->main_found) ? 0 : -1;
-	rc |= add_str(o, "main_state", a->main_state);
-	rc |= add_int(o, "main_tid", a->main_tid);
-	rc |= add_int(o, "main_sys_tid", a->main_sys_tid);
-	rc |= add_str(o, "main_lock", a->main_lock);
-	rc |= add_int(o, "lock_owner_tid", a->lock_owner_tid);
-	rc |= add_str(o, "main_top_frame", a->main_top_frame);
-	if (rc) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
+	json_text(j, o, "record", "anr");
+	json_int(j, o, "line", (int64_t)a->line);
+	json_text(j, o, "layout", a->layout);
+	add_int(j, o, "pid", a->pid);
+	json_text(j, o, "time", a->time_text);
+	json_text(j, o, "cmdline", a->cmdline);
+	json_text(j, o, "subject", a->subject);
+	add_int(j, o, "rss_kb", a->rss_kb);
+	json_bool(j, o, "has_java_threads", a->has_java_threads);
+	add_int(j, o, "thread_count", a->thread_count);
+	json_bool(j, o, "main_found", a->main_found);
+	json_text(j, o, "main_state", a->main_state);
+	add_int(j, o, "main_tid", a->main_tid);
+	add_int(j, o, "main_sys_tid", a->main_sys_tid);
+	json_text(j, o, "main_lock", a->main_lock);
+	add_int(j, o, "lock_owner_tid", a->lock_owner_tid);
+	json_text(j, o, "main_top_frame", a->main_top_frame);
 }
 
-static cJSON *log_json(const struct log_event *e)
+static void log_json(struct json *j, cJSON *arr, const struct log_event *e)
 {
-	cJSON *o = cJSON_CreateObject();
-	int rc = 0;
+	cJSON *o = json_object(j, arr, NULL);
 
-	if (!o)
-		return NULL;
-	rc |= add_str(o, "record", "log");
-	rc |= add_int(o, "line", (int64_t)e->line);
-	rc |= add_str(o, "event", log_event_name(e->type));
-	rc |= add_str(o, "format", e->format);
-	rc |= add_str(o, "time", e->time_text);
-	rc |= add_time(o, "time_ms", e->time_ms);
-	rc |= add_int(o, "pid", e->pid);
-	rc |= add_int(o, "uid", e->uid);
-	rc |= add_int(o, "user", e->user);
-	rc |= add_str(o, "process", e->process);
-	rc |= add_int(o, "oom_score_adj", e->oom_score_adj);
-	rc |= add_int(o, "rss_kb", e->rss_kb);
-	rc |= add_int(o, "swap_kb", e->swap_kb);
-	rc |= add_int(o, "free_kb", e->free_kb);
-	rc |= add_int(o, "anon_rss_kb", e->anon_rss_kb);
-	rc |= add_int(o, "dmabuf_pss_kb", e->dmabuf_pss_kb);
-	rc |= add_int(o, "dmabuf_rss_kb", e->dmabuf_rss_kb);
-	rc |= add_int(o, "signo", e->signo);
-	rc |= add_str(o, "reason", e->reason);
-	rc |= add_int(o, "kill_reason_code", e->kill_reason_code);
-	if (rc) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
+	json_text(j, o, "record", "log");
+	json_int(j, o, "line", (int64_t)e->line);
+	json_text(j, o, "event", log_event_name(e->type));
+	json_text(j, o, "format", e->format);
+	json_text(j, o, "time", e->time_text);
+	json_int_or_null(j, o, "time_ms", e->time_ms, EV_NO_TIME);
+	add_int(j, o, "pid", e->pid);
+	add_int(j, o, "uid", e->uid);
+	add_int(j, o, "user", e->user);
+	json_text(j, o, "process", e->process);
+	add_int(j, o, "oom_score_adj", e->oom_score_adj);
+	add_int(j, o, "rss_kb", e->rss_kb);
+	add_int(j, o, "swap_kb", e->swap_kb);
+	add_int(j, o, "free_kb", e->free_kb);
+	add_int(j, o, "anon_rss_kb", e->anon_rss_kb);
+	add_int(j, o, "dmabuf_pss_kb", e->dmabuf_pss_kb);
+	add_int(j, o, "dmabuf_rss_kb", e->dmabuf_rss_kb);
+	add_int(j, o, "signo", e->signo);
+	json_text(j, o, "reason", e->reason);
+	add_int(j, o, "kill_reason_code", e->kill_reason_code);
 }
 
-static cJSON *seed_json(const struct seed_event *s)
+static void seed_json(struct json *j, cJSON *arr, const struct seed_event *s)
 {
-	cJSON *o = cJSON_CreateObject();
-	int rc = 0;
+	cJSON *o = json_object(j, arr, NULL);
 
-	if (!o)
-		return NULL;
-	rc |= add_str(o, "record", "seed");
-	rc |= add_int(o, "index", (int64_t)s->index);
-	rc |= add_int(o, "time_ms", s->time_ms);
-	rc |= add_str(o, "stage", s->stage);
-	rc |= add_int(o, "rss_mb", s->rss_mb);
-	rc |= add_int(o, "budget_mb", s->budget_mb);
-	rc |= add_int(o, "sessions", s->sessions);
-	rc |= add_str(o, "exit_reason", s->exit_reason);
-	if (rc) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
+	json_text(j, o, "record", "seed");
+	json_int(j, o, "index", (int64_t)s->index);
+	add_int(j, o, "time_ms", s->time_ms);
+	json_text(j, o, "stage", s->stage);
+	add_int(j, o, "rss_mb", s->rss_mb);
+	add_int(j, o, "budget_mb", s->budget_mb);
+	add_int(j, o, "sessions", s->sessions);
+	json_text(j, o, "exit_reason", s->exit_reason);
 }
 
 cJSON *ev_records_json(const struct ev_file *f)
 {
-	cJSON *arr = cJSON_CreateArray();
+	struct json j;
+	cJSON *arr = json_begin_array(&j);
 	size_t i;
 
-#define ADD_ALL(list, n, fn)                                               \
-	for (i = 0; arr && i < (n); i++) {                                 \
-		cJSON *item = fn(&(list)[i]);                              \
-		if (!item || !cJSON_AddItemToArray(arr, item)) {           \
-			cJSON_Delete(item);                                \
-			cJSON_Delete(arr);                                 \
-			return NULL;                                       \
-		}                                                          \
-	}
-	ADD_ALL(f->exits, f->nexits, exit_json)
-	ADD_ALL(f->tombstones, f->ntombstones, tombstone_json)
-	ADD_ALL(f->anrs, f->nanrs, anr_json)
-	ADD_ALL(f->logs, f->nlogs, log_json)
-	ADD_ALL(f->seeds, f->nseeds, seed_json)
-#undef ADD_ALL
-	return arr;
+	for (i = 0; i < f->nexits; i++)
+		exit_json(&j, arr, &f->exits[i]);
+	for (i = 0; i < f->ntombstones; i++)
+		tombstone_json(&j, arr, &f->tombstones[i]);
+	for (i = 0; i < f->nanrs; i++)
+		anr_json(&j, arr, &f->anrs[i]);
+	for (i = 0; i < f->nlogs; i++)
+		log_json(&j, arr, &f->logs[i]);
+	for (i = 0; i < f->nseeds; i++)
+		seed_json(&j, arr, &f->seeds[i]);
+	return json_end(&j);
 }
 
 static const char *or_dash(const char *s)

@@ -225,7 +225,8 @@ void ev_file_release(struct ev_file *f);
 /* Count a line that was not understood. */
 void ev_skip(struct ev_stats *st, size_t line);
 
-/* The records as JSON (one object per record), or NULL on ENOMEM. */
+/* The records as JSON (one object per record; free with cJSON_Delete), or
+ * NULL on ENOMEM. */
 cJSON *ev_records_json(const struct ev_file *f);
 
 /* One line of text per record, for people; returns bytes written like

@@ -8,6 +8,7 @@
 
 #include "../../src/digest.h"
 #include "../../src/vocab.h"
+#include "../evidence/json.h"
 #include "../format.h"
 #include "../ring-event.h"
 

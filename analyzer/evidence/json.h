@@ -1,0 +1,92 @@
+/*
+ * Building JSON trees (cJSON) one member at a time, and reading them back.
+ *
+ * A struct json is one tree under construction. Each adder appends one
+ * value to a parent of that tree: a member named key to an object, or an
+ * element to an array when key is NULL, in call order. The first failure
+ * (ENOMEM: every value, key copy and container is allocated) is kept in
+ * err; from then on every adder does nothing, and those that return a
+ * container return NULL, which later adders accept as a parent. So a caller
+ * writes one call per member and checks once: json_end() hands over the
+ * whole tree, or frees it and returns NULL.
+ *
+ * Numbers keep the encoding each member has always had: json_number() is
+ * a cJSON double; json_int() and json_u64() write raw decimal text, exact
+ * over all 64 bits, which json_get_int() reads back exactly.
+ *
+ * Never prints. A tree is used by one thread at a time.
+ */
+#ifndef LW_ANALYZER_JSON_H
+#define LW_ANALYZER_JSON_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "../../src/vocab.h"
+
+struct json {
+	cJSON *root; /* the tree's root, until json_end() */
+	int err;     /* 0, or -ENOMEM from the first failure on */
+};
+
+/* Start a tree whose root is an object (json_begin) or an array
+ * (json_begin_array), and return the root to add to: NULL on ENOMEM, which
+ * json_end() then reports. Context: allocates; no blocking. */
+cJSON *json_begin(struct json *j);
+cJSON *json_begin_array(struct json *j);
+
+/* The finished tree, to free with cJSON_Delete(); or NULL if anything
+ * failed, the tree freed. Either way j is spent. Context: frees on failure;
+ * no blocking. */
+cJSON *json_end(struct json *j);
+
+/* The adders. parent is an object or array of j's tree (or NULL after a
+ * failure); key is copied. Context: allocate; no blocking. */
+
+/* null. */
+void json_null(struct json *j, cJSON *parent, const char *key);
+
+/* A string (copied), or null for NULL. */
+void json_text(struct json *j, cJSON *parent, const char *key, const char *s);
+
+/* true or false. */
+void json_bool(struct json *j, cJSON *parent, const char *key, int b);
+
+/* A double, as cJSON prints it. */
+void json_number(struct json *j, cJSON *parent, const char *key, double v);
+
+/* An exact integer; json_int_or_null() writes null when v is absent (such
+ * as EV_NONE or EV_NO_TIME). */
+void json_int(struct json *j, cJSON *parent, const char *key, int64_t v);
+void json_int_or_null(struct json *j, cJSON *parent, const char *key, int64_t v, int64_t absent);
+void json_u64(struct json *j, cJSON *parent, const char *key, uint64_t v);
+
+/* A digest (a candidate's) as 16 lowercase hex digits, or null for 0. */
+void json_digest(struct json *j, cJSON *parent, const char *key, uint64_t digest);
+
+/* The name of value in a vocabulary table. A value the table does not
+ * name (a newer writer's) is written as the text unknown, or, when unknown
+ * is NULL, as the number itself. */
+void json_name(struct json *j, cJSON *parent, const char *key, const struct vocab *v, int value,
+	       const char *unknown);
+
+/* A new empty object or array in parent, returned to add to (owned by the
+ * tree); NULL after a failure. */
+cJSON *json_object(struct json *j, cJSON *parent, const char *key);
+cJSON *json_array(struct json *j, cJSON *parent, const char *key);
+
+/* A tree built elsewhere (such as another json_end()'s), which j owns from
+ * here on, even on failure, when it is freed. A NULL item is a failure. */
+void json_item(struct json *j, cJSON *parent, const char *key, cJSON *item);
+
+/* Reading back. A member's string, or NULL; borrowed, valid while obj is.
+ * Keys are matched case-sensitively. Context: no allocation; no blocking. */
+const char *json_get_string(const cJSON *obj, const char *key);
+
+/* A member's integer: exact from json_int() or json_u64() raw text, 1 or
+ * 0 for a boolean, truncated for a number; 0 when absent or of another
+ * type. Context: no allocation; no blocking. */
+long long json_get_int(const cJSON *obj, const char *key);
+
+#endif
