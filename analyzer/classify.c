@@ -779,12 +779,6 @@ static void recommend(const struct run_facts *f, struct verdict *v)
 	}
 }
 
-int run_facts_died(const struct run_facts *f)
-{
-	return f->outcome == RING_OUTCOME_DIED || f->outcome == RING_OUTCOME_CRASHED ||
-	       f->outcome == RING_OUTCOME_UNKNOWN;
-}
-
 /* One run's verdict from the rules' first functions (or exit rows), into
  * a zeroed v. */
 static void classify_run(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
@@ -829,52 +823,4 @@ void classify_all(const struct correlation *c, struct run_facts *facts, int *jud
 		for (k = 0; judged[i] && k < nrules; k++)
 			if (rules[k].across && (verdicts[i].fired >> k & 1))
 				rules[k].across(c, judged, verdicts, i);
-}
-
-void run_facts_get(const struct run *r, struct run_facts *f)
-{
-	const struct run_event *last_rss = NULL, *back = NULL;
-	struct ring_facts rec;
-	size_t i;
-
-	memset(f, 0, sizeof(*f));
-	memset(&rec, 0, sizeof(rec));
-	f->outcome = r->outcome;
-	f->open_stage = r->open_stage;
-	f->candidate = r->hdr.candidate;
-	f->stable_candidate = r->hdr.stable_candidate;
-	f->crash_signo = (int)r->hdr.crash_signo;
-	f->budget_kb = r->hdr.memory_budget_kb;
-	for (i = 0; i < r->nevents; i++) {
-		const struct lw_ring_slot *s = &r->events[i].slot;
-
-		/* Seed events are samples at a stage, not begin/end pairs. */
-		if (s->type == LW_EV_STAGE_BEGIN || s->type == LW_EV_STAGE_END || r->from_seed)
-			f->last_stage = (enum lw_stage)s->stage;
-		if (s->type == LW_EV_CANDIDATE && !f->candidate)
-			f->candidate = s->a;
-		if (s->type == LW_EV_CRASH)
-			f->crash_signo = s->code;
-		if (s->rss_kb)
-			last_rss = &r->events[i];
-		ring_facts_add(&rec, s);
-	}
-	if (!last_rss)
-		return;
-	f->have_rss = 1;
-	f->peak_kb = rec.peak_rss_kb;
-	f->peak_stage = (enum lw_stage)rec.peak.stage;
-	f->last_rss_kb = last_rss->slot.rss_kb;
-	/* The slope over the last 10 s of samples before the last one. */
-	for (i = 0; i < r->nevents; i++) {
-		const struct run_event *e = &r->events[i];
-
-		if (e->slot.rss_kb && last_rss->slot.t_mono_ns - e->slot.t_mono_ns <= 10000000000ull) {
-			back = e;
-			break;
-		}
-	}
-	if (back && last_rss->slot.t_mono_ns > back->slot.t_mono_ns)
-		f->slope_kb_per_s = ((double)last_rss->slot.rss_kb - (double)back->slot.rss_kb) /
-				    ((double)(last_rss->slot.t_mono_ns - back->slot.t_mono_ns) / 1e9);
 }

@@ -72,22 +72,6 @@ struct verdict {
 	uint32_t fired;        /* bit k: rules[k] fired (for its cross-run step) */
 };
 
-/* What the ring says about a run, for rules and for the report. */
-struct run_facts {
-	enum ring_outcome outcome;
-	enum lw_stage open_stage;      /* at death */
-	enum lw_stage last_stage;      /* of the last stage record */
-	uint64_t candidate;            /* current at the end */
-	uint64_t stable_candidate;     /* known last stable, 0 if none */
-	int crash_signo;               /* from the ring's crash record or header */
-	uint32_t budget_kb, peak_kb, last_rss_kb;
-	enum lw_stage peak_stage;
-	double slope_kb_per_s;         /* over the last 10 s of samples; 0 if unknown */
-	int have_rss;
-};
-
-void run_facts_get(const struct run *r, struct run_facts *out);
-
 /* The common shape of a rule, as data: the first exit record of reason
  * (and of a subreason in subreasons, unless that is 0) claims cls, as the
  * system's source. When the row names a witness of the same death and the
@@ -118,10 +102,6 @@ struct rule {
 
 extern const struct rule rules[];
 extern const size_t nrules;
-
-/* Whether the ring says the run died, or cannot say it did not. Does not
- * allocate or block. */
-int run_facts_died(const struct run_facts *f);
 
 /*
  * Classify every run of a correlation: for c->runs[i], its facts[i], and

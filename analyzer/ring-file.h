@@ -69,7 +69,7 @@ struct ring_facts {
  * peak is the first record with the highest RSS sample (rss 0 is no
  * sample, never a peak), the crash record the first crash record. The one
  * rule for the peak: ring_file_walk() adds a file's slots (dump, verify),
- * run_facts_get() a run's records (report), whether they came from a ring
+ * run_facts_get() (run.c) a run's records (report), whether they came from a ring
  * file, its JSON lines or seed events. Leaves scan alone.
  */
 void ring_facts_add(struct ring_facts *f, const struct lw_ring_slot *s);

@@ -55,4 +55,26 @@ int run_from_seed(const char *path, const struct ev_file *seed, struct run *out,
 /* Accepts a zeroed run. */
 void run_release(struct run *r);
 
+/* What the ring says about a run, for rules and for the report. */
+struct run_facts {
+	enum ring_outcome outcome;
+	enum lw_stage open_stage;      /* at death */
+	enum lw_stage last_stage;      /* of the last stage record */
+	uint64_t candidate;            /* current at the end */
+	uint64_t stable_candidate;     /* known last stable, 0 if none */
+	int crash_signo;               /* from the ring's crash record or header */
+	uint32_t budget_kb, peak_kb, last_rss_kb;
+	enum lw_stage peak_stage;
+	double slope_kb_per_s;         /* over the last 10 s of samples; 0 if unknown */
+	int have_rss;
+};
+
+/* The facts of a run, from its records: the peak by ring_facts_add()'s
+ * rule, whatever form the run came in. Never fails. */
+void run_facts_get(const struct run *r, struct run_facts *out);
+
+/* Whether the ring says the run died, or cannot say it did not. Does not
+ * allocate or block. */
+int run_facts_died(const struct run_facts *f);
+
 #endif
