@@ -142,8 +142,8 @@ enum exit_importance {
 #undef X
 };
 
-/* The dump's label of each reason, for vocab_name(): NULL where none is
- * known. */
-extern const struct vocab exit_reason_labels;
+/* The dump's label of each reason and subreason, for vocab_name(): NULL
+ * where none is known. */
+extern const struct vocab exit_reason_labels, exit_subreason_labels;
 
 #endif

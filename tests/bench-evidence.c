@@ -47,6 +47,7 @@
 
 #include "../analyzer/evidence/evidence.h"
 #include "../analyzer/evidence/parsers.h"
+#include "../src/exit-info.h"
 
 extern char **environ;
 
@@ -282,20 +283,23 @@ static int gen_logcat(const char *path, uint64_t target, struct gen *g)
 
 /* ---- the exit-info dump ---- */
 
+/* Records as the platform writes them; labels from src/exit-info.h. */
 struct reason {
-	int reason, subreason, status;
-	const char *label, *sublabel, *description;
-	int importance;
+	enum exit_reason reason;
+	enum exit_subreason subreason;
+	int status;
+	const char *description;
+	enum exit_importance importance;
 };
 
 static const struct reason reasons[] = {
-	{ 3, 0, 0, "LOW_MEMORY", "UNKNOWN", "null", 400 },
-	{ 2, 0, 9, "SIGNALED", "UNKNOWN", "null", 400 },
-	{ 4, 0, 0, "APP CRASH(EXCEPTION)", "UNKNOWN", "crash", 100 },
-	{ 6, 0, 0, "ANR", "UNKNOWN", "user request after error: Input dispatching timed out (b2c1 Main (server) is not responding)", 100 },
-	{ 10, 21, 0, "USER REQUESTED", "FORCE STOP", "stop com.example due to from pid 1702", 400 },
-	{ 13, 3, 0, "OTHER KILLS BY SYSTEM", "TOO MANY EMPTY PROCS", "too many empty", 400 },
-	{ 5, 0, 11, "APP CRASH(NATIVE)", "UNKNOWN", "null", 100 },
+	{ EXIT_REASON_LOW_MEMORY, EXIT_SUBREASON_UNKNOWN, 0, "null", EXIT_IMPORTANCE_CACHED },
+	{ EXIT_REASON_SIGNALED, EXIT_SUBREASON_UNKNOWN, 9, "null", EXIT_IMPORTANCE_CACHED },
+	{ EXIT_REASON_CRASH, EXIT_SUBREASON_UNKNOWN, 0, "crash", EXIT_IMPORTANCE_FOREGROUND },
+	{ EXIT_REASON_ANR, EXIT_SUBREASON_UNKNOWN, 0, "user request after error: Input dispatching timed out (b2c1 Main (server) is not responding)", EXIT_IMPORTANCE_FOREGROUND },
+	{ EXIT_REASON_USER_REQUESTED, EXIT_SUBREASON_FORCE_STOP, 0, "stop com.example due to from pid 1702", EXIT_IMPORTANCE_CACHED },
+	{ EXIT_REASON_OTHER, EXIT_SUBREASON_TOO_MANY_EMPTY, 0, "too many empty", EXIT_IMPORTANCE_CACHED },
+	{ EXIT_REASON_CRASH_NATIVE, EXIT_SUBREASON_UNKNOWN, 11, "null", EXIT_IMPORTANCE_FOREGROUND },
 };
 
 static const char *const sizes[] = { "221MB", "1.5GB", "0.00", "88MB", "310MB", "9.8MB" };
@@ -328,7 +332,8 @@ static int gen_dump(const char *path, uint64_t *bytes)
 			"          importance=%d pss=%s rss=%s description=%s state=empty trace=null\n",
 			k, 1 + (31 - 1 - k) % 30, rndn(24), rndn(60), rndn(60), rndn(1000),
 			2000 + rndn(30000), uid, uid, uid, pkg, rndn(4) ? "" : ":remote", r->reason,
-			r->label, r->subreason, r->sublabel, r->status, r->importance,
+			vocab_name(&exit_reason_labels, r->reason), r->subreason,
+			vocab_name(&exit_subreason_labels, r->subreason), r->status, r->importance,
 			sizes[rndn(6)], sizes[rndn(6)], r->description);
 	}
 	if (fclose(f) != 0 || stat(path, &st) != 0)
