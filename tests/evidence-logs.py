@@ -278,14 +278,17 @@ MEANING = {
         R("am_anr", pid=22050, process="com.example.recv",
           reason="Broadcast of Intent { act=android.intent.action.SCREEN_ON flg=0x50200010 }"),
     ]),
-    "event-log/am-crash.txt": dict(kind="event-log", lines=4, skipped=0, records=[
-        R("am_crash", pid=23001, process="com.example.todo",
+    # am_crash is written pid first, then user (the caller's: system_server's
+    # for a native crash, which names the process only); a recoverable
+    # (GWP-ASan) crash is no death and gives no record.
+    "event-log/am-crash.txt": dict(kind="event-log", lines=5, skipped=0, records=[
+        R("am_crash", pid=23001, user=0, process="com.example.todo",
           reason="java.lang.IllegalStateException: Could not execute method for android:onClick"),
-        R("am_crash", pid=23040, process="com.example.feed",
+        R("am_crash", pid=23040, user=10, process="com.example.feed",
           reason='java.lang.NumberFormatException: For input string: "1,5", radix 10'),
-        R("am_crash", pid=23077, process="com.example.native",
+        R("am_crash", pid=None, user=None, process="com.example.native",
           reason="Native crash: Segmentation fault"),
-        R("am_crash", pid=23090, reason="java.lang.NullPointerException"),
+        R("am_crash", pid=23090, user=0, reason="java.lang.NullPointerException"),
     ]),
     "event-log/am-proc-start.txt": dict(kind="event-log", lines=3, skipped=0, records=[
         R("am_proc_start", user=0, pid=24001, uid=10190, process="com.example.weather",
@@ -376,7 +379,10 @@ def invariants(fx, obj):
         ev = r.get("event")
         if ev in ("lmkd_kill", "am_killing", "am_kill", "am_proc_died", "am_proc_start",
                   "am_anr", "am_crash", "killinfo", "zygote_signal", "am_died"):
-            if not isinstance(r.get("pid"), int) or r["pid"] <= 0:
+            native = ev == "am_crash" and (r.get("reason") or "").startswith("Native crash")
+            if native and (r.get("pid") is not None or not r.get("process")):
+                fail("%s: a native am_crash names its process, never system_server's pid" % where)
+            if not native and (not isinstance(r.get("pid"), int) or r["pid"] <= 0):
                 fail("%s: %s without a pid" % (where, ev))
         if ev in ("lmkd_kill", "am_killing", "am_kill", "am_proc_died", "am_died"):
             if not r.get("process"):
