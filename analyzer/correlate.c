@@ -288,6 +288,37 @@ static size_t find_run_by_pid(const struct correlation *c, int64_t pid, const ch
 	return n == 1 ? found : SIZE_MAX;
 }
 
+/* A log line that names its process but no pid (an am_crash of a native
+ * crash, which system_server writes with its own pid): the one run of that
+ * process whose death window (in_exit_window) holds the line's time. A name
+ * alone does not tell the runs of a process apart, so the line needs a
+ * time. On success *when is that time in UTC. */
+static size_t find_run_by_name(const struct correlation *c, const struct log_event *e,
+			       int64_t *when)
+{
+	size_t k, found = SIZE_MAX, n = 0;
+	int64_t t, found_t = EV_NO_TIME;
+
+	if (!e->process || e->time_ms == EV_NO_TIME)
+		return SIZE_MAX;
+	for (k = 0; k < c->nruns; k++) {
+		const struct corr_run *cr = &c->runs[k];
+
+		if (!same_process(cr->run, e->process))
+			continue;
+		t = local_to_utc(e->time_ms, cr->start_ms, &c->opt);
+		if (t == EV_NO_TIME || !in_exit_window(cr, t, 0, &c->opt))
+			continue;
+		found = k;
+		found_t = t;
+		n++;
+	}
+	if (n != 1)
+		return SIZE_MAX;
+	*when = found_t;
+	return found;
+}
+
 static int join_other(struct correlation *c, const struct ev_file *f)
 {
 	size_t i, k;
@@ -312,11 +343,15 @@ static int join_other(struct correlation *c, const struct ev_file *f)
 		const struct log_event *e = &f->logs[i];
 		int64_t when = EV_NO_TIME;
 
-		/* Place the year-less time near any run with this pid. */
-		for (k = 0; k < c->nruns && when == EV_NO_TIME; k++)
-			if ((int64_t)c->runs[k].run->hdr.pid == e->pid)
-				when = local_to_utc(e->time_ms, c->runs[k].start_ms, &c->opt);
-		k = find_run_by_pid(c, e->pid, e->process, when);
+		if (e->pid == EV_NONE) {
+			k = find_run_by_name(c, e, &when);
+		} else {
+			/* Place the year-less time near any run with this pid. */
+			for (k = 0; k < c->nruns && when == EV_NO_TIME; k++)
+				if ((int64_t)c->runs[k].run->hdr.pid == e->pid)
+					when = local_to_utc(e->time_ms, c->runs[k].start_ms, &c->opt);
+			k = find_run_by_pid(c, e->pid, e->process, when);
+		}
 		if (k != SIZE_MAX && push(&c->runs[k].logs, f, i, 0, when) != 0)
 			return -1;
 	}

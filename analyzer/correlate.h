@@ -6,7 +6,9 @@
  * before the next run of the same process started, within a stated
  * tolerance. Several records may join one run (an ANR, then the kill); a
  * record of another app version never joins; nothing is ever joined for
- * being the newest. Records that join no run are listed with the reason.
+ * being the newest. Other evidence joins on pid and time; a log line with a
+ * process name and no pid (a native crash's am_crash) on the name and the
+ * exit's window. Records that join no run are listed with the reason.
  * Never prints.
  */
 #ifndef LW_ANALYZER_CORRELATE_H

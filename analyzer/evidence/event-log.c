@@ -301,6 +301,14 @@ int eventlog_line(const struct logline *l, size_t lineno, struct ev_file *out)
 	return logline_emit(out, type, l, lineno, &lf) ? -2 : 1;
 }
 
+int log_event_native_crash(const struct log_event *e)
+{
+	size_t n = sizeof(AM_NATIVE_CRASH) - 1;
+
+	return e->type == LOG_EV_AM_CRASH && e->reason && strncmp(e->reason, AM_NATIVE_CRASH, n) == 0 &&
+	       (e->reason[n] == '\0' || e->reason[n] == ':');
+}
+
 /* An event line: a tag that looks like an event name (lower case, digits,
  * '_') and a list value, or a lone number under a tag with a '_'. */
 static int event_shaped(const struct logline *l)

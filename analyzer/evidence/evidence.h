@@ -176,6 +176,10 @@ struct log_event {
 	int64_t kill_reason_code;   /* killinfo's kill reason, -1 */
 };
 
+/* Whether e is an am_crash of a native crash (exception "Native crash",
+ * reported by system_server for the process it names: see event-log.c). */
+int log_event_native_crash(const struct log_event *e);
+
 /* A record of the seed's events JSON (seeds/lifecycle_probe.py). */
 struct seed_event {
 	size_t index;
