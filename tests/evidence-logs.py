@@ -42,6 +42,22 @@ def R(event, **kw):
     return kw
 
 
+# The kills of lmkd-pasted-*.txt, the same whatever the paste's indentation.
+LMKD_PASTED = [
+        R("lmkd_kill", line=1, format="threadtime", time="03-09 21:14:02.118", pid=18330,
+          uid=10291, process="com.example.podcast", oom_score_adj=900, rss_kb=233120,
+          swap_kb=61440, reason="low watermark is breached"),
+        R("am_died", line=2, pid=18330, process="com.example.podcast", reason="cch+5 CEM"),
+        # wrapped at a space: the continuation is indented deeper than the paste
+        R("lmkd_kill", line=3, pid=18412, uid=10302, process="com.example.vision:inference",
+          oom_score_adj=250, rss_kb=1482304, swap_kb=0,
+          reason="min watermark is breached even after kill"),
+        R("zygote_signal", line=5, pid=18412, signo=9),
+        # cut mid-number: the continuation is at the paste's margin
+        R("lmkd_kill", line=6, pid=18501, uid=10305, process="com.example.notes",
+          oom_score_adj=905, rss_kb=40448, swap_kb=0, reason="min watermark is breached"),
+    ]
+
 # What each fixture must yield: kind, physical lines, skipped lines and the
 # records in order with the fields that matter. Fields not listed are not
 # checked here (the golden output pins them).
@@ -115,6 +131,9 @@ MEANING = {
           swap_kb=4096, reason=None),
         R("zygote_signal", line=8, pid=22817, signo=9, time="06-11 16:20:47.100"),
     ]),
+    # Pasted from a bug tracker: every line indented (two spaces, or a tab).
+    "logcat/lmkd-pasted-spaces.txt": dict(kind="logcat", lines=7, skipped=0, records=LMKD_PASTED),
+    "logcat/lmkd-pasted-tabs.txt": dict(kind="logcat", lines=7, skipped=0, records=LMKD_PASTED),
     # --- logcat: ActivityManager, Zygote, crashes ---
     "logcat/am-killing.txt": dict(kind="logcat", lines=7, skipped=0, records=[
         R("am_killing", line=2, pid=29112, uid=10188, user=0, process="com.example.shop",
