@@ -193,6 +193,8 @@ struct seed_event {
 struct ev_file {
 	char *path;
 	enum ev_kind kind;
+	int in_logcat;  /* a tombstone or toString() lines read out of a logcat,
+			 * whose own lines are in logs: the file is a logcat */
 	int gzipped;
 	struct ev_stats stats;
 	struct exit_record *exits;
