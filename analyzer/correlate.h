@@ -82,7 +82,14 @@ struct correlation {
 	size_t nruns;
 	struct corr_unmatched *unmatched; /* exit records only */
 	size_t nunmatched;
+	int local_times;        /* some evidence has a wall time with no zone */
 };
+
+/* Whether local times were taken as UTC: no offset was known, and some
+ * evidence has such times (dumpsys, toString(), logcat; a tombstone or ANR
+ * trace time without its offset). The app's exit-info JSON has none: its
+ * times are ms since the epoch. */
+int corr_tz_assumed(const struct correlation *c);
 
 /* The UTC time of an exit record, and how far it may be off (its
  * precision). EV_NO_TIME if it has none. */

@@ -287,7 +287,7 @@ cJSON *report_json(const struct report *r)
 	json_number(&j, o, "report_version", 1);
 	x = json_object(&j, o, "timezone");
 	json_number(&j, x, "offset_minutes", (double)(r->corr.opt.tz_offset_ms / 60000));
-	json_bool(&j, x, "assumed", !r->corr.opt.tz_known);
+	json_bool(&j, x, "assumed", corr_tz_assumed(&r->corr));
 	json_number(&j, o, "clock_tolerance_ms", (double)r->corr.opt.tolerance_ms);
 	a = json_array(&j, o, "inputs");
 	for (i = 0; i < b->ninputs; i++)
@@ -310,7 +310,7 @@ cJSON *report_json(const struct report *r)
 		json_text(&j, a, NULL,
 			  "low-memory kills are reported as SIGNALED/9: this device does not report "
 			  "LMK kills to ActivityManager");
-	if (!r->corr.opt.tz_known)
+	if (corr_tz_assumed(&r->corr))
 		json_text(&j, a, NULL,
 			  "dumpsys and logcat times are local; they were taken as UTC (pass --tz to "
 			  "set the device's offset)");
@@ -448,7 +448,7 @@ void report_text(const struct report *r, FILE *out)
 			e->line, e->pid, e->process ? e->process : "-", e->reason,
 			corr_reason_text(u->reason));
 	}
-	if (!r->corr.opt.tz_known)
+	if (corr_tz_assumed(&r->corr))
 		fprintf(out, "\nnote: dumpsys and logcat times were taken as UTC; pass --tz to set the "
 			     "device's offset (clock tolerance %" PRId64 " ms)\n",
 			r->corr.opt.tolerance_ms);
