@@ -143,15 +143,23 @@ static int memory_limiter_other(const struct exit_record *r)
 	       strstr(r->description, "MemoryLimiter:");
 }
 
-/* The record as evidence; what NULL names it by its reason's label. */
+/* The record as evidence; what NULL names it by its reason's label. Its
+ * time is as written when that is a local wall time (dumpsys, toString());
+ * a time since the epoch (the app's JSON export) is written in ISO 8601. */
 static void exit_evidence(struct verdict *v, const struct exit_record *r, const char *what)
 {
+	char iso[40];
+	const char *when = r->timestamp_text ? r->timestamp_text : "an unknown time";
+
+	if (!r->timestamp_local && r->timestamp_ms >= 0 && r->timestamp_ms <= INT64_MAX / 1000000) {
+		fmt_iso(iso, sizeof(iso), (uint64_t)r->timestamp_ms * 1000000u);
+		when = iso;
+	}
 	if (!what)
 		what = vocab_name(&exit_reason_labels, (int)r->reason);
 	evidence(v, "exit record: %s (reason %" PRId64 ", subreason %" PRId64 ", status %" PRId64
 		    ", importance %" PRId64 ") at %s%s%s",
-		 what, r->reason, r->subreason, r->status, r->importance,
-		 r->timestamp_text ? r->timestamp_text : "an unknown time",
+		 what, r->reason, r->subreason, r->status, r->importance, when,
 		 r->description ? ": " : "", r->description ? r->description : "");
 }
 
