@@ -465,7 +465,8 @@ static int rule_crash_log(const struct corr_run *cr, const struct run_facts *f, 
 		claim(v, SRC_CRASH_LOG, LW_EXIT_NATIVE_CRASH, 0);
 	}
 	if (an) {
-		evidence(v, "event log: am_crash of a native crash (line %zu): %s", an->line, an->reason);
+		evidence(v, "event log: am_crash of a native crash (line %zu): %s", an->line,
+			 an->reason);
 		claim(v, SRC_CRASH_LOG, LW_EXIT_NATIVE_CRASH, 0);
 	}
 	if (j) {

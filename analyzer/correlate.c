@@ -144,7 +144,8 @@ static int has_local_time(const struct ev_file *f, const struct corr_options *op
 		if (f->logs[i].time_ms != EV_NO_TIME)
 			return 1;
 	for (i = 0; i < f->ntombstones; i++)
-		if (parse_zoned(f->tombstones[i].timestamp_text, opt, &local) != EV_NO_TIME && local)
+		if (parse_zoned(f->tombstones[i].timestamp_text, opt, &local) != EV_NO_TIME &&
+		    local)
 			return 1;
 	for (i = 0; i < f->nanrs; i++)
 		if (parse_zoned(f->anrs[i].time_text, opt, &local) != EV_NO_TIME && local)
@@ -381,7 +382,8 @@ static int join_other(struct correlation *c, const struct ev_file *f)
 			/* Place the year-less time near any run with this pid. */
 			for (k = 0; k < c->nruns && when == EV_NO_TIME; k++)
 				if ((int64_t)c->runs[k].run->hdr.pid == e->pid)
-					when = local_to_utc(e->time_ms, c->runs[k].start_ms, &c->opt);
+					when = local_to_utc(e->time_ms, c->runs[k].start_ms,
+							    &c->opt);
 			k = find_run_by_pid(c, e->pid, e->process, when);
 		}
 		if (k != SIZE_MAX && push(&c->runs[k].logs, f, i, 0, when) != 0)

@@ -258,13 +258,14 @@ static void name_join(void)
 		l->process = cases[i].process ? strdup(cases[i].process) : NULL;
 		l->reason = strdup("Native crash: Segmentation fault");
 		/* logcat's month-day time: 2026-01-01 is day 0 of its year */
-		l->time_ms = cases[i].at_ms == EV_NO_TIME ? EV_NO_TIME
-							  : logline_month_day_ms(1, 1, cases[i].at_ms - T0);
+		l->time_ms = cases[i].at_ms == EV_NO_TIME
+				     ? EV_NO_TIME
+				     : logline_month_day_ms(1, 1, cases[i].at_ms - T0);
 	}
 	T_ASSERT(correlate(runs, 2, &f, 1, &opt, &c) == 0, "correlate");
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		T_ASSERT(log_joined(&c, &f, i) == cases[i].run, "am_crash %zu joins run %d, not %d", i,
-			 cases[i].run, log_joined(&c, &f, i));
+		T_ASSERT(log_joined(&c, &f, i) == cases[i].run, "am_crash %zu joins run %d, not %d",
+			 i, cases[i].run, log_joined(&c, &f, i));
 	T_ASSERT(c.runs[1].logs.v[0].time_utc_ms == T0 + 66 * SEC, "its time in UTC");
 	correlation_release(&c);
 	ev_file_release(&f);

@@ -28,9 +28,10 @@
  *                  system_server (exception "Native crash", the message
  *                  strsignal()'s text), so they are system_server's, and the
  *                  record has no pid and no user: the process is named only.
- *                  Recoverable (Android 14+) is 1 for a GWP-ASan recoverable
- *                  crash ("native_recoverable_crash"), after which the process
- *                  runs on: not a death, so not recorded.
+ *                  Recoverable is 1 for a GWP-ASan recoverable crash (AMS:
+ *                  recoverable = eventType.equals("native_recoverable_crash")),
+ *                  after which the process runs on: not a death, so not
+ *                  recorded.
  *                  The message may hold commas: the first five fields are
  *                  read from the left and File, Line (and Recoverable when the
  *                  last two fields are both integers) from the right; the
@@ -305,7 +306,8 @@ int log_event_native_crash(const struct log_event *e)
 {
 	size_t n = sizeof(AM_NATIVE_CRASH) - 1;
 
-	return e->type == LOG_EV_AM_CRASH && e->reason && strncmp(e->reason, AM_NATIVE_CRASH, n) == 0 &&
+	return e->type == LOG_EV_AM_CRASH && e->reason &&
+	       strncmp(e->reason, AM_NATIVE_CRASH, n) == 0 &&
 	       (e->reason[n] == '\0' || e->reason[n] == ':');
 }
 
