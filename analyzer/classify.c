@@ -94,11 +94,23 @@ static const struct log_event *lmkd_kill(const struct corr_run *cr)
 	return e ? e : log_with(cr, LOG_EV_KILLINFO);
 }
 
+/* The run's first am_crash of a native crash (native 1) or of a Java one. */
+static const struct log_event *am_crash(const struct corr_run *cr, int native)
+{
+	size_t i;
+
+	for (i = 0; i < cr->logs.n; i++)
+		if (LOGS(cr, i)->type == LOG_EV_AM_CRASH &&
+		    log_event_native_crash(LOGS(cr, i)) == native)
+			return LOGS(cr, i);
+	return NULL;
+}
+
 static const struct log_event *java_crash_log(const struct corr_run *cr)
 {
 	const struct log_event *e = log_with(cr, LOG_JAVA_CRASH);
 
-	return e ? e : log_with(cr, LOG_EV_AM_CRASH);
+	return e ? e : am_crash(cr, 0);
 }
 
 /* Witnesses an exit row may name. */
@@ -131,15 +143,23 @@ static int memory_limiter_other(const struct exit_record *r)
 	       strstr(r->description, "MemoryLimiter:");
 }
 
-/* The record as evidence; what NULL names it by its reason's label. */
+/* The record as evidence; what NULL names it by its reason's label. Its
+ * time is as written when that is a local wall time (dumpsys, toString());
+ * a time since the epoch (the app's JSON export) is written in ISO 8601. */
 static void exit_evidence(struct verdict *v, const struct exit_record *r, const char *what)
 {
+	char iso[40];
+	const char *when = r->timestamp_text ? r->timestamp_text : "an unknown time";
+
+	if (!r->timestamp_local && r->timestamp_ms >= 0 && r->timestamp_ms <= INT64_MAX / 1000000) {
+		fmt_iso(iso, sizeof(iso), (uint64_t)r->timestamp_ms * 1000000u);
+		when = iso;
+	}
 	if (!what)
 		what = vocab_name(&exit_reason_labels, (int)r->reason);
 	evidence(v, "exit record: %s (reason %" PRId64 ", subreason %" PRId64 ", status %" PRId64
 		    ", importance %" PRId64 ") at %s%s%s",
-		 what, r->reason, r->subreason, r->status, r->importance,
-		 r->timestamp_text ? r->timestamp_text : "an unknown time",
+		 what, r->reason, r->subreason, r->status, r->importance, when,
 		 r->description ? ": " : "", r->description ? r->description : "");
 }
 
@@ -435,6 +455,7 @@ static int rule_anr_trace(const struct corr_run *cr, const struct run_facts *f, 
 static int rule_crash_log(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct log_event *n = log_with(cr, LOG_FATAL_SIGNAL);
+	const struct log_event *an = am_crash(cr, 1);
 	const struct log_event *j = java_crash_log(cr);
 	const struct log_event *a = log_with(cr, LOG_EV_AM_ANR);
 
@@ -443,16 +464,22 @@ static int rule_crash_log(const struct corr_run *cr, const struct run_facts *f, 
 		evidence(v, "logcat: fatal signal %" PRId64 " (line %zu)", n->signo, n->line);
 		claim(v, SRC_CRASH_LOG, LW_EXIT_NATIVE_CRASH, 0);
 	}
+	if (an) {
+		evidence(v, "event log: am_crash of a native crash (line %zu): %s", an->line,
+			 an->reason);
+		claim(v, SRC_CRASH_LOG, LW_EXIT_NATIVE_CRASH, 0);
+	}
 	if (j) {
-		evidence(v, "logcat: Java crash (line %zu)%s%s", j->line, j->reason ? ": " : "",
-			 j->reason ? j->reason : "");
+		evidence(v, "%s: Java crash (line %zu)%s%s",
+			 j->type == LOG_EV_AM_CRASH ? "event log: am_crash" : "logcat", j->line,
+			 j->reason ? ": " : "", j->reason ? j->reason : "");
 		claim(v, SRC_CRASH_LOG, LW_EXIT_JAVA_CRASH, 0);
 	}
 	if (a) {
 		evidence(v, "event log: am_anr (line %zu)", a->line);
 		claim(v, SRC_CRASH_LOG, LW_EXIT_ANR, 0);
 	}
-	return n || j || a;
+	return n || an || j || a;
 }
 
 static int rule_am_trim(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
@@ -581,7 +608,7 @@ const struct rule rules[] = {
 	  .fire = rule_tombstone },
 	{ "anr-trace", "an ANR trace of this pid: the main thread's state",
 	  .fire = rule_anr_trace },
-	{ "crash-log", "logcat or the event log shows a fatal signal, a Java crash or an ANR for this pid",
+	{ "crash-log", "logcat or the event log shows a fatal signal, a native or Java crash, or an ANR for this process",
 	  .fire = rule_crash_log },
 	{ "am-trim", "ActivityManager killed it as an empty or cached process",
 	  .fire = rule_am_trim },

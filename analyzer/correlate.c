@@ -96,8 +96,9 @@ static int64_t local_to_utc(int64_t local_ms, int64_t near_utc_ms, const struct 
 	return best;
 }
 
-/* A date-time with an optional zone after it ("+0100", "+01:00", "Z"). */
-static int64_t parse_zoned(const char *s, const struct corr_options *opt)
+/* A date-time with an optional zone after it ("+0100", "+01:00", "Z"). When
+ * local is not NULL, *local says whether it had no zone (1) or had one (0). */
+static int64_t parse_zoned(const char *s, const struct corr_options *opt, int *local)
 {
 	struct span sp;
 	int64_t ms, off;
@@ -119,10 +120,42 @@ static int64_t parse_zoned(const char *s, const struct corr_options *opt)
 			z++;
 		memcpy(zone, sp.s, z);
 		zone[z] = '\0';
-		if (corr_parse_tz(zone, &off) == 0)
+		if (corr_parse_tz(zone, &off) == 0) {
+			if (local)
+				*local = 0;
 			return ms - off;
+		}
 	}
+	if (local)
+		*local = 1;
 	return local_to_utc(ms, EV_NO_TIME, opt);
+}
+
+/* Does f hold a wall time with no zone (see corr_tz_assumed)? */
+static int has_local_time(const struct ev_file *f, const struct corr_options *opt)
+{
+	size_t i;
+	int local = 0;
+
+	for (i = 0; i < f->nexits; i++)
+		if (f->exits[i].timestamp_local && f->exits[i].timestamp_ms != EV_NO_TIME)
+			return 1;
+	for (i = 0; i < f->nlogs; i++)
+		if (f->logs[i].time_ms != EV_NO_TIME)
+			return 1;
+	for (i = 0; i < f->ntombstones; i++)
+		if (parse_zoned(f->tombstones[i].timestamp_text, opt, &local) != EV_NO_TIME &&
+		    local)
+			return 1;
+	for (i = 0; i < f->nanrs; i++)
+		if (parse_zoned(f->anrs[i].time_text, opt, &local) != EV_NO_TIME && local)
+			return 1;
+	return 0;
+}
+
+int corr_tz_assumed(const struct correlation *c)
+{
+	return !c->opt.tz_known && c->local_times;
 }
 
 int64_t corr_exit_time(const struct exit_record *r, const struct corr_options *opt,
@@ -288,13 +321,44 @@ static size_t find_run_by_pid(const struct correlation *c, int64_t pid, const ch
 	return n == 1 ? found : SIZE_MAX;
 }
 
+/* A log line that names its process but no pid (an am_crash of a native
+ * crash, which system_server writes with its own pid): the one run of that
+ * process whose death window (in_exit_window) holds the line's time. A name
+ * alone does not tell the runs of a process apart, so the line needs a
+ * time. On success *when is that time in UTC. */
+static size_t find_run_by_name(const struct correlation *c, const struct log_event *e,
+			       int64_t *when)
+{
+	size_t k, found = SIZE_MAX, n = 0;
+	int64_t t, found_t = EV_NO_TIME;
+
+	if (!e->process || e->time_ms == EV_NO_TIME)
+		return SIZE_MAX;
+	for (k = 0; k < c->nruns; k++) {
+		const struct corr_run *cr = &c->runs[k];
+
+		if (!same_process(cr->run, e->process))
+			continue;
+		t = local_to_utc(e->time_ms, cr->start_ms, &c->opt);
+		if (t == EV_NO_TIME || !in_exit_window(cr, t, 0, &c->opt))
+			continue;
+		found = k;
+		found_t = t;
+		n++;
+	}
+	if (n != 1)
+		return SIZE_MAX;
+	*when = found_t;
+	return found;
+}
+
 static int join_other(struct correlation *c, const struct ev_file *f)
 {
 	size_t i, k;
 
 	for (i = 0; i < f->ntombstones; i++) {
 		const struct tombstone *t = &f->tombstones[i];
-		int64_t when = parse_zoned(t->timestamp_text, &c->opt);
+		int64_t when = parse_zoned(t->timestamp_text, &c->opt, NULL);
 
 		k = find_run_by_pid(c, t->pid, t->process, when);
 		if (k != SIZE_MAX && push(&c->runs[k].tombstones, f, i, 0, when) != 0)
@@ -302,7 +366,7 @@ static int join_other(struct correlation *c, const struct ev_file *f)
 	}
 	for (i = 0; i < f->nanrs; i++) {
 		const struct anr_trace *a = &f->anrs[i];
-		int64_t when = parse_zoned(a->time_text, &c->opt);
+		int64_t when = parse_zoned(a->time_text, &c->opt, NULL);
 
 		k = find_run_by_pid(c, a->pid, a->cmdline, when);
 		if (k != SIZE_MAX && push(&c->runs[k].anrs, f, i, 0, when) != 0)
@@ -312,11 +376,16 @@ static int join_other(struct correlation *c, const struct ev_file *f)
 		const struct log_event *e = &f->logs[i];
 		int64_t when = EV_NO_TIME;
 
-		/* Place the year-less time near any run with this pid. */
-		for (k = 0; k < c->nruns && when == EV_NO_TIME; k++)
-			if ((int64_t)c->runs[k].run->hdr.pid == e->pid)
-				when = local_to_utc(e->time_ms, c->runs[k].start_ms, &c->opt);
-		k = find_run_by_pid(c, e->pid, e->process, when);
+		if (e->pid == EV_NONE) {
+			k = find_run_by_name(c, e, &when);
+		} else {
+			/* Place the year-less time near any run with this pid. */
+			for (k = 0; k < c->nruns && when == EV_NO_TIME; k++)
+				if ((int64_t)c->runs[k].run->hdr.pid == e->pid)
+					when = local_to_utc(e->time_ms, c->runs[k].start_ms,
+							    &c->opt);
+			k = find_run_by_pid(c, e->pid, e->process, when);
+		}
 		if (k != SIZE_MAX && push(&c->runs[k].logs, f, i, 0, when) != 0)
 			return -1;
 	}
@@ -354,6 +423,7 @@ int correlate(const struct run *runs, size_t nruns, const struct ev_file *files,
 		}
 	}
 	for (i = 0; i < nfiles; i++) {
+		out->local_times |= has_local_time(&files[i], &out->opt);
 		for (k = 0; k < files[i].nexits; k++)
 			if (join_exit(out, &files[i], k) != 0)
 				goto fail;

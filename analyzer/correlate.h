@@ -6,7 +6,9 @@
  * before the next run of the same process started, within a stated
  * tolerance. Several records may join one run (an ANR, then the kill); a
  * record of another app version never joins; nothing is ever joined for
- * being the newest. Records that join no run are listed with the reason.
+ * being the newest. Other evidence joins on pid and time; a log line with a
+ * process name and no pid (a native crash's am_crash) on the name and the
+ * exit's window. Records that join no run are listed with the reason.
  * Never prints.
  */
 #ifndef LW_ANALYZER_CORRELATE_H
@@ -80,7 +82,14 @@ struct correlation {
 	size_t nruns;
 	struct corr_unmatched *unmatched; /* exit records only */
 	size_t nunmatched;
+	int local_times;        /* some evidence has a wall time with no zone */
 };
+
+/* Whether local times were taken as UTC: no offset was known, and some
+ * evidence has such times (dumpsys, toString(), logcat; a tombstone or ANR
+ * trace time without its offset). The app's exit-info JSON has none: its
+ * times are ms since the epoch. */
+int corr_tz_assumed(const struct correlation *c);
 
 /* The UTC time of an exit record, and how far it may be off (its
  * precision). EV_NO_TIME if it has none. */

@@ -348,6 +348,10 @@ void report_html(const cJSON *rep, FILE *out)
 		esc(out, json_get_string(x, "file"));
 		fputs("</td><td>", out);
 		esc(out, json_get_string(x, "kind"));
+		if (json_get_string(x, "holds")) {
+			fputs(" holding a ", out);
+			esc(out, json_get_string(x, "holds"));
+		}
 		if (json_get_string(x, "error")) {
 			fputs(": ", out);
 			esc(out, json_get_string(x, "error"));

@@ -246,6 +246,36 @@ static void unmatched_json(struct json *j, cJSON *arr, const struct corr_unmatch
 	json_text(j, o, "why_text", corr_reason_text(u->reason));
 }
 
+/* The evidence file loaded from input in, or NULL (a ring, an error). */
+static const struct ev_file *input_file(const struct bundle *b, const struct bundle_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < b->nfiles; i++)
+		if (strcmp(b->files[i].path, in->path) == 0)
+			return &b->files[i];
+	return NULL;
+}
+
+/* An input: its kind, and for a logcat holding a tombstone or toString()
+ * lines, the kind it holds. */
+static void input_json(struct json *j, cJSON *arr, const struct bundle *b,
+		       const struct bundle_input *in)
+{
+	const struct ev_file *f = input_file(b, in);
+	cJSON *x = json_object(j, arr, NULL);
+
+	json_text(j, x, "file", in->path);
+	if (f && f->in_logcat) {
+		json_text(j, x, "kind", ev_kind_name(EV_KIND_LOGCAT));
+		json_text(j, x, "holds", ev_kind_name(in->kind));
+	} else {
+		json_text(j, x, "kind", ev_kind_name(in->kind));
+	}
+	if (in->error[0])
+		json_text(j, x, "error", in->error);
+}
+
 cJSON *report_json(const struct report *r)
 {
 	const struct bundle *b = r->bundle;
@@ -257,16 +287,11 @@ cJSON *report_json(const struct report *r)
 	json_number(&j, o, "report_version", 1);
 	x = json_object(&j, o, "timezone");
 	json_number(&j, x, "offset_minutes", (double)(r->corr.opt.tz_offset_ms / 60000));
-	json_bool(&j, x, "assumed", !r->corr.opt.tz_known);
+	json_bool(&j, x, "assumed", corr_tz_assumed(&r->corr));
 	json_number(&j, o, "clock_tolerance_ms", (double)r->corr.opt.tolerance_ms);
 	a = json_array(&j, o, "inputs");
-	for (i = 0; i < b->ninputs; i++) {
-		x = json_object(&j, a, NULL);
-		json_text(&j, x, "file", b->inputs[i].path);
-		json_text(&j, x, "kind", ev_kind_name(b->inputs[i].kind));
-		if (b->inputs[i].error[0])
-			json_text(&j, x, "error", b->inputs[i].error);
-	}
+	for (i = 0; i < b->ninputs; i++)
+		input_json(&j, a, b, &b->inputs[i]);
 	a = json_array(&j, o, "runs");
 	for (i = 0; i < b->nruns; i++) {
 		run_json(&j, a, r, i);
@@ -285,7 +310,7 @@ cJSON *report_json(const struct report *r)
 		json_text(&j, a, NULL,
 			  "low-memory kills are reported as SIGNALED/9: this device does not report "
 			  "LMK kills to ActivityManager");
-	if (!r->corr.opt.tz_known)
+	if (corr_tz_assumed(&r->corr))
 		json_text(&j, a, NULL,
 			  "dumpsys and logcat times are local; they were taken as UTC (pass --tz to "
 			  "set the device's offset)");
@@ -423,7 +448,7 @@ void report_text(const struct report *r, FILE *out)
 			e->line, e->pid, e->process ? e->process : "-", e->reason,
 			corr_reason_text(u->reason));
 	}
-	if (!r->corr.opt.tz_known)
+	if (corr_tz_assumed(&r->corr))
 		fprintf(out, "\nnote: dumpsys and logcat times were taken as UTC; pass --tz to set the "
 			     "device's offset (clock tolerance %" PRId64 " ms)\n",
 			r->corr.opt.tolerance_ms);

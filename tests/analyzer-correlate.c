@@ -2,7 +2,7 @@
  * Correlation of evidence with runs (analyzer/correlate.c), on runs and
  * records built here: process, pid and window; several records per pid;
  * pid reuse; a multi-process app; other versions; the run-id join; time
- * zones and minute precision; never the newest.
+ * zones and minute precision; never the newest; log lines without a pid.
  */
 #include <inttypes.h>
 
@@ -212,6 +212,67 @@ static void calendar_edges(void)
 			 corr_reason_name(why_), corr_reason_name(reason));                 \
 	} while (0)
 
+/* The run that log line i of f joined, or -1. */
+static int log_joined(const struct correlation *c, const struct ev_file *f, size_t i)
+{
+	size_t k, m;
+
+	for (k = 0; k < c->nruns; k++)
+		for (m = 0; m < c->runs[k].logs.n; m++)
+			if (c->runs[k].logs.v[m].file == f && c->runs[k].logs.v[m].index == i)
+				return (int)k;
+	return -1;
+}
+
+/* A native crash's am_crash names its process and no pid (system_server
+ * writes its own): it joins the one run of that process whose exit window
+ * holds its time, and nothing when it has no time or fits no window. */
+static void name_join(void)
+{
+	static const struct {
+		const char *process;
+		int64_t at_ms;  /* UTC, or EV_NO_TIME */
+		int run;        /* expected, -1: none */
+	} cases[] = {
+		{ "com.y:inference", T0 + 5500, 0 },       /* after run 0's last record */
+		{ "com.y:inference", T0 + 66 * SEC, 1 },   /* after run 1's */
+		{ "com.y:inference", T0 + 1 * SEC, -1 },   /* before run 0's last record */
+		{ "com.y:inference", EV_NO_TIME, -1 },     /* a name alone */
+		{ "com.z", T0 + 5500, -1 },                /* another process */
+		{ NULL, T0 + 5500, -1 },                   /* neither pid nor name */
+	};
+	struct corr_options opt = { 0, 1, 2000 };
+	struct correlation c;
+	struct ev_file f;
+	struct run runs[2];
+	size_t i;
+
+	runs[0] = make_run("com.y:inference", 300, 42, 5, T0, T0 + 5 * SEC);
+	runs[1] = make_run("com.y:inference", 400, 42, 6, T0 + 60 * SEC, T0 + 65 * SEC);
+	memset(&f, 0, sizeof(f));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct log_event *l = ev_add_log(&f);
+
+		T_ASSERT(l != NULL, "ev_add_log");
+		l->type = LOG_EV_AM_CRASH;
+		l->process = cases[i].process ? strdup(cases[i].process) : NULL;
+		l->reason = strdup("Native crash: Segmentation fault");
+		/* logcat's month-day time: 2026-01-01 is day 0 of its year */
+		l->time_ms = cases[i].at_ms == EV_NO_TIME
+				     ? EV_NO_TIME
+				     : logline_month_day_ms(1, 1, cases[i].at_ms - T0);
+	}
+	T_ASSERT(correlate(runs, 2, &f, 1, &opt, &c) == 0, "correlate");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		T_ASSERT(log_joined(&c, &f, i) == cases[i].run, "am_crash %zu joins run %d, not %d",
+			 i, cases[i].run, log_joined(&c, &f, i));
+	T_ASSERT(c.runs[1].logs.v[0].time_utc_ms == T0 + 66 * SEC, "its time in UTC");
+	correlation_release(&c);
+	ev_file_release(&f);
+	free(runs[0].events);
+	free(runs[1].events);
+}
+
 int main(void)
 {
 	struct corr_options opt = { 0, 1, 2000 };
@@ -321,7 +382,8 @@ int main(void)
 	for (i = 0; i < 4; i++)
 		free(runs[i].events);
 	calendar_edges();
+	name_join();
 	printf("correlation: 14 exit records, a log line and a tombstone joined as expected; "
-	       "local times at the calendar's edges\n");
+	       "local times at the calendar's edges; log lines without a pid by name\n");
 	return T_PASS;
 }

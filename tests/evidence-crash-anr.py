@@ -54,6 +54,20 @@ def inspect(lw, path):
 MALI = "/vendor/lib64/egl/libGLES_mali.so"
 TFL_GPU = "tflite::gpu::(anonymous namespace)::DelegateKernel::Invoke(TfLiteContext*)+96"
 
+PASTED_TOMB = dict(
+    line=2, logcat_prefixed=True, pid=12870, tid=12911, thread="whisper-0",
+    process="com.example.asr", cmdline="com.example.asr", uid=10244, abi="arm64",
+    timestamp="2025-05-22 18:03:41.300117702+0200", signo=11, code_name="SEGV_MAPERR",
+    fault_addr="0x10", cause="null pointer dereference", nframes=4,
+    runtimes=["ggml", "ggml", None, None], runtime_frames=2, first_runtime="ggml",
+    frame={0: dict(symbol="ggml_vec_dot_f16+88")})
+PASTED_ANR = dict(
+    line=1, layout="art", pid=14502, time="2025-02-14 08:31:09.114270391+0100",
+    cmdline="com.example.tts", has_java_threads=True, thread_count=3, main_found=True,
+    main_state="Blocked", main_tid=1, main_sys_tid=14502,
+    main_lock="<0x0b16a7e2> (a com.example.tts.engine.VoiceBank)", lock_owner_tid=17,
+    main_top_frame="com.example.tts.engine.VoiceBank.voice(VoiceBank.kt:131)")
+
 # Per fixture: file fields (kind, gzipped, skipped) and "records", each a
 # dict of record fields, plus the pseudo-fields nframes (how many frames),
 # runtimes (each frame's runtime mark, in order) and frame ({index: fields}).
@@ -144,6 +158,12 @@ CHECKS = {
         dict(line=21, pid=18544, tid=18590, thread="mnn-infer", signo=11,
              code_name="SEGV_MAPERR", fault_addr="0x0", cause="null pointer dereference",
              abort_message=None, nframes=2, runtimes=["mnn", None])]),
+    # Pasted from a bug tracker, every line indented (four spaces, or a tab):
+    # still a tombstone in a logcat, read as the unindented one would be.
+    "tombstone/pasted-spaces.txt": dict(kind="tombstone", skipped=0,
+                                        logs=['fatal_signal', 'am_died'], records=[PASTED_TOMB]),
+    "tombstone/pasted-tabs.txt": dict(kind="tombstone", skipped=0,
+                                      logs=['fatal_signal', 'am_died'], records=[PASTED_TOMB]),
     # Only the Fatal signal line and the start of the report: the pid, tid,
     # signal and fault address come from the Fatal line.
     "tombstone/cut-off.txt": dict(kind="tombstone", skipped=0, logs=['crash_begin', 'fatal_signal'], records=[dict(
@@ -186,6 +206,10 @@ CHECKS = {
         time="2024-04-02 09:54:31.226017334+0200", main_found=True, main_state="Native",
         main_lock="<0x09a8b7c6> (a java.util.concurrent.CountDownLatch$Sync)",
         lock_owner_tid=None, main_top_frame="jdk.internal.misc.Unsafe.park(Native method)")]),
+    # Pasted with every line indented: thread headers are told from their
+    # blocks by the section's margin.
+    "anr/pasted-spaces.txt": dict(kind="anr-trace", skipped=0, records=[PASTED_ANR]),
+    "anr/pasted-tabs.txt": dict(kind="anr-trace", skipped=0, records=[PASTED_ANR]),
     "anr/anr_2024-05-18-09-30-41-009.gz": dict(kind="anr-trace", gzipped=True, skipped=0,
         records=[dict(layout="art", pid=15402, cmdline="com.example.translate",
                       thread_count=3, main_state="Waiting", main_sys_tid=15402,

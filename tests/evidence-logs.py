@@ -42,6 +42,22 @@ def R(event, **kw):
     return kw
 
 
+# The kills of lmkd-pasted-*.txt, the same whatever the paste's indentation.
+LMKD_PASTED = [
+        R("lmkd_kill", line=1, format="threadtime", time="03-09 21:14:02.118", pid=18330,
+          uid=10291, process="com.example.podcast", oom_score_adj=900, rss_kb=233120,
+          swap_kb=61440, reason="low watermark is breached"),
+        R("am_died", line=2, pid=18330, process="com.example.podcast", reason="cch+5 CEM"),
+        # wrapped at a space: the continuation is indented deeper than the paste
+        R("lmkd_kill", line=3, pid=18412, uid=10302, process="com.example.vision:inference",
+          oom_score_adj=250, rss_kb=1482304, swap_kb=0,
+          reason="min watermark is breached even after kill"),
+        R("zygote_signal", line=5, pid=18412, signo=9),
+        # cut mid-number: the continuation is at the paste's margin
+        R("lmkd_kill", line=6, pid=18501, uid=10305, process="com.example.notes",
+          oom_score_adj=905, rss_kb=40448, swap_kb=0, reason="min watermark is breached"),
+    ]
+
 # What each fixture must yield: kind, physical lines, skipped lines and the
 # records in order with the fields that matter. Fields not listed are not
 # checked here (the golden output pins them).
@@ -115,6 +131,9 @@ MEANING = {
           swap_kb=4096, reason=None),
         R("zygote_signal", line=8, pid=22817, signo=9, time="06-11 16:20:47.100"),
     ]),
+    # Pasted from a bug tracker: every line indented (two spaces, or a tab).
+    "logcat/lmkd-pasted-spaces.txt": dict(kind="logcat", lines=7, skipped=0, records=LMKD_PASTED),
+    "logcat/lmkd-pasted-tabs.txt": dict(kind="logcat", lines=7, skipped=0, records=LMKD_PASTED),
     # --- logcat: ActivityManager, Zygote, crashes ---
     "logcat/am-killing.txt": dict(kind="logcat", lines=7, skipped=0, records=[
         R("am_killing", line=2, pid=29112, uid=10188, user=0, process="com.example.shop",
@@ -278,14 +297,17 @@ MEANING = {
         R("am_anr", pid=22050, process="com.example.recv",
           reason="Broadcast of Intent { act=android.intent.action.SCREEN_ON flg=0x50200010 }"),
     ]),
-    "event-log/am-crash.txt": dict(kind="event-log", lines=4, skipped=0, records=[
-        R("am_crash", pid=23001, process="com.example.todo",
+    # am_crash is written pid first, then user (the caller's: system_server's
+    # for a native crash, which names the process only); a recoverable
+    # (GWP-ASan) crash is no death and gives no record.
+    "event-log/am-crash.txt": dict(kind="event-log", lines=5, skipped=0, records=[
+        R("am_crash", pid=23001, user=0, process="com.example.todo",
           reason="java.lang.IllegalStateException: Could not execute method for android:onClick"),
-        R("am_crash", pid=23040, process="com.example.feed",
+        R("am_crash", pid=23040, user=10, process="com.example.feed",
           reason='java.lang.NumberFormatException: For input string: "1,5", radix 10'),
-        R("am_crash", pid=23077, process="com.example.native",
+        R("am_crash", pid=None, user=None, process="com.example.native",
           reason="Native crash: Segmentation fault"),
-        R("am_crash", pid=23090, reason="java.lang.NullPointerException"),
+        R("am_crash", pid=23090, user=0, reason="java.lang.NullPointerException"),
     ]),
     "event-log/am-proc-start.txt": dict(kind="event-log", lines=3, skipped=0, records=[
         R("am_proc_start", user=0, pid=24001, uid=10190, process="com.example.weather",
@@ -376,7 +398,10 @@ def invariants(fx, obj):
         ev = r.get("event")
         if ev in ("lmkd_kill", "am_killing", "am_kill", "am_proc_died", "am_proc_start",
                   "am_anr", "am_crash", "killinfo", "zygote_signal", "am_died"):
-            if not isinstance(r.get("pid"), int) or r["pid"] <= 0:
+            native = ev == "am_crash" and (r.get("reason") or "").startswith("Native crash")
+            if native and (r.get("pid") is not None or not r.get("process")):
+                fail("%s: a native am_crash names its process, never system_server's pid" % where)
+            if not native and (not isinstance(r.get("pid"), int) or r["pid"] <= 0):
                 fail("%s: %s without a pid" % (where, ev))
         if ev in ("lmkd_kill", "am_killing", "am_kill", "am_proc_died", "am_died"):
             if not r.get("process"):

@@ -128,6 +128,9 @@ def compare_runs(exp_runs, got_runs, diffs):
             diff("contradiction", r.get("contradiction") is not None, e["contradiction"])
         if "joined_by" in e:
             diff("joined_by", [x.get("joined_by") for x in r.get("exit_records", [])], e["joined_by"])
+        if "exit_timestamps" in e:
+            diff("exit_timestamps", [x.get("timestamp") for x in r.get("exit_records", [])],
+                 e["exit_timestamps"])
         for key, field in (("evidence_match", "evidence"), ("missing_match", "missing")):
             for want in e.get(key, []):
                 if not any(want in line for line in r.get(field, [])):

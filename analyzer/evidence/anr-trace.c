@@ -27,6 +27,12 @@
  * <date> -----" (kernel wait channels, no stacks), and the sections above.
  * When ART's Signal Catcher is stuck there are no Java threads at all.
  *
+ * A trace pasted into a bug tracker may have every line indented by the
+ * same margin (spaces or tabs). Lines are read trimmed; a thread header is
+ * told from its block's lines (indented under it) by starting at the margin
+ * of the section it is in, that is the indentation of the section's
+ * "----- " or "Subject:" line (ART writes both at column 0).
+ *
  * Records: one per process. Sections about the pid of the open record join
  * it (the Subject header takes the first pid it sees), except that a second
  * full "----- pid N at" dump of the same pid is a second ANR (old
@@ -59,6 +65,7 @@ struct anr_parse {
 	int in_main;          /* reading the main thread's lines */
 	int64_t threads_seen; /* thread headers of the open record */
 	enum anr_section sec;
+	size_t margin;        /* indentation of the section's "----- " line */
 	int oom;
 };
 
@@ -292,6 +299,8 @@ int anr_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error 
 			ap.in_main = 0;
 			continue;
 		}
+		if (span_starts(p, "----- ") || span_starts(p, "Subject: "))
+			ap.margin = (size_t)(p.s - line.s);
 		if (span_starts(p, "Subject: ") && (!a || ap.sec == SEC_NONE)) {
 			ap.subject_file = 1;
 			a = start_record(&ap, it.lineno);
@@ -333,7 +342,8 @@ int anr_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error 
 		} else if (ap.sec == SEC_HEADER && span_starts(p, "RssKb:")) {
 			if (span_int64(span_skip_spaces(span_from(p, 6)), &n))
 				a->rss_kb = n;
-		} else if (line.n && line.s[0] == '"' && ap.sec != SEC_HEADER) {
+		} else if (p.s[0] == '"' && (size_t)(p.s - line.s) == ap.margin &&
+			   ap.sec != SEC_HEADER) {
 			handle_thread(&ap, a, p);
 		} else if (ap.in_main) {
 			handle_main_line(&ap, a, p);

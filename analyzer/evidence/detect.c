@@ -107,8 +107,10 @@ int ev_parse(enum ev_kind kind, const char *buf, size_t len, struct ev_file *out
 			continue;
 		rc = detectors[i].parse(buf, len, out, err);
 		if (rc == 0 && out->nlogs == 0 && logcat_wrapped(kind, out) &&
-		    logcat_sniff(buf, len))
+		    logcat_sniff(buf, len)) {
+			out->in_logcat = 1;
 			rc = add_logcat_events(buf, len, out, err);
+		}
 		return rc;
 	}
 	err->line = 0;

@@ -14,8 +14,25 @@
  *                  end, less a last all-digit field, taken as Rss.
  *   am_proc_died   [User,PID,Process Name(,OomAdj,ProcState)]
  *   am_anr         [User,pid,Package Name,Flags,reason]  (reason may hold commas)
- *   am_crash       [User,PID,Process Name,Flags,Exception,Message,File,Line(,Recoverable)]
- *                  the message may hold commas: the first five fields are
+ *   am_crash       [PID,User,Process Name,Flags,Exception,Message,File,Line(,Recoverable)]
+ *                  in this order, although EventLogTags.logtags names the
+ *                  first two (User,PID): ActivityManagerService's
+ *                  handleApplicationCrashInner() writes
+ *                  writeAmCrash(Binder.getCallingPid(),
+ *                  UserHandle.getUserId(Binder.getCallingUid()), processName,
+ *                  ...) (AOSP frameworks/base, services/core/java/com/android/
+ *                  server/am/ActivityManagerService.java, Android 6 to 15).
+ *                  Those are the caller's: a Java crash is reported by the app
+ *                  itself over binder, so they are its pid and user; a native
+ *                  crash is reported by NativeCrashListener's thread inside
+ *                  system_server (exception "Native crash", the message
+ *                  strsignal()'s text), so they are system_server's, and the
+ *                  record has no pid and no user: the process is named only.
+ *                  Recoverable is 1 for a GWP-ASan recoverable crash (AMS:
+ *                  recoverable = eventType.equals("native_recoverable_crash")),
+ *                  after which the process runs on: not a death, so not
+ *                  recorded.
+ *                  The message may hold commas: the first five fields are
  *                  read from the left and File, Line (and Recoverable when the
  *                  last two fields are both integers) from the right; the
  *                  reason is "Exception: Message"
@@ -57,6 +74,7 @@
 #include "text.h"
 
 #define SNIFF_BYTES ((size_t)64 << 10)
+#define AM_NATIVE_CRASH "Native crash" /* NativeCrashListener's exception name */
 
 enum ev_tag {
 	E_NONE,
@@ -155,7 +173,7 @@ int eventlog_line(const struct logline *l, size_t lineno, struct ev_file *out)
 	struct logline_fields lf;
 	enum log_event_type type;
 	int64_t v[4];
-	int more = 1;
+	int more = 1, named_only = 0;
 
 	if (tag == E_NONE)
 		return 0;
@@ -217,14 +235,21 @@ int eventlog_line(const struct logline *l, size_t lineno, struct ev_file *out)
 		type = LOG_EV_AM_CRASH;
 		if (take_fields(&c, &more, "iisis", v, s) || !more)
 			return -1;
-		lf.user = v[0];
-		lf.pid = v[1];
 		lf.process = s[0];
 		lf.reason = s[1];
+		named_only = span_eq(s[1], AM_NATIVE_CRASH);
+		if (!named_only) {
+			lf.pid = v[0];
+			lf.user = v[1];
+		}
 		if (!take_right(&c, &r1) || !take_right(&c, &r2) || !field_int(r1, &v[3]))
 			return -1;
-		if (field_int(r2, &v[3]) && !take_right(&c, &file))
-			return -1;
+		if (field_int(r2, &v[2])) {
+			if (!take_right(&c, &file))
+				return -1;
+			if (v[3] == 1)
+				return 0; /* recoverable: the process lives on */
+		}
 		/* c is now the message */
 		if (c.n) {
 			lf.reason_sep = ": ";
@@ -272,9 +297,18 @@ int eventlog_line(const struct logline *l, size_t lineno, struct ev_file *out)
 	default:
 		return 0;
 	}
-	if (lf.pid < 0 && tag != E_KILLINFO)
+	if (lf.pid < 0 && tag != E_KILLINFO && !named_only)
 		return -1;
 	return logline_emit(out, type, l, lineno, &lf) ? -2 : 1;
+}
+
+int log_event_native_crash(const struct log_event *e)
+{
+	size_t n = sizeof(AM_NATIVE_CRASH) - 1;
+
+	return e->type == LOG_EV_AM_CRASH && e->reason &&
+	       strncmp(e->reason, AM_NATIVE_CRASH, n) == 0 &&
+	       (e->reason[n] == '\0' || e->reason[n] == ':');
 }
 
 /* An event line: a tag that looks like an event name (lower case, digits,

@@ -176,6 +176,10 @@ struct log_event {
 	int64_t kill_reason_code;   /* killinfo's kill reason, -1 */
 };
 
+/* Whether e is an am_crash of a native crash (exception "Native crash",
+ * reported by system_server for the process it names: see event-log.c). */
+int log_event_native_crash(const struct log_event *e);
+
 /* A record of the seed's events JSON (seeds/lifecycle_probe.py). */
 struct seed_event {
 	size_t index;
@@ -189,6 +193,8 @@ struct seed_event {
 struct ev_file {
 	char *path;
 	enum ev_kind kind;
+	int in_logcat;  /* a tombstone or toString() lines read out of a logcat,
+			 * whose own lines are in logs: the file is a logcat */
 	int gzipped;
 	struct ev_stats stats;
 	struct exit_record *exits;

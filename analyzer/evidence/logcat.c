@@ -35,8 +35,9 @@
  *
  * An evidence line that does not parse is retried joined with up to two
  * following raw lines (a paste that wrapped it: joined with one space when
- * the next line starts with whitespace, with none when it was cut
- * mid-token); if that fails too it is counted as skipped. Every other line
+ * the next line is indented deeper than the evidence line, with none when
+ * it was cut mid-token; "deeper" because a paste may indent every line);
+ * if that fails too it is counted as skipped. Every other line
  * is an ordinary logcat line: counted, understood, not evidence.
  *
  * The record's pid, uid and process are those of the process the line is
@@ -525,9 +526,15 @@ static int handle(struct lc *st, enum lc_kind k, const struct logline *l, struct
 	return 1;
 }
 
-/* A wrapped evidence line: join the raw lines after it (see the top). */
+static size_t indentation(struct span line)
+{
+	return line.n - span_skip_spaces(line).n;
+}
+
+/* A wrapped evidence line: join the raw lines after it (see the top).
+ * indent is the evidence line's indentation. */
 static int handle_joined(struct lc *st, enum lc_kind k, const struct logline *l, struct span m,
-			 size_t lineno, struct logline_iter *it)
+			 size_t indent, size_t lineno, struct logline_iter *it)
 {
 	char buf[JOIN_MAX];
 	struct logline_iter peek = *it;
@@ -545,7 +552,7 @@ static int handle_joined(struct lc *st, enum lc_kind k, const struct logline *l,
 		if (!logline_next(&peek, &pline, &nl) || nl.format != LOGLINE_RAW || nl.msg.n == 0 ||
 		    STARTS(nl.msg, "---------"))
 			break;
-		sep = pline.s[0] == ' ' || pline.s[0] == '\t';
+		sep = indentation(pline) > indent;
 		if (bn + (size_t)sep + nl.msg.n > sizeof(buf))
 			break;
 		if (sep)
@@ -694,7 +701,7 @@ int logcat_parse(const char *buf, size_t len, struct ev_file *out, struct ev_err
 		}
 		rc = handle(&st, k, &l, m, lineno);
 		if (rc == -1)
-			rc = handle_joined(&st, k, &l, m, lineno, &it);
+			rc = handle_joined(&st, k, &l, m, indentation(line), lineno, &it);
 		if (rc == -2)
 			goto nomem;
 		if (rc == -1)
