@@ -14,8 +14,6 @@
  * cleanly, else the stable candidate the newest run inherited.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,14 +37,10 @@ static int read_prev_run(const char *dir, const char *name, const char *process,
 			 struct prev_run *out)
 {
 	struct lw_ring_header h;
-	char path[1024];
 	off_t size;
 	ssize_t n;
-	int fd, rc = -1;
+	int fd = storage_open_run(dir, name), rc = -1;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
-		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	if (storage_file_is_live(fd))

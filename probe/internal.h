@@ -96,6 +96,7 @@ struct run_list {
 };
 int storage_list_runs(const char *dir, const char *process, struct run_list *out);
 void storage_free_runs(struct run_list *l);
+int storage_open_run(const char *dir, const char *name);
 int storage_file_is_live(int fd);
 
 #endif

@@ -215,13 +215,11 @@ static void rotate(const char *dir, const char *process, uint32_t kept)
 		return;
 	excess = runs.count > kept + 1 ? runs.count - (kept + 1) : 0;
 	for (i = 0; i < excess; i++) {
-		int fd;
+		int fd = storage_open_run(dir, runs.names[i]);
 
-		if (snprintf(path, sizeof(path), "%s/%s", dir, runs.names[i]) >= (int)sizeof(path))
-			continue;
-		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, runs.names[i]);
 		if (!storage_file_is_live(fd))
 			unlink(path);
 		close(fd);

@@ -7,10 +7,13 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../src/run-name.h"
@@ -43,6 +46,29 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Open dir/name for reading, if it is a regular file: a FIFO, a device or
+ * a symbolic link named like a run is not one, and opening a FIFO would
+ * block until a writer came. Returns the descriptor, -EINVAL when the file
+ * is not a regular one, or -errno.
+ * Context: not signal-safe; no allocation; does not block. */
+int storage_open_run(const char *dir, const char *name)
+{
+	char path[1024];
+	struct stat st;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
 /* List the run files of process in dir, oldest first. Context: not
  * signal-safe; allocates (free with storage_free_runs); blocks (I/O). */
 int storage_list_runs(const char *dir, const char *process, struct run_list *out)
@@ -63,9 +89,16 @@ int storage_list_runs(const char *dir, const char *process, struct run_list *out
 		return -errno;
 	while ((de = readdir(d)) != NULL) {
 		char *name;
+		int fd;
 
 		if (strncmp(de->d_name, prefix, plen) != 0 || !is_run_suffix(de->d_name + plen))
 			continue;
+		/* Only regular files are runs: a FIFO or a link of that name
+		 * is neither read nor removed, nor counted among the kept. */
+		fd = storage_open_run(dir, de->d_name);
+		if (fd < 0)
+			continue;
+		close(fd);
 		if (out->count == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
 			char **nn = realloc(out->names, ncap * sizeof(*nn));
