@@ -81,22 +81,30 @@ void crash_handler_sigsafe(int sig, siginfo_t *si, void *uc);
 /* crash-install.c */
 void crash_release(struct lw *lw);
 
+/* storage.c */
+struct run_entry {
+	char *name;                 /* file name (not a path) */
+	int live;                   /* a writer holds its flock */
+	int valid;                  /* hdr passed R1..R7 */
+	struct lw_ring_header hdr;  /* the header as read, when valid */
+	int era;                    /* for the order: unreadable 0, earlier boot 1, this boot 2 */
+	uint64_t boot_key;          /* for the order: its boot's earliest start_real_ns */
+};
+struct run_list {
+	struct run_entry *runs;     /* oldest first */
+	size_t count;
+};
+int storage_list_runs(const char *dir, const char *process, const uint8_t boot_id[16],
+		      struct run_list *out);
+void storage_free_runs(struct run_list *l);
+int storage_file_is_live(int fd);
+
 /* advice.c */
 struct advice_result {
 	struct lw_advice advice;
 	uint64_t stable_candidate;
 };
-void advice_compute(const char *dir, const char *process, uint64_t app_version,
-		    const char *exclude_name, struct advice_result *out);
-
-/* storage.c */
-struct run_list {
-	char **names; /* file names (not paths), oldest first */
-	size_t count;
-};
-int storage_list_runs(const char *dir, const char *process, struct run_list *out);
-void storage_free_runs(struct run_list *l);
-int storage_open_run(const char *dir, const char *name);
-int storage_file_is_live(int fd);
+void advice_compute(const struct run_list *runs, const char *process, uint64_t app_version,
+		    struct advice_result *out);
 
 #endif

@@ -203,28 +203,17 @@ static void touch_pages(struct lw *lw)
 		p[off] = 0;
 }
 
-/* Remove this process's runs beyond the newest kept + 1 (this one), oldest
- * first, skipping any that a live writer still holds. */
-static void rotate(const char *dir, const char *process, uint32_t kept)
+/* Remove the oldest previous runs (listed before this run's file was
+ * made) beyond the newest kept, skipping any that a live writer holds. */
+static void rotate(const char *dir, const struct run_list *runs, uint32_t kept)
 {
-	struct run_list runs;
 	char path[1024];
-	size_t i, excess;
+	size_t i, excess = runs->count > kept ? runs->count - kept : 0;
 
-	if (storage_list_runs(dir, process, &runs) != 0)
-		return;
-	excess = runs.count > kept + 1 ? runs.count - (kept + 1) : 0;
-	for (i = 0; i < excess; i++) {
-		int fd = storage_open_run(dir, runs.names[i]);
-
-		if (fd < 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, runs.names[i]);
-		if (!storage_file_is_live(fd))
+	for (i = 0; i < excess; i++)
+		if (!runs->runs[i].live &&
+		    snprintf(path, sizeof(path), "%s/%s", dir, runs->runs[i].name) < (int)sizeof(path))
 			unlink(path);
-		close(fd);
-	}
-	storage_free_runs(&runs);
 }
 
 static void write_open_events(struct lw *lw, uint32_t budget_kb)
@@ -255,6 +244,7 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 {
 	struct ring_header_params hp;
 	struct advice_result adv;
+	struct run_list runs = { NULL, 0 };
 	uint8_t run_id[16], boot_id[16];
 	char name[LW_RING_PROCESS_MAX + 48];
 	uint32_t slots, kept;
@@ -292,7 +282,11 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 	read_boot_id(boot_id);
 	run_file_name(name, sizeof(name), cfg->process_name, hp.start_real_ns, getpid());
 
-	advice_compute(cfg->dir, cfg->process_name, cfg->app_version, name, &adv);
+	/* The previous runs, listed before this run's file exists: for the
+	 * advice now, and for rotation once the file is made. */
+	if (cfg->dir)
+		storage_list_runs(cfg->dir, cfg->process_name, boot_id, &runs); /* or none */
+	advice_compute(&runs, cfg->process_name, cfg->app_version, &adv);
 	lw->advice = adv.advice;
 
 	rc = cfg->dir ? map_file(lw, cfg->dir, name) : -ENOENT;
@@ -340,11 +334,13 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 		memory_sampler_start(lw); /* without it, stage events read statm */
 
 	if (lw->backing == LW_BACKING_FILE)
-		rotate(cfg->dir, cfg->process_name, kept);
+		rotate(cfg->dir, &runs, kept);
+	storage_free_runs(&runs);
 	*out = lw;
 	return lw->backing == LW_BACKING_FILE ? 0 : LW_OPEN_ANONYMOUS;
 
 fail_free:
+	storage_free_runs(&runs);
 	free(lw);
 fail_active:
 	atomic_store(&lw_active, 0);

@@ -41,17 +41,12 @@ static int is_run_suffix(const char *rest)
 	return strcmp(rest, ".lwr") == 0;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Open dir/name for reading, if it is a regular file: a FIFO, a device or
  * a symbolic link named like a run is not one, and opening a FIFO would
  * block until a writer came. Returns the descriptor, -EINVAL when the file
  * is not a regular one, or -errno.
  * Context: not signal-safe; no allocation; does not block. */
-int storage_open_run(const char *dir, const char *name)
+static int open_run(const char *dir, const char *name)
 {
 	char path[1024];
 	struct stat st;
@@ -69,17 +64,101 @@ int storage_open_run(const char *dir, const char *name)
 	return fd;
 }
 
-/* List the run files of process in dir, oldest first. Context: not
- * signal-safe; allocates (free with storage_free_runs); blocks (I/O). */
-int storage_list_runs(const char *dir, const char *process, struct run_list *out)
+/* Fill e from the open file fd: live or not, and its header if it passes
+ * R1..R7. */
+static void read_entry(int fd, struct run_entry *e)
+{
+	off_t size = lseek(fd, 0, SEEK_END);
+
+	e->live = storage_file_is_live(fd);
+	e->valid = size >= 0 && pread(fd, &e->hdr, sizeof(e->hdr), 0) == (ssize_t)sizeof(e->hdr) &&
+		   ring_header_check(&e->hdr, (size_t)size, NULL) == RING_HEADER_OK;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_boot(const void *a, const void *b)
+{
+	const struct run_entry *x = a, *y = b;
+
+	if (x->valid != y->valid)
+		return x->valid - y->valid;
+	return memcmp(x->hdr.boot_id, y->hdr.boot_id, sizeof(x->hdr.boot_id));
+}
+
+/* The order of runs (see run_order()): era, then the boot's time, the boot,
+ * the time within the boot, and the name. */
+static int cmp_order(const void *a, const void *b)
+{
+	const struct run_entry *x = a, *y = b;
+	int c;
+
+	if (x->era != y->era)
+		return x->era - y->era;
+	if ((c = cmp_u64(x->boot_key, y->boot_key)) != 0)
+		return c;
+	if (x->valid && (c = memcmp(x->hdr.boot_id, y->hdr.boot_id, sizeof(x->hdr.boot_id))) != 0)
+		return c;
+	if (x->valid && (c = cmp_u64(x->hdr.start_mono_ns, y->hdr.start_mono_ns)) != 0)
+		return c;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * Sort runs oldest first by what does not step back. The wall clock can
+ * (NTP, the user, a device booting with no real-time clock), and the names
+ * carry it, so within one boot runs are ordered by CLOCK_MONOTONIC at open.
+ * The runs of the current boot (boot_id) are the newest of all. Earlier
+ * boots have no common clock but the wall clock: each is placed by the
+ * earliest start_real_ns among its runs. A header without a boot id is its
+ * own boot, placed by its start_real_ns. Files whose header cannot be read
+ * are the oldest, by name.
+ */
+static void run_order(struct run_entry *e, size_t n, const uint8_t boot_id[16])
+{
+	static const uint8_t none[16];
+	size_t i, j;
+
+	/* Group by boot (unreadable headers first), then give each group's
+	 * runs the earliest start time of the group. */
+	qsort(e, n, sizeof(*e), cmp_boot);
+	for (i = 0; i < n; i = j) {
+		int known = e[i].valid && memcmp(e[i].hdr.boot_id, none, sizeof(none)) != 0;
+		uint64_t first = e[i].hdr.start_real_ns;
+
+		j = i + 1;
+		if (known)
+			for (; j < n && cmp_boot(&e[i], &e[j]) == 0; j++)
+				if (e[j].hdr.start_real_ns < first)
+					first = e[j].hdr.start_real_ns;
+		for (; i < j; i++) {
+			if (!e[i].valid)
+				e[i].era = 0;
+			else if (known && memcmp(e[i].hdr.boot_id, boot_id, sizeof(none)) == 0)
+				e[i].era = 2;
+			else
+				e[i].era = 1;
+			e[i].boot_key = e[i].era == 1 ? first : 0;
+		}
+	}
+	qsort(e, n, sizeof(*e), cmp_order);
+}
+
+/* List the run files of process in dir, oldest first (run_order()).
+ * Context: not signal-safe; allocates (free with storage_free_runs);
+ * blocks (I/O). */
+int storage_list_runs(const char *dir, const char *process, const uint8_t boot_id[16],
+		      struct run_list *out)
 {
 	char prefix[LW_RING_PROCESS_MAX + 1];
+	struct run_list l = { NULL, 0 };
 	size_t plen, cap = 0;
 	struct dirent *de;
 	DIR *d;
 
-	out->names = NULL;
-	out->count = 0;
 	run_name_process(prefix, sizeof(prefix) - 1, process);
 	plen = strlen(prefix);
 	prefix[plen++] = '.';
@@ -88,39 +167,42 @@ int storage_list_runs(const char *dir, const char *process, struct run_list *out
 	if (!d)
 		return -errno;
 	while ((de = readdir(d)) != NULL) {
-		char *name;
+		struct run_entry *e;
 		int fd;
 
 		if (strncmp(de->d_name, prefix, plen) != 0 || !is_run_suffix(de->d_name + plen))
 			continue;
 		/* Only regular files are runs: a FIFO or a link of that name
 		 * is neither read nor removed, nor counted among the kept. */
-		fd = storage_open_run(dir, de->d_name);
+		fd = open_run(dir, de->d_name);
 		if (fd < 0)
 			continue;
-		close(fd);
-		if (out->count == cap) {
+		if (l.count == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
-			char **nn = realloc(out->names, ncap * sizeof(*nn));
+			struct run_entry *nr = realloc(l.runs, ncap * sizeof(*nr));
 
-			if (!nn)
+			if (!nr)
 				goto fail_nomem;
-			out->names = nn;
+			l.runs = nr;
 			cap = ncap;
 		}
-		name = strdup(de->d_name);
-		if (!name)
+		e = &l.runs[l.count];
+		memset(e, 0, sizeof(*e));
+		read_entry(fd, e);
+		close(fd);
+		e->name = strdup(de->d_name);
+		if (!e->name)
 			goto fail_nomem;
-		out->names[out->count++] = name;
+		l.count++;
 	}
 	closedir(d);
-	if (out->count)
-		qsort(out->names, out->count, sizeof(*out->names), cmp_names);
+	run_order(l.runs, l.count, boot_id);
+	*out = l;
 	return 0;
 
 fail_nomem:
 	closedir(d);
-	storage_free_runs(out);
+	storage_free_runs(&l);
 	return -ENOMEM;
 }
 
@@ -131,9 +213,9 @@ void storage_free_runs(struct run_list *l)
 	if (!l)
 		return;
 	for (i = 0; i < l->count; i++)
-		free(l->names[i]);
-	free(l->names);
-	l->names = NULL;
+		free(l->runs[i].name);
+	free(l->runs);
+	l->runs = NULL;
 	l->count = 0;
 }
 
