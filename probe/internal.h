@@ -93,7 +93,11 @@ struct run_entry {
 struct run_list {
 	struct run_entry *runs;     /* oldest first */
 	size_t count;
+	char **stale;               /* temporaries of killed opens (file names) */
+	size_t stale_count;
 };
+/* A run's file is made as "." + its name + LW_TEMP_SUFFIX (setup.c). */
+#define LW_TEMP_SUFFIX ".tmp"
 int storage_list_runs(const char *dir, const char *process, const uint8_t boot_id[16],
 		      struct run_list *out);
 void storage_free_runs(struct run_list *l);

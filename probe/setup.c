@@ -139,22 +139,16 @@ static void run_file_name(char *dst, size_t len, const char *process, uint64_t r
 		 (unsigned)(real_ns / 1000000u % 1000u), (int)pid);
 }
 
-/* Create, preallocate, lock and map the run's file. Returns 0 or -errno;
- * on failure nothing is left behind. */
-static int map_file(struct lw *lw, const char *dir, const char *name)
+/* Create path (a temporary name), lock it, preallocate it and map it.
+ * Returns 0 or -errno; on failure nothing is left behind. */
+static int map_file(struct lw *lw, const char *path)
 {
 	int fd, rc;
 	void *map;
 
-	if (snprintf(lw->path, sizeof(lw->path), "%s/%s", dir, name) >= (int)sizeof(lw->path)) {
-		lw->path[0] = '\0';
-		return -ENAMETOOLONG;
-	}
-	fd = open(lw->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		rc = -errno;
-		goto fail_path;
-	}
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		rc = -errno;
 		goto fail_unlink;
@@ -172,10 +166,8 @@ static int map_file(struct lw *lw, const char *dir, const char *name)
 	return 0;
 
 fail_unlink:
-	unlink(lw->path);
+	unlink(path);
 	close(fd);
-fail_path:
-	lw->path[0] = '\0';
 	return rc;
 }
 
@@ -240,16 +232,98 @@ static void write_open_events(struct lw *lw, uint32_t budget_kb)
 	}
 }
 
+/* Write the header and the open records into the mapped ring. */
+static void start_ring(struct lw *lw, const struct ring_header_params *hp, uint32_t budget_kb)
+{
+	lw->hdr = lw->map;
+	lw->w.hdr = lw->hdr;
+	lw->w.slots = (struct lw_ring_slot *)((unsigned char *)lw->map + LW_RING_HEADER_SIZE);
+	lw->w.mask = hp->slot_count - 1;
+	ring_header_init(lw->hdr, hp);
+	write_open_events(lw, budget_kb);
+}
+
+/* Remove the temporaries of opens that were killed (storage.c lists those
+ * no writer holds). */
+static void remove_stale(const char *dir, const struct run_list *runs)
+{
+	char path[1024];
+	size_t i;
+
+	for (i = 0; i < runs->stale_count; i++)
+		if (snprintf(path, sizeof(path), "%s/%s", dir, runs->stale[i]) < (int)sizeof(path))
+			unlink(path);
+}
+
+/*
+ * Make the run's file and start its ring there. A ring file appears under
+ * its final name only once its header is written (DESIGN.md): the file is
+ * made as ".<name>.tmp", which no reader takes for a run, then locked,
+ * preallocated, mapped and given its header and open records, and only
+ * then renamed. An open killed before the rename leaves only the
+ * temporary, which a later open removes (remove_stale()). Returns 0 with
+ * lw->backing LW_BACKING_FILE, or -errno with nothing left behind and
+ * lw->path empty.
+ */
+static int make_file(struct lw *lw, const char *dir, const struct run_list *runs,
+		     const struct ring_header_params *hp, uint32_t budget_kb)
+{
+	char name[LW_RING_PROCESS_MAX + 48], tmp[sizeof(lw->path) + 8];
+	int tries, rc;
+
+	remove_stale(dir, runs);
+	/* A run of the same pid in the same millisecond (a reopen): the name
+	 * only orders the files, so move its time on by a millisecond. Only
+	 * this process makes names with its pid, so a name free now is still
+	 * free at the rename. */
+	for (tries = 0;; tries++) {
+		if (tries == 16)
+			return -EEXIST;
+		run_file_name(name, sizeof(name), hp->process,
+			      hp->start_real_ns + (uint64_t)tries * 1000000u, (pid_t)hp->pid);
+		if (snprintf(lw->path, sizeof(lw->path), "%s/%s", dir, name) >=
+			    (int)sizeof(lw->path) ||
+		    snprintf(tmp, sizeof(tmp), "%s/.%s" LW_TEMP_SUFFIX, dir, name) >= (int)sizeof(tmp)) {
+			rc = -ENAMETOOLONG;
+			goto fail_path;
+		}
+		if (access(lw->path, F_OK) != 0)
+			break;
+	}
+	rc = map_file(lw, tmp);
+	if (rc != 0)
+		goto fail_path;
+	lw->backing = LW_BACKING_FILE;
+	touch_pages(lw);
+	start_ring(lw, hp, budget_kb);
+	/* The header and records are in the page cache, stored before this
+	 * system call: whoever sees the new name reads them. */
+	if (rename(tmp, lw->path) != 0) {
+		rc = -errno;
+		munmap(lw->map, lw->map_size);
+		unlink(tmp);
+		close(lw->fd);
+		lw->fd = -1;
+		lw->map = NULL;
+		lw->backing = 0;
+		goto fail_path;
+	}
+	return 0;
+
+fail_path:
+	lw->path[0] = '\0';
+	return rc;
+}
+
 int lw_open(const struct lw_config *cfg, struct lw **out)
 {
 	struct ring_header_params hp;
 	struct advice_result adv;
-	struct run_list runs = { NULL, 0 };
+	struct run_list runs = { 0 };
 	uint8_t run_id[16], boot_id[16];
-	char name[LW_RING_PROCESS_MAX + 48];
 	uint32_t slots, kept;
 	struct lw *lw;
-	int expected = 0, rc, tries;
+	int expected = 0, rc;
 	long page;
 
 	if (!out)
@@ -275,12 +349,19 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 	lw->page_kb = page > 1024 ? (uint32_t)(page / 1024) : 4;
 
 	memset(&hp, 0, sizeof(hp));
+	hp.slot_count = slots;
+	hp.pid = (uint32_t)getpid();
+	hp.writer_version = LW_VERSION_MAJOR << 16 | LW_VERSION_MINOR << 8 | LW_VERSION_PATCH;
+	hp.run_id = run_id;
+	hp.boot_id = boot_id;
 	hp.start_mono_ns = lw_now_ns(CLOCK_MONOTONIC);
 	hp.start_boot_ns = lw_now_ns(CLOCK_BOOTTIME);
 	hp.start_real_ns = lw_now_ns(CLOCK_REALTIME);
+	hp.app_version = cfg->app_version;
+	hp.memory_budget_kb = cfg->memory_budget_kb;
+	hp.process = cfg->process_name;
 	make_run_id(run_id);
 	read_boot_id(boot_id);
-	run_file_name(name, sizeof(name), cfg->process_name, hp.start_real_ns, getpid());
 
 	/* The previous runs, listed before this run's file exists: for the
 	 * advice now, and for rotation once the file is made. */
@@ -288,44 +369,21 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 		storage_list_runs(cfg->dir, cfg->process_name, boot_id, &runs); /* or none */
 	advice_compute(&runs, cfg->process_name, cfg->app_version, &adv);
 	lw->advice = adv.advice;
+	hp.stable_candidate = adv.stable_candidate;
 
-	rc = cfg->dir ? map_file(lw, cfg->dir, name) : -ENOENT;
-	/* A run of the same pid in the same millisecond (a reopen): the name
-	 * only orders the files, so move its time on by a millisecond. */
-	for (tries = 1; rc == -EEXIST && tries < 16; tries++) {
-		run_file_name(name, sizeof(name), cfg->process_name,
-			      hp.start_real_ns + (uint64_t)tries * 1000000u, getpid());
-		rc = map_file(lw, cfg->dir, name);
-	}
-	if (rc == 0) {
-		lw->backing = LW_BACKING_FILE;
-		touch_pages(lw);
-	} else {
+	/* The open records carry a memory sample. */
+	lw->statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	memory_sample_sigsafe(lw);
+
+	rc = cfg->dir ? make_file(lw, cfg->dir, &runs, &hp, cfg->memory_budget_kb) : 0;
+	if (lw->backing != LW_BACKING_FILE) {
 		lw->backing = LW_BACKING_ANONYMOUS;
-		lw->fallback_error = cfg->dir ? rc : 0;
+		lw->fallback_error = rc;
 		rc = map_anonymous(lw);
 		if (rc != 0)
 			goto fail_free;
+		start_ring(lw, &hp, cfg->memory_budget_kb);
 	}
-	lw->hdr = lw->map;
-	lw->w.hdr = lw->hdr;
-	lw->w.slots = (struct lw_ring_slot *)((unsigned char *)lw->map + LW_RING_HEADER_SIZE);
-	lw->w.mask = slots - 1;
-
-	hp.slot_count = slots;
-	hp.pid = (uint32_t)getpid();
-	hp.writer_version = LW_VERSION_MAJOR << 16 | LW_VERSION_MINOR << 8 | LW_VERSION_PATCH;
-	hp.run_id = run_id;
-	hp.boot_id = boot_id;
-	hp.app_version = cfg->app_version;
-	hp.stable_candidate = adv.stable_candidate;
-	hp.memory_budget_kb = cfg->memory_budget_kb;
-	hp.process = cfg->process_name;
-	ring_header_init(lw->hdr, &hp);
-
-	lw->statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	memory_sample_sigsafe(lw);
-	write_open_events(lw, cfg->memory_budget_kb);
 
 	lw->altstack = malloc(LW_ALTSTACK_SIZE);
 	lw->altstack_size = lw->altstack ? LW_ALTSTACK_SIZE : 0;
@@ -340,6 +398,8 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 	return lw->backing == LW_BACKING_FILE ? 0 : LW_OPEN_ANONYMOUS;
 
 fail_free:
+	if (lw->statm_fd >= 0)
+		close(lw->statm_fd);
 	storage_free_runs(&runs);
 	free(lw);
 fail_active:

@@ -2,8 +2,9 @@
  * The run files on disk: naming, listing a process's previous runs,
  * telling a live run from a dead one, and syncing to storage.
  *
- * A run's file is "<process>.<YYYYMMDDTHHMMSS.mmmZ>.<pid>.lwr" (UTC start),
- * so a listing sorts by process, then by time.
+ * A run's file is "<process>.<YYYYMMDDTHHMMSS.mmmZ>.<pid>.lwr" (UTC start).
+ * While lw_open() makes it, until its header is written, it is
+ * ".<that name>.tmp" (LW_TEMP_SUFFIX), which no reader takes for a run.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,8 +20,8 @@
 #include "../src/run-name.h"
 #include "internal.h"
 
-/* Does rest match "YYYYMMDDTHHMMSS.mmmZ.<pid>.lwr"? */
-static int is_run_suffix(const char *rest)
+/* Does rest match "YYYYMMDDTHHMMSS.mmmZ.<pid>" and then ext? */
+static int is_run_suffix(const char *rest, const char *ext)
 {
 	static const char shape[] = "ddddddddTdddddd.dddZ.";
 	size_t i;
@@ -38,7 +39,22 @@ static int is_run_suffix(const char *rest)
 		return 0;
 	while (*rest >= '0' && *rest <= '9')
 		rest++;
-	return strcmp(rest, ".lwr") == 0;
+	return strcmp(rest, ext) == 0;
+}
+
+/* Is name this process's run (is_temp 0) or the temporary of one (1)? */
+static int run_name_kind(const char *name, const char *prefix, size_t plen, int *is_temp)
+{
+	if (strncmp(name, prefix, plen) == 0 && is_run_suffix(name + plen, ".lwr")) {
+		*is_temp = 0;
+		return 1;
+	}
+	if (name[0] == '.' && strncmp(name + 1, prefix, plen) == 0 &&
+	    is_run_suffix(name + 1 + plen, ".lwr" LW_TEMP_SUFFIX)) {
+		*is_temp = 1;
+		return 1;
+	}
+	return 0;
 }
 
 /* Open dir/name for reading, if it is a regular file: a FIFO, a device or
@@ -147,18 +163,41 @@ static void run_order(struct run_entry *e, size_t n, const uint8_t boot_id[16])
 	qsort(e, n, sizeof(*e), cmp_order);
 }
 
-/* List the run files of process in dir, oldest first (run_order()).
- * Context: not signal-safe; allocates (free with storage_free_runs);
- * blocks (I/O). */
+/* Append a copy of name to *names (count, capacity *cap). 0 or -ENOMEM. */
+static int add_name(char ***names, size_t *count, size_t *cap, const char *name)
+{
+	char *copy;
+
+	if (*count == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 4;
+		char **nn = realloc(*names, ncap * sizeof(*nn));
+
+		if (!nn)
+			return -ENOMEM;
+		*names = nn;
+		*cap = ncap;
+	}
+	copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	(*names)[(*count)++] = copy;
+	return 0;
+}
+
+/* List the run files of process in dir, oldest first (run_order()), and
+ * the temporaries of its opens (setup.c) that no writer holds: those of
+ * opens that were killed. Context: not signal-safe; allocates (free with
+ * storage_free_runs); blocks (I/O). */
 int storage_list_runs(const char *dir, const char *process, const uint8_t boot_id[16],
 		      struct run_list *out)
 {
 	char prefix[LW_RING_PROCESS_MAX + 1];
-	struct run_list l = { NULL, 0 };
-	size_t plen, cap = 0;
+	struct run_list l;
+	size_t plen, cap = 0, temps_cap = 0;
 	struct dirent *de;
 	DIR *d;
 
+	memset(&l, 0, sizeof(l));
 	run_name_process(prefix, sizeof(prefix) - 1, process);
 	plen = strlen(prefix);
 	prefix[plen++] = '.';
@@ -168,21 +207,31 @@ int storage_list_runs(const char *dir, const char *process, const uint8_t boot_i
 		return -errno;
 	while ((de = readdir(d)) != NULL) {
 		struct run_entry *e;
-		int fd;
+		int fd, is_temp;
 
-		if (strncmp(de->d_name, prefix, plen) != 0 || !is_run_suffix(de->d_name + plen))
+		if (!run_name_kind(de->d_name, prefix, plen, &is_temp))
 			continue;
 		/* Only regular files are runs: a FIFO or a link of that name
 		 * is neither read nor removed, nor counted among the kept. */
 		fd = open_run(dir, de->d_name);
 		if (fd < 0)
 			continue;
+		if (is_temp) {
+			int live = storage_file_is_live(fd);
+
+			close(fd);
+			if (!live && add_name(&l.stale, &l.stale_count, &temps_cap, de->d_name) != 0)
+				goto fail_nomem;
+			continue;
+		}
 		if (l.count == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
 			struct run_entry *nr = realloc(l.runs, ncap * sizeof(*nr));
 
-			if (!nr)
+			if (!nr) {
+				close(fd);
 				goto fail_nomem;
+			}
 			l.runs = nr;
 			cap = ncap;
 		}
@@ -214,9 +263,11 @@ void storage_free_runs(struct run_list *l)
 		return;
 	for (i = 0; i < l->count; i++)
 		free(l->runs[i].name);
+	for (i = 0; i < l->stale_count; i++)
+		free(l->stale[i]);
 	free(l->runs);
-	l->runs = NULL;
-	l->count = 0;
+	free(l->stale);
+	memset(l, 0, sizeof(*l));
 }
 
 /* 1 when a writer holds the file's flock (the run is live), 0 when not.

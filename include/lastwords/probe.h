@@ -84,10 +84,12 @@ struct lw_advice {
 };
 
 /*
- * Open the probe: create and preallocate this run's ring file in cfg->dir
- * (named "<process>.<UTC start>.<pid>.lwr"), map it, hold an exclusive flock
- * on it, compute the boot-loop advice from the previous runs' files, and
- * remove runs beyond cfg->runs_kept. If the directory, the disk or the
+ * Open the probe: create and preallocate this run's ring file in cfg->dir,
+ * map it, hold an exclusive flock on it, write its header, and only then
+ * give it its name ("<process>.<UTC start>.<pid>.lwr"; until then it is
+ * ".<that name>.tmp", which the next open removes if this one is killed).
+ * Compute the boot-loop advice from the previous runs' files, and remove
+ * runs beyond cfg->runs_kept. If the directory, the disk or the
  * mapping fails, the probe runs on anonymous memory instead and returns
  * LW_OPEN_ANONYMOUS; lw_info() gives the error. Starts the sampler thread
  * when cfg->sampler_period_ms is set. *out is set on success (0 or
