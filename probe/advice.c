@@ -77,8 +77,11 @@ void advice_compute(const struct run_list *runs, const char *process, uint64_t a
 int lw_advice(const struct lw *lw, struct lw_advice *out)
 {
 	uint64_t current;
+	int rc = lw_usable(lw);
 
-	if (!lw || !out)
+	if (rc != 0)
+		return rc;
+	if (!out)
 		return -EINVAL;
 	*out = lw->advice;
 	current = atomic_load_explicit(CA64(&lw->hdr->candidate), memory_order_relaxed);
@@ -95,8 +98,10 @@ int lw_advice(const struct lw *lw, struct lw_advice *out)
 
 int lw_advice_reset(struct lw *lw)
 {
-	if (!lw)
-		return -EINVAL;
+	int rc = lw_usable(lw);
+
+	if (rc != 0)
+		return rc;
 	atomic_fetch_or_explicit(A32(&lw->hdr->flags), LW_RUN_ADVICE_RESET, memory_order_relaxed);
 	return 0;
 }

@@ -13,10 +13,10 @@ int lw_crash_install(struct lw *lw)
 	struct lw *expected = NULL;
 	struct sigaction sa;
 	stack_t cur, ss;
-	int i;
+	int i, rc = lw_usable(lw);
 
-	if (!lw)
-		return -EINVAL;
+	if (rc != 0)
+		return rc;
 	/* One handle per process owns the handler. seq_cst (the default),
 	 * which includes the release that the handler's acquire load of
 	 * crash_lw pairs with (crash.c). */
@@ -51,13 +51,13 @@ int lw_crash_install(struct lw *lw)
 	return 0;
 }
 
-int lw_crash_uninstall(struct lw *lw)
+/* Restore the handlers that were there before ours. In a forked child too:
+ * the dispositions are the child's own, and its handle is about to go. */
+static void uninstall(struct lw *lw)
 {
 	struct sigaction cur;
 	int i;
 
-	if (!lw || !lw->crash_installed)
-		return -EINVAL;
 	for (i = 0; i < LW_CRASH_SIGNALS; i++) {
 		/* Restore only where our handler is still the one installed. */
 		if (sigaction(crash_signals[i], NULL, &cur) == 0 &&
@@ -66,16 +66,28 @@ int lw_crash_uninstall(struct lw *lw)
 	}
 	lw->crash_installed = 0;
 	atomic_store(&crash_lw, NULL);
+}
+
+int lw_crash_uninstall(struct lw *lw)
+{
+	int rc = lw_usable(lw);
+
+	if (rc != 0)
+		return rc;
+	if (!lw->crash_installed)
+		return -EINVAL;
+	uninstall(lw);
 	return 0;
 }
 
-/* Called by lw_close(): uninstall, and stop using our alternate stack. */
+/* Called by lw_close(), also in a forked child: uninstall, and stop using
+ * our alternate stack. */
 void crash_release(struct lw *lw)
 {
 	stack_t cur, off;
 
 	if (lw->crash_installed)
-		lw_crash_uninstall(lw);
+		uninstall(lw);
 	if (lw->altstack && sigaltstack(NULL, &cur) == 0 && cur.ss_sp == lw->altstack &&
 	    !(cur.ss_flags & SS_ONSTACK)) {
 		memset(&off, 0, sizeof(off));

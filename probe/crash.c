@@ -17,8 +17,7 @@
  * System.loadLibrary() loads it, the first access to such storage in a
  * thread goes through __tls_get_addr(), which may allocate: not
  * async-signal-safe. It is also in another object, whose undefined symbols
- * (pthread_atfork among them) the signal-safety check would then have to
- * admit; the check (tests/probe-signal-safety.py) links only this object
+ * the signal-safety check would then have to admit; the check (tests/probe-signal-safety.py) links only this object
  * and the CRC and compares its undefined symbols with
  * tests/signal-safe.allow. So the crash path keeps its own copy of those
  * few lines, with a raw gettid system call.
@@ -102,6 +101,11 @@ void crash_handler_sigsafe(int sig, siginfo_t *si, void *uc)
 	struct lw *lw = atomic_load_explicit(&crash_lw, memory_order_acquire);
 
 	(void)uc;
+	/* A crash in a forked child is not this run's: the child inherited the
+	 * handler, not the ring. The pid from a system call, since a child of a
+	 * raw clone() may still see its parent's in a cached getpid(). */
+	if (lw && (pid_t)syscall(SYS_getpid) != lw->pid)
+		lw = NULL;
 	/* One record per process: a second crashing thread only chains. The
 	 * exchange is what makes "first" one step; acq_rel also orders the
 	 * first thread's record before a second thread's chaining, which

@@ -11,10 +11,12 @@
 #ifndef LW_PROBE_INTERNAL_H
 #define LW_PROBE_INTERNAL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <lastwords/probe.h>
 #include <lastwords/ring.h>
@@ -34,6 +36,8 @@ struct lw {
 	uint32_t page_kb;
 	enum lw_backing backing;
 	int fallback_error;
+	pid_t pid;                  /* the process that opened it */
+	uint32_t fork_generation;   /* lw_fork_generation at open (setup.c) */
 	char path[512];
 	char process[LW_RING_PROCESS_MAX];
 	uint64_t app_version;
@@ -60,9 +64,30 @@ struct lw {
 	int crash_installed;
 };
 
+/* setup.c: forks. Bumped in a forked child, by a pthread_atfork handler. */
+extern _Atomic uint32_t lw_fork_generation;
+
+/*
+ * 0 when lw may be used here: -EINVAL for NULL, -ECHILD in a process forked
+ * from the one that opened it, which must never write its parent's ring.
+ * Costs one load: the generation changes only in a forked child, in its
+ * one thread, before fork() returns there, so every later call in that
+ * process is ordered after the change (by program order, or by
+ * pthread_create for the threads it starts). Relaxed; pairs with nothing.
+ * Context: signal-safe; does not allocate; does not block.
+ */
+static inline int lw_usable(const struct lw *lw)
+{
+	if (!lw)
+		return -EINVAL;
+	if (atomic_load_explicit(&lw_fork_generation, memory_order_relaxed) != lw->fork_generation)
+		return -ECHILD;
+	return 0;
+}
+
 /* events.c */
 uint64_t lw_now_ns(int clock_id);
-void lw_tid_cache_setup(void);
+void lw_tid_forget(void);
 void lw_event_fill(struct lw *lw, struct lw_ring_slot *s, enum lw_event_type type,
 		   unsigned stage, unsigned code);
 

@@ -27,6 +27,85 @@
 
 static atomic_int lw_active;
 
+/*
+ * Forks. A forked child must never write its parent's ring, and must not
+ * keep its lock: flock() locks belong to the open file, which the child's
+ * copy of the descriptor shares, so a child that outlives its parent would
+ * make the dead run look live. The child handler closes the child's copy of
+ * the ring's lock descriptor (the mapping is made through another open of
+ * the file: map_file()) and bumps lw_fork_generation, which every call on a
+ * probe compares with the one it was opened under (lw_usable()). fork_mu
+ * makes "the descriptor is open" and "fork_fd names it" one step as a fork
+ * sees them: fork() takes it in the prepare handler, so a child never
+ * inherits a ring descriptor that it does not know of. Only open() and
+ * close() of that descriptor run under it.
+ */
+_Atomic uint32_t lw_fork_generation;
+static pthread_mutex_t fork_mu = PTHREAD_MUTEX_INITIALIZER;
+static int fork_fd = -1; /* the ring file's descriptor; under fork_mu */
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&fork_mu);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&fork_mu);
+}
+
+/* In the child, its only thread: async-signal-safe calls only. */
+static void fork_child(void)
+{
+	if (fork_fd >= 0)
+		close(fork_fd); /* the child's copy: the parent's lock stays the parent's */
+	fork_fd = -1;
+	/* Relaxed: see lw_usable(). */
+	atomic_fetch_add_explicit(&lw_fork_generation, 1, memory_order_relaxed);
+	lw_tid_forget();
+	pthread_mutex_unlock(&fork_mu);
+}
+
+/* Register the fork handlers, once per process. 0 or -ENOMEM. */
+static int fork_handlers_setup(void)
+{
+	static atomic_int registered;
+
+	/* The exchange makes the test and the set one step, whichever thread
+	 * opens first; a failed registration is undone so the next open retries.
+	 * Orders nothing else. */
+	if (atomic_exchange(&registered, 1))
+		return 0;
+	if (pthread_atfork(fork_prepare, fork_parent, fork_child) != 0) {
+		atomic_store(&registered, 0);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Open the ring's file (flags as open(2)) and make it known to the fork
+ * handler, as one step for fork(). fd or -errno. */
+static int ring_fd_open(const char *path, int flags, mode_t mode)
+{
+	int fd;
+
+	pthread_mutex_lock(&fork_mu);
+	fd = open(path, flags, mode);
+	if (fd >= 0)
+		fork_fd = fd;
+	pthread_mutex_unlock(&fork_mu);
+	return fd >= 0 ? fd : -errno;
+}
+
+/* Close it (this drops the lock), as one step for fork(). */
+static void ring_fd_close(int fd)
+{
+	pthread_mutex_lock(&fork_mu);
+	fork_fd = -1;
+	close(fd);
+	pthread_mutex_unlock(&fork_mu);
+}
+
 /* The kernel's boot id ("xxxxxxxx-xxxx-..."), as 16 bytes; zeros if absent. */
 static void read_boot_id(uint8_t out[16])
 {
@@ -139,16 +218,25 @@ static void run_file_name(char *dst, size_t len, const char *process, uint64_t r
 		 (unsigned)(real_ns / 1000000u % 1000u), (int)pid);
 }
 
-/* Create path (a temporary name), lock it, preallocate it and map it.
- * Returns 0 or -errno; on failure nothing is left behind. */
+/*
+ * Create path (a temporary name), lock it, preallocate it and map it.
+ * Returns 0 or -errno; on failure nothing is left behind.
+ *
+ * The lock is held through a descriptor of its own (lw->fd), and the file
+ * is mapped through a second open of it. A flock() lock belongs to the open
+ * file, and a shared mapping holds its open file as long as it exists: a
+ * forked child's copy of the mapping would keep the lock of a mapping made
+ * through the locked file, even once the fork handler closed the child's
+ * copy of the descriptor.
+ */
 static int map_file(struct lw *lw, const char *path)
 {
-	int fd, rc;
+	int fd, mfd, rc;
 	void *map;
 
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = ring_fd_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		rc = -errno;
 		goto fail_unlink;
@@ -156,18 +244,23 @@ static int map_file(struct lw *lw, const char *path)
 	rc = preallocate(fd, lw->map_size);
 	if (rc != 0)
 		goto fail_unlink;
-	map = mmap(NULL, lw->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
+	mfd = open(path, O_RDWR | O_CLOEXEC);
+	if (mfd < 0) {
 		rc = -errno;
 		goto fail_unlink;
 	}
+	map = mmap(NULL, lw->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	rc = map == MAP_FAILED ? -errno : 0;
+	close(mfd); /* the mapping keeps what it needs */
+	if (rc != 0)
+		goto fail_unlink;
 	lw->map = map;
 	lw->fd = fd;
 	return 0;
 
 fail_unlink:
 	unlink(path);
-	close(fd);
+	ring_fd_close(fd);
 	return rc;
 }
 
@@ -302,7 +395,7 @@ static int make_file(struct lw *lw, const char *dir, const struct run_list *runs
 		rc = -errno;
 		munmap(lw->map, lw->map_size);
 		unlink(tmp);
-		close(lw->fd);
+		ring_fd_close(lw->fd);
 		lw->fd = -1;
 		lw->map = NULL;
 		lw->backing = 0;
@@ -334,12 +427,17 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 	if (!atomic_compare_exchange_strong(&lw_active, &expected, 1))
 		return -EBUSY;
 	cpu_crc32c_setup();
-	lw_tid_cache_setup();
+	rc = fork_handlers_setup();
+	if (rc != 0)
+		goto fail_active;
 	lw = calloc(1, sizeof(*lw));
 	if (!lw) {
 		rc = -ENOMEM;
 		goto fail_active;
 	}
+	lw->pid = getpid();
+	/* Relaxed: see lw_usable(). */
+	lw->fork_generation = atomic_load_explicit(&lw_fork_generation, memory_order_relaxed);
 	lw->fd = -1;
 	lw->statm_fd = -1;
 	snprintf(lw->process, sizeof(lw->process), "%s", cfg->process_name);
@@ -350,7 +448,7 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 
 	memset(&hp, 0, sizeof(hp));
 	hp.slot_count = slots;
-	hp.pid = (uint32_t)getpid();
+	hp.pid = (uint32_t)lw->pid;
 	hp.writer_version = LW_VERSION_MAJOR << 16 | LW_VERSION_MINOR << 8 | LW_VERSION_PATCH;
 	hp.run_id = run_id;
 	hp.boot_id = boot_id;
@@ -407,38 +505,54 @@ fail_active:
 	return rc;
 }
 
-int lw_close(struct lw *lw)
+/* The close record, and the header marked CLEAN_EXIT. */
+static void write_close(struct lw *lw)
 {
 	struct lw_ring_slot s;
 	int i;
 
-	if (!lw)
-		return 0;
-	memory_sampler_stop(lw);
-	crash_release(lw);
 	lw_event_fill(lw, &s, LW_EV_CLOSE, LW_STAGE_NONE, 0);
 	s.a = lw_now_ns(CLOCK_BOOTTIME);
 	s.b = lw_now_ns(CLOCK_REALTIME);
 	for (i = 0; i < 4 && ring_write(&lw->w, &s) != 0; i++)
 		;
+	/* Release: a reader that sees CLEAN_EXIT sees the close record. */
 	atomic_store_explicit(A32(&lw->hdr->state), LW_STATE_CLEAN_EXIT, memory_order_release);
+}
+
+int lw_close(struct lw *lw)
+{
+	/* In a forked child, release the child's copy and write nothing: its
+	 * sampler thread does not exist there, and its copy of the ring's
+	 * descriptor was closed at the fork (fork_child()). */
+	int forked = lw && lw_usable(lw) == -ECHILD;
+
+	if (!lw)
+		return 0;
+	if (!forked)
+		memory_sampler_stop(lw);
+	crash_release(lw);
+	if (!forked)
+		write_close(lw);
 	munmap(lw->map, lw->map_size);
-	if (lw->fd >= 0)
-		close(lw->fd); /* drops the flock */
+	if (lw->fd >= 0 && !forked)
+		ring_fd_close(lw->fd); /* drops the flock */
 	if (lw->statm_fd >= 0)
 		close(lw->statm_fd);
 	free(lw->altstack);
 	free(lw);
 	atomic_store(&lw_active, 0);
-	return 0;
+	return forked ? -ECHILD : 0;
 }
 
 int lw_info(const struct lw *lw, struct lw_info *out)
 {
 	static const char hex[] = "0123456789abcdef";
-	int i;
+	int i, rc = lw_usable(lw);
 
-	if (!lw || !out)
+	if (rc != 0)
+		return rc;
+	if (!out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	out->backing = lw->backing;

@@ -284,9 +284,10 @@ int storage_file_is_live(int fd)
 int lw_sync(struct lw *lw)
 {
 	struct lw_ring_slot s;
+	int rc = lw_usable(lw);
 
-	if (!lw)
-		return -EINVAL;
+	if (rc != 0)
+		return rc;
 	if (lw->backing != LW_BACKING_FILE)
 		return -ENODEV;
 	lw_event_fill(lw, &s, LW_EV_SYNC, ring_open_stage(lw->hdr), 0);

@@ -17,6 +17,11 @@
  * being written by a writer a full lap of the ring behind (one preempted for
  * that long), the newer record is dropped rather than mixed with it: the
  * function returns -EAGAIN and the header's lapped counter counts it.
+ *
+ * A process forked from the one that opened a probe never writes its ring:
+ * every function given the inherited probe returns -ECHILD and does
+ * nothing, and lw_close() releases the child's copy without writing
+ * (liblastwords(3), FORKS).
  */
 #ifndef LASTWORDS_PROBE_H
 #define LASTWORDS_PROBE_H
