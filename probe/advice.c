@@ -77,7 +77,7 @@ void advice_compute(const struct run_list *runs, const char *process, uint64_t a
 int lw_advice(const struct lw *lw, struct lw_advice *out)
 {
 	uint64_t current;
-	int rc = lw_usable(lw);
+	int rc = lw_readable(lw);
 
 	if (rc != 0)
 		return rc;

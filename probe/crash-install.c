@@ -36,7 +36,7 @@ int lw_crash_install(struct lw *lw)
 	sigemptyset(&sa.sa_mask);
 	/* Before any handler of ours is installed: the sigaction calls below
 	 * enter the kernel, after this store. */
-	atomic_store(&crash_recorded, 0);
+	atomic_store(&crash_owner, 0);
 	for (i = 0; i < LW_CRASH_SIGNALS; i++) {
 		if (sigaction(crash_signals[i], &sa, &crash_prev[i]) != 0) {
 			int err = -errno;

@@ -37,7 +37,7 @@ struct lw {
 	enum lw_backing backing;
 	int fallback_error;
 	pid_t pid;                  /* the process that opened it */
-	uint32_t fork_generation;   /* lw_fork_generation at open (setup.c) */
+	uint32_t gate;              /* lw_gate at open (setup.c) */
 	char path[512];
 	char process[LW_RING_PROCESS_MAX];
 	uint64_t app_version;
@@ -64,25 +64,50 @@ struct lw {
 	int crash_installed;
 };
 
-/* setup.c: forks. Bumped in a forked child, by a pthread_atfork handler. */
-extern _Atomic uint32_t lw_fork_generation;
+/*
+ * The gate that every call on a probe passes (lw_usable()): the number of
+ * forks that led to this process, times 2, plus LW_GATE_CRASHED. A forked
+ * child adds 2 (setup.c, its pthread_atfork handler), so a probe opened
+ * by its parent no longer writes. The crash handler (crash.c) sets
+ * LW_GATE_CRASHED before it writes its record, so that the records of the
+ * threads that keep running until the process dies cannot push the crash
+ * record out of the ring. A probe keeps the value it was opened under.
+ */
+#define LW_GATE_CRASHED 1u
+extern _Atomic uint32_t lw_gate;
 
 /*
- * 0 when lw may be used here: -EINVAL for NULL, -ECHILD in a process forked
- * from the one that opened it, which must never write its parent's ring.
- * Costs one load: the generation changes only in a forked child, in its
- * one thread, before fork() returns there, so every later call in that
- * process is ordered after the change (by program order, or by
- * pthread_create for the threads it starts). Relaxed; pairs with nothing.
+ * 0 when lw may be used to write: -EINVAL for NULL; -ECHILD in a process
+ * forked from the one that opened it, which must never write its parent's
+ * ring; -ECANCELED once the crash handler recorded the process's crash.
+ * Costs one load. Relaxed, paired with nothing: a fork changes the gate in
+ * the child's one thread before fork() returns there, so every later call
+ * in that process is ordered after it (by program order, or by
+ * pthread_create for the threads it starts). The crash handler's change
+ * reaches the other threads a little later: one that has not seen it yet
+ * adds a record or two after the crash record, and pushing that out would
+ * take a whole lap of them.
  * Context: signal-safe; does not allocate; does not block.
  */
 static inline int lw_usable(const struct lw *lw)
 {
+	uint32_t g;
+
 	if (!lw)
 		return -EINVAL;
-	if (atomic_load_explicit(&lw_fork_generation, memory_order_relaxed) != lw->fork_generation)
-		return -ECHILD;
-	return 0;
+	g = atomic_load_explicit(&lw_gate, memory_order_relaxed);
+	if (g == lw->gate)
+		return 0;
+	return ((g ^ lw->gate) & ~LW_GATE_CRASHED) ? -ECHILD : -ECANCELED;
+}
+
+/* lw_usable() for the functions that only read: they still answer after a
+ * crash. Context: signal-safe; does not allocate; does not block. */
+static inline int lw_readable(const struct lw *lw)
+{
+	int rc = lw_usable(lw);
+
+	return rc == -ECANCELED ? 0 : rc;
 }
 
 /* events.c */
@@ -100,7 +125,7 @@ void memory_sampler_stop(struct lw *lw);
 extern const int crash_signals[LW_CRASH_SIGNALS];
 extern struct sigaction crash_prev[LW_CRASH_SIGNALS];
 extern struct lw *_Atomic crash_lw;
-extern atomic_int crash_recorded;
+extern atomic_int crash_owner; /* thread id of the first fatal signal's thread, 0 */
 void crash_handler_sigsafe(int sig, siginfo_t *si, void *uc);
 
 /* crash-install.c */

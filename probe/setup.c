@@ -33,14 +33,13 @@ static atomic_int lw_active;
  * copy of the descriptor shares, so a child that outlives its parent would
  * make the dead run look live. The child handler closes the child's copy of
  * the ring's lock descriptor (the mapping is made through another open of
- * the file: map_file()) and bumps lw_fork_generation, which every call on a
- * probe compares with the one it was opened under (lw_usable()). fork_mu
+ * the file: map_file()) and moves lw_gate on, which every call on a probe
+ * compares with the value it was opened under (lw_usable()). fork_mu
  * makes "the descriptor is open" and "fork_fd names it" one step as a fork
  * sees them: fork() takes it in the prepare handler, so a child never
  * inherits a ring descriptor that it does not know of. Only open() and
  * close() of that descriptor run under it.
  */
-_Atomic uint32_t lw_fork_generation;
 static pthread_mutex_t fork_mu = PTHREAD_MUTEX_INITIALIZER;
 static int fork_fd = -1; /* the ring file's descriptor; under fork_mu */
 
@@ -61,7 +60,7 @@ static void fork_child(void)
 		close(fork_fd); /* the child's copy: the parent's lock stays the parent's */
 	fork_fd = -1;
 	/* Relaxed: see lw_usable(). */
-	atomic_fetch_add_explicit(&lw_fork_generation, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&lw_gate, 2, memory_order_relaxed);
 	lw_tid_forget();
 	pthread_mutex_unlock(&fork_mu);
 }
@@ -436,8 +435,11 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 		goto fail_active;
 	}
 	lw->pid = getpid();
-	/* Relaxed: see lw_usable(). */
-	lw->fork_generation = atomic_load_explicit(&lw_fork_generation, memory_order_relaxed);
+	/* A new run writes, whatever became of the last one. Relaxed: see
+	 * lw_usable(); the handle reaches other threads through whatever hands
+	 * them the pointer. */
+	atomic_fetch_and_explicit(&lw_gate, ~LW_GATE_CRASHED, memory_order_relaxed);
+	lw->gate = atomic_load_explicit(&lw_gate, memory_order_relaxed);
 	lw->fd = -1;
 	lw->statm_fd = -1;
 	snprintf(lw->process, sizeof(lw->process), "%s", cfg->process_name);
@@ -524,15 +526,17 @@ int lw_close(struct lw *lw)
 {
 	/* In a forked child, release the child's copy and write nothing: its
 	 * sampler thread does not exist there, and its copy of the ring's
-	 * descriptor was closed at the fork (fork_child()). */
-	int forked = lw && lw_usable(lw) == -ECHILD;
+	 * descriptor was closed at the fork (fork_child()). After a recorded
+	 * crash (that an earlier handler survived), write nothing either: the
+	 * run ended by its crash. */
+	int rc = lw_usable(lw), forked = rc == -ECHILD;
 
 	if (!lw)
 		return 0;
 	if (!forked)
 		memory_sampler_stop(lw);
 	crash_release(lw);
-	if (!forked)
+	if (rc == 0)
 		write_close(lw);
 	munmap(lw->map, lw->map_size);
 	if (lw->fd >= 0 && !forked)
@@ -548,7 +552,7 @@ int lw_close(struct lw *lw)
 int lw_info(const struct lw *lw, struct lw_info *out)
 {
 	static const char hex[] = "0123456789abcdef";
-	int i, rc = lw_usable(lw);
+	int i, rc = lw_readable(lw);
 
 	if (rc != 0)
 		return rc;

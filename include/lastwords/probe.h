@@ -169,7 +169,11 @@ LW_API int lw_sync(struct lw *lw);
  * one crash record (signal, code, fault address, open stage), marks the
  * header CRASHED, restores the handler that was installed before, and lets
  * the signal take its course, so the process still dies by it and debuggerd
- * still writes its tombstone. Only one probe per process may install it.
+ * still writes its tombstone. Only the first fatal signal is recorded, and
+ * the process dies by it: other threads that take one meanwhile wait, and
+ * from the crash on the event functions return -ECANCELED and write
+ * nothing, so that the crash record stays in the ring. Only one probe per
+ * process may install it.
  * Context: not signal-safe; does not allocate; does not block.
  */
 LW_API int lw_crash_install(struct lw *lw);
