@@ -8,6 +8,17 @@
 
 #include "internal.h"
 
+/*
+ * The alternate stack for the thread that installs the handler, if it has
+ * none: static memory, never freed, and given to one thread per process
+ * only. That thread keeps it after lw_close(), which another thread may
+ * call; and two threads crashing at once on one stack would overwrite each
+ * other's frames.
+ */
+#define CRASH_ALTSTACK_SIZE (64u * 1024u)
+static _Alignas(16) unsigned char crash_altstack[CRASH_ALTSTACK_SIZE];
+static atomic_int crash_altstack_given;
+
 int lw_crash_install(struct lw *lw)
 {
 	struct lw *expected = NULL;
@@ -23,11 +34,13 @@ int lw_crash_install(struct lw *lw)
 	if (!atomic_compare_exchange_strong(&crash_lw, &expected, lw))
 		return -EBUSY;
 	/* Keep the thread's alternate stack if it has one (bionic gives every
-	 * thread one); otherwise use ours. */
-	if (sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE) && lw->altstack) {
+	 * thread one); otherwise use ours, if no thread has it yet. The
+	 * exchange makes the test and the set one step; it orders nothing. */
+	if (sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE) &&
+	    !atomic_exchange(&crash_altstack_given, 1)) {
 		memset(&ss, 0, sizeof(ss));
-		ss.ss_sp = lw->altstack;
-		ss.ss_size = lw->altstack_size;
+		ss.ss_sp = crash_altstack;
+		ss.ss_size = sizeof(crash_altstack);
 		sigaltstack(&ss, NULL);
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -80,18 +93,10 @@ int lw_crash_uninstall(struct lw *lw)
 	return 0;
 }
 
-/* Called by lw_close(), also in a forked child: uninstall, and stop using
- * our alternate stack. */
+/* Called by lw_close(), also in a forked child. The alternate stack stays
+ * with its thread. */
 void crash_release(struct lw *lw)
 {
-	stack_t cur, off;
-
 	if (lw->crash_installed)
 		uninstall(lw);
-	if (lw->altstack && sigaltstack(NULL, &cur) == 0 && cur.ss_sp == lw->altstack &&
-	    !(cur.ss_flags & SS_ONSTACK)) {
-		memset(&off, 0, sizeof(off));
-		off.ss_flags = SS_DISABLE;
-		sigaltstack(&off, NULL);
-	}
 }

@@ -59,8 +59,6 @@ struct lw {
 	int sampler_started;
 
 	/* Crash handler (crash.c). */
-	void *altstack;
-	size_t altstack_size;
 	int crash_installed;
 };
 

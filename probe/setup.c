@@ -23,7 +23,6 @@
 #include "internal.h"
 
 #define LW_RUNS_KEPT_MAX 64u
-#define LW_ALTSTACK_SIZE (64u * 1024u)
 
 static atomic_int lw_active;
 
@@ -485,8 +484,6 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 		start_ring(lw, &hp, cfg->memory_budget_kb);
 	}
 
-	lw->altstack = malloc(LW_ALTSTACK_SIZE);
-	lw->altstack_size = lw->altstack ? LW_ALTSTACK_SIZE : 0;
 	lw->sampler_period_ms = cfg->sampler_period_ms;
 	if (cfg->sampler_period_ms)
 		memory_sampler_start(lw); /* without it, stage events read statm */
@@ -543,7 +540,6 @@ int lw_close(struct lw *lw)
 		ring_fd_close(lw->fd); /* drops the flock */
 	if (lw->statm_fd >= 0)
 		close(lw->statm_fd);
-	free(lw->altstack);
 	free(lw);
 	atomic_store(&lw_active, 0);
 	return forked ? -ECHILD : 0;

@@ -165,7 +165,8 @@ LW_API int lw_sync(struct lw *lw);
 /*
  * Install the fatal-signal handler for SIGSEGV, SIGBUS, SIGABRT, SIGFPE,
  * SIGILL and SIGTRAP on an alternate stack (the calling thread's existing one
- * is kept; otherwise one made at open is used). On a fatal signal it writes
+ * is kept; otherwise it gets the probe's static one, which only one thread
+ * per process ever gets). On a fatal signal it writes
  * one crash record (signal, code, fault address, open stage), marks the
  * header CRASHED, restores the handler that was installed before, and lets
  * the signal take its course, so the process still dies by it and debuggerd
