@@ -138,6 +138,8 @@ static void run_order(struct run_entry *e, size_t n, const uint8_t boot_id[16])
 	static const uint8_t none[16];
 	size_t i, j;
 
+	if (n == 0)
+		return; /* qsort wants an array */
 	/* Group by boot (unreadable headers first), then give each group's
 	 * runs the earliest start time of the group. */
 	qsort(e, n, sizeof(*e), cmp_boot);

@@ -32,12 +32,17 @@ static void *thread_a(void *dir)
 {
 	struct lw_config cfg = { .dir = dir, .process_name = "com.altstack", .slot_count = 16 };
 	struct sigaction sa;
-	stack_t cur;
+	stack_t cur, off, runtime;
 	char *blocks[16];
 	int i;
 
-	T_ASSERT(sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE),
-		 "thread A already has an alternate stack");
+	/* A sanitizer runtime gives every thread an alternate stack, and
+	 * unmaps the one a thread has when it exits: A must have none to get
+	 * the probe's, and gets the runtime's back before it exits. */
+	memset(&off, 0, sizeof(off));
+	off.ss_flags = SS_DISABLE;
+	T_ASSERT(sigaltstack(&off, &runtime) == 0 && sigaltstack(NULL, &cur) == 0 &&
+		 (cur.ss_flags & SS_DISABLE), "thread A keeps an alternate stack");
 	T_ASSERT(lw_open(&cfg, &g_lw) == 0, "lw_open");
 	T_ASSERT(lw_crash_install(g_lw) == 0, "A: lw_crash_install");
 	T_ASSERT(sigaltstack(NULL, &g_a_stack) == 0 && !(g_a_stack.ss_flags & SS_DISABLE),
@@ -67,6 +72,8 @@ static void *thread_a(void *dir)
 	T_ASSERT(g_on_altstack, "A: SIGUSR1 did not run on the alternate stack");
 	for (i = 0; i < 16; i++)
 		free(blocks[i]);
+	if (!(runtime.ss_flags & SS_DISABLE))
+		T_ASSERT(sigaltstack(&runtime, NULL) == 0, "restore the runtime's stack");
 	return NULL;
 }
 
