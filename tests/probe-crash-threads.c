@@ -236,22 +236,17 @@ int main(int argc, char **argv)
 	}
 #endif
 	for (run = 0; run < runs; run++) {
-		int fds[2], status;
+		int fd, status;
 		pid_t pid;
 
-		T_ASSERT(pipe(fds) == 0, "pipe");
-		fflush(NULL);
-		pid = fork();
-		T_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+		pid = t_fork_piped(&fd);
 		if (pid == 0) {
-			close(fds[0]);
 			g_run = (unsigned)run;
-			run_child(dir, fds[1], run % 2);
+			run_child(dir, fd, run % 2);
 		}
-		close(fds[1]);
-		T_ASSERT(read(fds[0], path, sizeof(path)) == (ssize_t)sizeof(path),
+		T_ASSERT(read(fd, path, sizeof(path)) == (ssize_t)sizeof(path),
 			 "run %d: the child did not start", run);
-		close(fds[0]);
+		close(fd);
 		T_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
 		T_ASSERT(WIFSIGNALED(status), "run %d: child status 0x%x, expected a signal", run,
 			 status);

@@ -273,19 +273,14 @@ static void one(const char *dir, enum crash_kind kind)
 	const int sig = kinds[kind].sig;
 	struct hello hello;
 	struct marker m;
-	int fds[2], status;
+	int fd, status;
 	pid_t pid;
 
-	T_ASSERT(pipe(fds) == 0, "pipe");
-	fflush(NULL);
-	pid = fork();
-	T_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	pid = t_fork_piped(&fd);
 	if (pid == 0) {
-		close(fds[0]);
-		g_pipe = fds[1];
+		g_pipe = fd;
 		run_child(dir, kind);
 	}
-	close(fds[1]);
 	T_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
 	if (WIFEXITED(status))
 		T_FAILF("%s: child exited with %d instead of dying", kinds[kind].name,
@@ -294,9 +289,9 @@ static void one(const char *dir, enum crash_kind kind)
 		 "%s: child died by signal %d, expected %d", kinds[kind].name,
 		 WIFSIGNALED(status) ? WTERMSIG(status) : 0, sig);
 
-	T_ASSERT(read(fds[0], &hello, sizeof(hello)) == (ssize_t)sizeof(hello),
+	T_ASSERT(read(fd, &hello, sizeof(hello)) == (ssize_t)sizeof(hello),
 		 "%s: no hello from the child", kinds[kind].name);
-	T_ASSERT(read(fds[0], &m, sizeof(m)) == (ssize_t)sizeof(m),
+	T_ASSERT(read(fd, &m, sizeof(m)) == (ssize_t)sizeof(m),
 		 "%s: the handler installed before the probe's did not run", kinds[kind].name);
 	T_ASSERT(m.sig == sig, "%s: earlier handler saw signal %d", kinds[kind].name, m.sig);
 	if (sig == SIGSEGV || sig == SIGBUS) {
@@ -306,9 +301,9 @@ static void one(const char *dir, enum crash_kind kind)
 			 "%s: earlier handler saw code %d addr 0x%" PRIx64, kinds[kind].name,
 			 m.code, m.addr);
 	}
-	T_ASSERT(read(fds[0], &m, sizeof(m)) == 0, "%s: the earlier handler ran twice",
+	T_ASSERT(read(fd, &m, sizeof(m)) == 0, "%s: the earlier handler ran twice",
 		 kinds[kind].name);
-	close(fds[0]);
+	close(fd);
 	check_ring(&hello, kind, pid);
 	printf("%s: died by signal %d, earlier handler ran, ring checked\n", kinds[kind].name,
 	       sig);

@@ -37,9 +37,7 @@ static void one_run(const char *dir, int i)
 	int status, rc;
 	pid_t pid;
 
-	fflush(NULL);
-	pid = fork();
-	T_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	pid = t_fork();
 	if (pid == 0) {
 		struct lw *lw;
 

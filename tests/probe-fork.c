@@ -140,9 +140,7 @@ static int fork_child(struct lw *lw, int crash)
 	int status;
 	pid_t pid;
 
-	fflush(NULL);
-	pid = fork();
-	T_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	pid = t_fork();
 	if (pid == 0) {
 		if (crash)
 			child_crashes();
@@ -188,14 +186,11 @@ static void calls_and_crash(void)
 static void lock_not_inherited(void)
 {
 	char path[sizeof(((struct lw_info *)0)->path)];
-	int fds[2], status, fd;
+	int pipe_fd, status, fd;
 	pid_t pid, child;
 
 	T_ASSERT(prctl(PR_SET_CHILD_SUBREAPER, 1) == 0, "prctl: %s", strerror(errno));
-	T_ASSERT(pipe(fds) == 0, "pipe");
-	fflush(NULL);
-	pid = fork();
-	T_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	pid = t_fork_piped(&pipe_fd);
 	if (pid == 0) {
 		struct lw_config cfg = config();
 		struct lw_info info;
@@ -206,20 +201,19 @@ static void lock_not_inherited(void)
 			_exit(2);
 		c = fork();
 		if (c == 0) {
-			close(fds[1]);
+			close(pipe_fd);
 			for (;;)
 				pause();
 		}
-		if (c < 0 || write(fds[1], info.path, sizeof(info.path)) != (ssize_t)sizeof(info.path) ||
-		    write(fds[1], &c, sizeof(c)) != (ssize_t)sizeof(c))
+		if (c < 0 || write(pipe_fd, info.path, sizeof(info.path)) != (ssize_t)sizeof(info.path) ||
+		    write(pipe_fd, &c, sizeof(c)) != (ssize_t)sizeof(c))
 			_exit(2);
 		kill(getpid(), SIGKILL);
 		_exit(3);
 	}
-	close(fds[1]);
-	T_ASSERT(read(fds[0], path, sizeof(path)) == (ssize_t)sizeof(path) &&
-		 read(fds[0], &child, sizeof(child)) == (ssize_t)sizeof(child), "no word from the run");
-	close(fds[0]);
+	T_ASSERT(read(pipe_fd, path, sizeof(path)) == (ssize_t)sizeof(path) &&
+		 read(pipe_fd, &child, sizeof(child)) == (ssize_t)sizeof(child), "no word from the run");
+	close(pipe_fd);
 	T_ASSERT(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) &&
 		 WTERMSIG(status) == SIGKILL, "the run: status 0x%x", status);
 	T_ASSERT(kill(child, 0) == 0, "the forked child is gone");

@@ -137,28 +137,23 @@ int main(void)
 	window = open_time_us() * 3 / 2 + 200; /* the fork and the child's start too */
 	for (iter = 0; iter < KILLS; iter++) {
 		struct timespec delay;
-		int fds[2], status;
+		int fd, status;
 		char go;
 		pid_t pid;
 
-		T_ASSERT(pipe(fds) == 0, "pipe");
-		fflush(NULL);
-		pid = fork();
-		T_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+		pid = t_fork_piped(&fd);
 		if (pid == 0) {
 			struct lw_config ccfg = config();
 			struct lw *clw;
 
-			close(fds[0]);
-			if (write(fds[1], "g", 1) != 1)
+			if (write(fd, "g", 1) != 1)
 				_exit(2);
 			lw_open(&ccfg, &clw);
 			for (;;)
 				pause();
 		}
-		close(fds[1]);
-		T_ASSERT(read(fds[0], &go, 1) == 1, "kill %d: the child did not start", iter);
-		close(fds[0]);
+		T_ASSERT(read(fd, &go, 1) == 1, "kill %d: the child did not start", iter);
+		close(fd);
 		rng = mix64(rng);
 		delay.tv_sec = 0;
 		delay.tv_nsec = (long)(rng % window) * 1000;

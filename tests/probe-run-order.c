@@ -49,13 +49,10 @@ static struct lw_config config(uint32_t kept)
 static void dying_run(char *name, size_t len)
 {
 	char path[sizeof(((struct lw_info *)0)->path)];
-	int fds[2], status;
+	int fd, status;
 	pid_t pid;
 
-	T_ASSERT(pipe(fds) == 0, "pipe");
-	fflush(NULL);
-	pid = fork();
-	T_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	pid = t_fork_piped(&fd);
 	if (pid == 0) {
 		struct lw_config cfg = config(64);
 		struct lw_info info;
@@ -63,14 +60,13 @@ static void dying_run(char *name, size_t len)
 
 		if (lw_open(&cfg, &lw) != 0 || lw_info(lw, &info) != 0 ||
 		    lw_candidate(lw, "m") != 0 || lw_stage_begin(lw, LW_STAGE_LOAD) != 0 ||
-		    write(fds[1], info.path, sizeof(info.path)) != (ssize_t)sizeof(info.path))
+		    write(fd, info.path, sizeof(info.path)) != (ssize_t)sizeof(info.path))
 			_exit(2);
 		kill(getpid(), SIGKILL);
 		_exit(3);
 	}
-	close(fds[1]);
-	T_ASSERT(read(fds[0], path, sizeof(path)) == (ssize_t)sizeof(path), "no path from child");
-	close(fds[0]);
+	T_ASSERT(read(fd, path, sizeof(path)) == (ssize_t)sizeof(path), "no path from child");
+	close(fd);
 	T_ASSERT(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) &&
 		 WTERMSIG(status) == SIGKILL, "dying run: status 0x%x", status);
 	snprintf(name, len, "%s", strrchr(path, '/') + 1);
