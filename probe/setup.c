@@ -335,7 +335,11 @@ static void start_ring(struct lw *lw, const struct ring_header_params *hp, uint3
 }
 
 /* Remove the temporaries of opens that were killed (storage.c lists those
- * no writer holds). */
+ * no writer holds). A temporary is created and then locked (map_file()):
+ * one of a concurrent open of the same process, listed between the two
+ * steps, would be removed, and that open would fall back to anonymous
+ * memory when its rename fails. Two live processes of one name are not a
+ * case the probe serves otherwise either. */
 static void remove_stale(const char *dir, const struct run_list *runs)
 {
 	char path[1024];
