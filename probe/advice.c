@@ -2,7 +2,8 @@
  * Boot-loop advice (DESIGN.md, "Boot loops and safe mode"), computed at open
  * from the headers of the previous runs of the same process.
  *
- * Walking from the newest previous run back:
+ * Walking from the newest previous run back (storage.c orders them by boot
+ * and monotonic time, not by the wall clock in their names):
  *   - a run of another app version, a run that ended cleanly, or a run
  *     that died outside an early stage ends the loop;
  *   - a run that died (killed or crashed) in an early stage (download,
@@ -14,8 +15,6 @@
  * cleanly, else the stable candidate the newest run inherited.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,99 +22,51 @@
 #include "../src/vocab.h"
 #include "internal.h"
 
-struct prev_run {
-	uint32_t state;
-	uint32_t flags;
-	uint64_t app_version;
-	uint64_t candidate;
-	uint64_t ok_candidate;
-	uint64_t stable_candidate;
-	enum lw_stage died_in;
-};
-
-/* Read the header of a dead previous run. Returns 0, or -1 when the file is
- * live, unreadable, damaged or of another process. */
-static int read_prev_run(const char *dir, const char *name, const char *process,
-			 struct prev_run *out)
+void advice_compute(const struct run_list *runs, const char *process, uint64_t app_version,
+		    struct advice_result *out)
 {
-	struct lw_ring_header h;
-	char path[1024];
-	off_t size;
-	ssize_t n;
-	int fd, rc = -1;
-
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
-		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (storage_file_is_live(fd))
-		goto out_close;
-	size = lseek(fd, 0, SEEK_END);
-	n = pread(fd, &h, sizeof(h), 0);
-	if (n != (ssize_t)sizeof(h) || size < 0 ||
-	    ring_header_check(&h, (size_t)size, NULL) != RING_HEADER_OK)
-		goto out_close;
-	if (strncmp(h.process, process, sizeof(h.process)) != 0)
-		goto out_close;
-	out->state = h.state;
-	out->flags = h.flags;
-	out->app_version = h.app_version;
-	out->candidate = h.candidate;
-	out->ok_candidate = h.ok_candidate;
-	out->stable_candidate = h.stable_candidate;
-	out->died_in = h.state == LW_STATE_CLEAN_EXIT ? LW_STAGE_NONE : ring_open_stage(&h);
-	rc = 0;
-out_close:
-	close(fd);
-	return rc;
-}
-
-void advice_compute(const char *dir, const char *process, uint64_t app_version,
-		    const char *exclude_name, struct advice_result *out)
-{
-	struct run_list runs;
-	struct prev_run r;
 	int counting = 1, stable_known = 0;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	out->advice.kind = LW_ADVICE_NONE;
-	if (!dir || storage_list_runs(dir, process, &runs) != 0)
-		return;
-	for (i = runs.count; i-- > 0 && (counting || !stable_known);) {
-		if (exclude_name && strcmp(runs.names[i], exclude_name) == 0)
+	for (i = runs->count; i-- > 0 && (counting || !stable_known);) {
+		const struct run_entry *e = &runs->runs[i];
+		const struct lw_ring_header *h = &e->hdr;
+		enum lw_stage died_in;
+
+		/* Only dead runs of this very process (the file name holds it
+		 * with some bytes replaced). */
+		if (e->live || !e->valid || strncmp(h->process, process, sizeof(h->process)) != 0)
 			continue;
-		if (read_prev_run(dir, runs.names[i], process, &r) != 0)
-			continue;
+		died_in = h->state == LW_STATE_CLEAN_EXIT ? LW_STAGE_NONE : ring_open_stage(h);
 		if (!stable_known) {
-			if (r.state == LW_STATE_CLEAN_EXIT && r.ok_candidate) {
-				out->stable_candidate = r.ok_candidate;
+			if (h->state == LW_STATE_CLEAN_EXIT && h->ok_candidate) {
+				out->stable_candidate = h->ok_candidate;
 				stable_known = 1;
-			} else if (r.stable_candidate) {
-				out->stable_candidate = r.stable_candidate;
+			} else if (h->stable_candidate) {
+				out->stable_candidate = h->stable_candidate;
 				stable_known = 1;
 			}
 		}
 		if (!counting)
 			continue;
-		if (r.app_version != app_version || r.state == LW_STATE_CLEAN_EXIT ||
-		    !vocab_stage_early(r.died_in)) {
+		if (h->app_version != app_version || h->state == LW_STATE_CLEAN_EXIT ||
+		    !vocab_stage_early(died_in)) {
 			counting = 0;
 			continue;
 		}
 		if (out->advice.count == 0) {
-			out->advice.stage = r.died_in;
-			out->advice.candidate = r.candidate;
-		} else if (r.died_in != out->advice.stage || r.candidate != out->advice.candidate) {
+			out->advice.stage = died_in;
+			out->advice.candidate = h->candidate;
+		} else if (died_in != out->advice.stage || h->candidate != out->advice.candidate) {
 			counting = 0;
 			continue;
 		}
 		out->advice.count++;
-		if (r.flags & LW_RUN_ADVICE_RESET)
+		if (h->flags & LW_RUN_ADVICE_RESET)
 			counting = 0;
 	}
-	storage_free_runs(&runs);
 	if (out->advice.count == 1)
 		out->advice.kind = LW_ADVICE_SKIP_PREWARM;
 	else if (out->advice.count >= 2)
@@ -126,8 +77,11 @@ void advice_compute(const char *dir, const char *process, uint64_t app_version,
 int lw_advice(const struct lw *lw, struct lw_advice *out)
 {
 	uint64_t current;
+	int rc = lw_readable(lw);
 
-	if (!lw || !out)
+	if (rc != 0)
+		return rc;
+	if (!out)
 		return -EINVAL;
 	*out = lw->advice;
 	current = atomic_load_explicit(CA64(&lw->hdr->candidate), memory_order_relaxed);
@@ -144,8 +98,10 @@ int lw_advice(const struct lw *lw, struct lw_advice *out)
 
 int lw_advice_reset(struct lw *lw)
 {
-	if (!lw)
-		return -EINVAL;
+	int rc = lw_usable(lw);
+
+	if (rc != 0)
+		return rc;
 	atomic_fetch_or_explicit(A32(&lw->hdr->flags), LW_RUN_ADVICE_RESET, memory_order_relaxed);
 	return 0;
 }

@@ -33,24 +33,14 @@ uint64_t lw_now_ns(int clock_id)
 
 #if !defined(__BIONIC__)
 static _Thread_local uint32_t cached_tid;
-
-/* A forked child is one thread: the one that called fork(), whose cached id
- * is now its parent's. */
-static void forget_tid_in_child(void)
-{
-	cached_tid = 0;
-}
 #endif
 
-void lw_tid_cache_setup(void)
+/* In a forked child, from the fork handler of setup.c. The child is one
+ * thread: the one that called fork(), whose cached id is now its parent's. */
+void lw_tid_forget(void)
 {
 #if !defined(__BIONIC__)
-	static atomic_int registered;
-
-	/* Once per process, whichever thread opens first: the exchange makes
-	 * the test and the set one step. Orders nothing else. */
-	if (!atomic_exchange(&registered, 1))
-		pthread_atfork(NULL, NULL, forget_tid_in_child);
+	cached_tid = 0;
 #endif
 }
 
@@ -138,8 +128,10 @@ static int stage_event(struct lw *lw, enum lw_event_type type, enum lw_stage sta
 
 int lw_stage_begin(struct lw *lw, enum lw_stage stage)
 {
-	if (!lw)
-		return -EINVAL;
+	int rc = lw_usable(lw);
+
+	if (rc != 0)
+		return rc;
 	if (stage <= LW_STAGE_NONE || stage >= LW_STAGE_COUNT)
 		return refuse(lw);
 	/* Relaxed: the header's open stages are read after death (the ring
@@ -154,9 +146,10 @@ int lw_stage_end(struct lw *lw, enum lw_stage stage, enum lw_error err)
 {
 	_Atomic uint32_t *open;
 	uint32_t n;
+	int rc = lw_usable(lw);
 
-	if (!lw)
-		return -EINVAL;
+	if (rc != 0)
+		return rc;
 	if (stage <= LW_STAGE_NONE || stage >= LW_STAGE_COUNT || (int)err < 0 ||
 	    err > LW_ERR_OTHER)
 		return refuse(lw);
@@ -181,9 +174,10 @@ int lw_stage_end(struct lw *lw, enum lw_stage stage, enum lw_error err)
 int lw_mark(struct lw *lw, enum lw_mark kind, uint64_t value)
 {
 	struct lw_ring_slot s;
+	int rc = lw_usable(lw);
 
-	if (!lw)
-		return -EINVAL;
+	if (rc != 0)
+		return rc;
 	if (kind < LW_MARK_SESSIONS || kind > LW_MARK_BUDGET)
 		return refuse(lw);
 	lw_event_fill(lw, &s, LW_EV_MARK, ring_open_stage(lw->hdr), kind);
@@ -200,9 +194,10 @@ int lw_candidate(struct lw *lw, const char *name)
 {
 	struct lw_ring_slot s;
 	uint64_t d;
+	int rc = lw_usable(lw);
 
-	if (!lw)
-		return -EINVAL;
+	if (rc != 0)
+		return rc;
 	if (!name || !*name)
 		return refuse(lw);
 	d = lw_digest(name);
@@ -218,10 +213,10 @@ int lw_candidate(struct lw *lw, const char *name)
 int lw_memory_sample(struct lw *lw)
 {
 	struct lw_ring_slot s;
-	int rc;
+	int rc = lw_usable(lw);
 
-	if (!lw)
-		return -EINVAL;
+	if (rc != 0)
+		return rc;
 	rc = memory_sample_sigsafe(lw);
 	if (rc < 0)
 		return rc;

@@ -11,10 +11,12 @@
 #ifndef LW_PROBE_INTERNAL_H
 #define LW_PROBE_INTERNAL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <lastwords/probe.h>
 #include <lastwords/ring.h>
@@ -34,6 +36,8 @@ struct lw {
 	uint32_t page_kb;
 	enum lw_backing backing;
 	int fallback_error;
+	pid_t pid;                  /* the process that opened it */
+	uint32_t gate;              /* lw_gate at open (setup.c) */
 	char path[512];
 	char process[LW_RING_PROCESS_MAX];
 	uint64_t app_version;
@@ -55,14 +59,58 @@ struct lw {
 	int sampler_started;
 
 	/* Crash handler (crash.c). */
-	void *altstack;
-	size_t altstack_size;
 	int crash_installed;
 };
 
+/*
+ * The gate that every call on a probe passes (lw_usable()): the number of
+ * forks that led to this process, times 2, plus LW_GATE_CRASHED. A forked
+ * child adds 2 (setup.c, its pthread_atfork handler), so a probe opened
+ * by its parent no longer writes. The crash handler (crash.c) sets
+ * LW_GATE_CRASHED before it writes its record, so that the records of the
+ * threads that keep running until the process dies cannot push the crash
+ * record out of the ring. A probe keeps the value it was opened under.
+ */
+#define LW_GATE_CRASHED 1u
+extern _Atomic uint32_t lw_gate;
+
+/*
+ * 0 when lw may be used to write: -EINVAL for NULL; -ECHILD in a process
+ * forked from the one that opened it, which must never write its parent's
+ * ring; -ECANCELED once the crash handler recorded the process's crash.
+ * Costs one load. Relaxed, paired with nothing: a fork changes the gate in
+ * the child's one thread before fork() returns there, so every later call
+ * in that process is ordered after it (by program order, or by
+ * pthread_create for the threads it starts). The crash handler's change
+ * reaches the other threads a little later: one that has not seen it yet
+ * adds a record or two after the crash record, and pushing that out would
+ * take a whole lap of them.
+ * Context: signal-safe; does not allocate; does not block.
+ */
+static inline int lw_usable(const struct lw *lw)
+{
+	uint32_t g;
+
+	if (!lw)
+		return -EINVAL;
+	g = atomic_load_explicit(&lw_gate, memory_order_relaxed);
+	if (g == lw->gate)
+		return 0;
+	return ((g ^ lw->gate) & ~LW_GATE_CRASHED) ? -ECHILD : -ECANCELED;
+}
+
+/* lw_usable() for the functions that only read: they still answer after a
+ * crash. Context: signal-safe; does not allocate; does not block. */
+static inline int lw_readable(const struct lw *lw)
+{
+	int rc = lw_usable(lw);
+
+	return rc == -ECANCELED ? 0 : rc;
+}
+
 /* events.c */
 uint64_t lw_now_ns(int clock_id);
-void lw_tid_cache_setup(void);
+void lw_tid_forget(void);
 void lw_event_fill(struct lw *lw, struct lw_ring_slot *s, enum lw_event_type type,
 		   unsigned stage, unsigned code);
 
@@ -75,27 +123,40 @@ void memory_sampler_stop(struct lw *lw);
 extern const int crash_signals[LW_CRASH_SIGNALS];
 extern struct sigaction crash_prev[LW_CRASH_SIGNALS];
 extern struct lw *_Atomic crash_lw;
-extern atomic_int crash_recorded;
+extern atomic_int crash_owner; /* thread id of the first fatal signal's thread, 0 */
 void crash_handler_sigsafe(int sig, siginfo_t *si, void *uc);
 
 /* crash-install.c */
 void crash_release(struct lw *lw);
+
+/* storage.c */
+struct run_entry {
+	char *name;                 /* file name (not a path) */
+	int live;                   /* a writer holds its flock */
+	int valid;                  /* hdr passed R1..R7 */
+	struct lw_ring_header hdr;  /* the header as read, when valid */
+	int era;                    /* for the order: unreadable 0, earlier boot 1, this boot 2 */
+	uint64_t boot_key;          /* for the order: its boot's earliest start_real_ns */
+};
+struct run_list {
+	struct run_entry *runs;     /* oldest first */
+	size_t count;
+	char **stale;               /* temporaries of killed opens (file names) */
+	size_t stale_count;
+};
+/* A run's file is made as "." + its name + LW_TEMP_SUFFIX (setup.c). */
+#define LW_TEMP_SUFFIX ".tmp"
+int storage_list_runs(const char *dir, const char *process, const uint8_t boot_id[16],
+		      struct run_list *out);
+void storage_free_runs(struct run_list *l);
+int storage_file_is_live(int fd);
 
 /* advice.c */
 struct advice_result {
 	struct lw_advice advice;
 	uint64_t stable_candidate;
 };
-void advice_compute(const char *dir, const char *process, uint64_t app_version,
-		    const char *exclude_name, struct advice_result *out);
-
-/* storage.c */
-struct run_list {
-	char **names; /* file names (not paths), oldest first */
-	size_t count;
-};
-int storage_list_runs(const char *dir, const char *process, struct run_list *out);
-void storage_free_runs(struct run_list *l);
-int storage_file_is_live(int fd);
+void advice_compute(const struct run_list *runs, const char *process, uint64_t app_version,
+		    struct advice_result *out);
 
 #endif

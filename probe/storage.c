@@ -2,22 +2,26 @@
  * The run files on disk: naming, listing a process's previous runs,
  * telling a live run from a dead one, and syncing to storage.
  *
- * A run's file is "<process>.<YYYYMMDDTHHMMSS.mmmZ>.<pid>.lwr" (UTC start),
- * so a listing sorts by process, then by time.
+ * A run's file is "<process>.<YYYYMMDDTHHMMSS.mmmZ>.<pid>.lwr" (UTC start).
+ * While lw_open() makes it, until its header is written, it is
+ * ".<that name>.tmp" (LW_TEMP_SUFFIX), which no reader takes for a run.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../src/run-name.h"
 #include "internal.h"
 
-/* Does rest match "YYYYMMDDTHHMMSS.mmmZ.<pid>.lwr"? */
-static int is_run_suffix(const char *rest)
+/* Does rest match "YYYYMMDDTHHMMSS.mmmZ.<pid>" and then ext? */
+static int is_run_suffix(const char *rest, const char *ext)
 {
 	static const char shape[] = "ddddddddTdddddd.dddZ.";
 	size_t i;
@@ -35,25 +39,167 @@ static int is_run_suffix(const char *rest)
 		return 0;
 	while (*rest >= '0' && *rest <= '9')
 		rest++;
-	return strcmp(rest, ".lwr") == 0;
+	return strcmp(rest, ext) == 0;
 }
 
-static int cmp_names(const void *a, const void *b)
+/* Is name this process's run (is_temp 0) or the temporary of one (1)? */
+static int run_name_kind(const char *name, const char *prefix, size_t plen, int *is_temp)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	if (strncmp(name, prefix, plen) == 0 && is_run_suffix(name + plen, ".lwr")) {
+		*is_temp = 0;
+		return 1;
+	}
+	if (name[0] == '.' && strncmp(name + 1, prefix, plen) == 0 &&
+	    is_run_suffix(name + 1 + plen, ".lwr" LW_TEMP_SUFFIX)) {
+		*is_temp = 1;
+		return 1;
+	}
+	return 0;
 }
 
-/* List the run files of process in dir, oldest first. Context: not
- * signal-safe; allocates (free with storage_free_runs); blocks (I/O). */
-int storage_list_runs(const char *dir, const char *process, struct run_list *out)
+/* Open dir/name for reading, if it is a regular file: a FIFO, a device or
+ * a symbolic link named like a run is not one, and opening a FIFO would
+ * block until a writer came. Returns the descriptor, -EINVAL when the file
+ * is not a regular one, or -errno.
+ * Context: not signal-safe; no allocation; does not block. */
+static int open_run(const char *dir, const char *name)
+{
+	char path[1024];
+	struct stat st;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+/* Fill e from the open file fd: live or not, and its header if it passes
+ * R1..R7. */
+static void read_entry(int fd, struct run_entry *e)
+{
+	off_t size = lseek(fd, 0, SEEK_END);
+
+	e->live = storage_file_is_live(fd);
+	e->valid = size >= 0 && pread(fd, &e->hdr, sizeof(e->hdr), 0) == (ssize_t)sizeof(e->hdr) &&
+		   ring_header_check(&e->hdr, (size_t)size, NULL) == RING_HEADER_OK;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_boot(const void *a, const void *b)
+{
+	const struct run_entry *x = a, *y = b;
+
+	if (x->valid != y->valid)
+		return x->valid - y->valid;
+	return memcmp(x->hdr.boot_id, y->hdr.boot_id, sizeof(x->hdr.boot_id));
+}
+
+/* The order of runs (see run_order()): era, then the boot's time, the boot,
+ * the time within the boot, and the name. */
+static int cmp_order(const void *a, const void *b)
+{
+	const struct run_entry *x = a, *y = b;
+	int c;
+
+	if (x->era != y->era)
+		return x->era - y->era;
+	if ((c = cmp_u64(x->boot_key, y->boot_key)) != 0)
+		return c;
+	if (x->valid && (c = memcmp(x->hdr.boot_id, y->hdr.boot_id, sizeof(x->hdr.boot_id))) != 0)
+		return c;
+	if (x->valid && (c = cmp_u64(x->hdr.start_mono_ns, y->hdr.start_mono_ns)) != 0)
+		return c;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * Sort runs oldest first by what does not step back. The wall clock can
+ * (NTP, the user, a device booting with no real-time clock), and the names
+ * carry it, so within one boot runs are ordered by CLOCK_MONOTONIC at open.
+ * The runs of the current boot (boot_id) are the newest of all. Earlier
+ * boots have no common clock but the wall clock: each is placed by the
+ * earliest start_real_ns among its runs. A header without a boot id is its
+ * own boot, placed by its start_real_ns. Files whose header cannot be read
+ * are the oldest, by name.
+ */
+static void run_order(struct run_entry *e, size_t n, const uint8_t boot_id[16])
+{
+	static const uint8_t none[16];
+	size_t i, j;
+
+	if (n == 0)
+		return; /* qsort wants an array */
+	/* Group by boot (unreadable headers first), then give each group's
+	 * runs the earliest start time of the group. */
+	qsort(e, n, sizeof(*e), cmp_boot);
+	for (i = 0; i < n; i = j) {
+		int known = e[i].valid && memcmp(e[i].hdr.boot_id, none, sizeof(none)) != 0;
+		uint64_t first = e[i].hdr.start_real_ns;
+
+		j = i + 1;
+		if (known)
+			for (; j < n && cmp_boot(&e[i], &e[j]) == 0; j++)
+				if (e[j].hdr.start_real_ns < first)
+					first = e[j].hdr.start_real_ns;
+		for (; i < j; i++) {
+			if (!e[i].valid)
+				e[i].era = 0;
+			else if (known && memcmp(e[i].hdr.boot_id, boot_id, sizeof(none)) == 0)
+				e[i].era = 2;
+			else
+				e[i].era = 1;
+			e[i].boot_key = e[i].era == 1 ? first : 0;
+		}
+	}
+	qsort(e, n, sizeof(*e), cmp_order);
+}
+
+/* Append a copy of name to *names (count, capacity *cap). 0 or -ENOMEM. */
+static int add_name(char ***names, size_t *count, size_t *cap, const char *name)
+{
+	char *copy;
+
+	if (*count == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 4;
+		char **nn = realloc(*names, ncap * sizeof(*nn));
+
+		if (!nn)
+			return -ENOMEM;
+		*names = nn;
+		*cap = ncap;
+	}
+	copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	(*names)[(*count)++] = copy;
+	return 0;
+}
+
+/* List the run files of process in dir, oldest first (run_order()), and
+ * the temporaries of its opens (setup.c) that no writer holds: those of
+ * opens that were killed. Context: not signal-safe; allocates (free with
+ * storage_free_runs); blocks (I/O). */
+int storage_list_runs(const char *dir, const char *process, const uint8_t boot_id[16],
+		      struct run_list *out)
 {
 	char prefix[LW_RING_PROCESS_MAX + 1];
-	size_t plen, cap = 0;
+	struct run_list l;
+	size_t plen, cap = 0, temps_cap = 0;
 	struct dirent *de;
 	DIR *d;
 
-	out->names = NULL;
-	out->count = 0;
+	memset(&l, 0, sizeof(l));
 	run_name_process(prefix, sizeof(prefix) - 1, process);
 	plen = strlen(prefix);
 	prefix[plen++] = '.';
@@ -62,32 +208,52 @@ int storage_list_runs(const char *dir, const char *process, struct run_list *out
 	if (!d)
 		return -errno;
 	while ((de = readdir(d)) != NULL) {
-		char *name;
+		struct run_entry *e;
+		int fd, is_temp;
 
-		if (strncmp(de->d_name, prefix, plen) != 0 || !is_run_suffix(de->d_name + plen))
+		if (!run_name_kind(de->d_name, prefix, plen, &is_temp))
 			continue;
-		if (out->count == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			char **nn = realloc(out->names, ncap * sizeof(*nn));
+		/* Only regular files are runs: a FIFO or a link of that name
+		 * is neither read nor removed, nor counted among the kept. */
+		fd = open_run(dir, de->d_name);
+		if (fd < 0)
+			continue;
+		if (is_temp) {
+			int live = storage_file_is_live(fd);
 
-			if (!nn)
+			close(fd);
+			if (!live && add_name(&l.stale, &l.stale_count, &temps_cap, de->d_name) != 0)
 				goto fail_nomem;
-			out->names = nn;
+			continue;
+		}
+		if (l.count == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			struct run_entry *nr = realloc(l.runs, ncap * sizeof(*nr));
+
+			if (!nr) {
+				close(fd);
+				goto fail_nomem;
+			}
+			l.runs = nr;
 			cap = ncap;
 		}
-		name = strdup(de->d_name);
-		if (!name)
+		e = &l.runs[l.count];
+		memset(e, 0, sizeof(*e));
+		read_entry(fd, e);
+		close(fd);
+		e->name = strdup(de->d_name);
+		if (!e->name)
 			goto fail_nomem;
-		out->names[out->count++] = name;
+		l.count++;
 	}
 	closedir(d);
-	if (out->count)
-		qsort(out->names, out->count, sizeof(*out->names), cmp_names);
+	run_order(l.runs, l.count, boot_id);
+	*out = l;
 	return 0;
 
 fail_nomem:
 	closedir(d);
-	storage_free_runs(out);
+	storage_free_runs(&l);
 	return -ENOMEM;
 }
 
@@ -98,10 +264,12 @@ void storage_free_runs(struct run_list *l)
 	if (!l)
 		return;
 	for (i = 0; i < l->count; i++)
-		free(l->names[i]);
-	free(l->names);
-	l->names = NULL;
-	l->count = 0;
+		free(l->runs[i].name);
+	for (i = 0; i < l->stale_count; i++)
+		free(l->stale[i]);
+	free(l->runs);
+	free(l->stale);
+	memset(l, 0, sizeof(*l));
 }
 
 /* 1 when a writer holds the file's flock (the run is live), 0 when not.
@@ -118,9 +286,10 @@ int storage_file_is_live(int fd)
 int lw_sync(struct lw *lw)
 {
 	struct lw_ring_slot s;
+	int rc = lw_usable(lw);
 
-	if (!lw)
-		return -EINVAL;
+	if (rc != 0)
+		return rc;
 	if (lw->backing != LW_BACKING_FILE)
 		return -ENODEV;
 	lw_event_fill(lw, &s, LW_EV_SYNC, ring_open_stage(lw->hdr), 0);

@@ -100,6 +100,32 @@ static inline void sleep_ms(long ms)
 		;
 }
 
+/* fork(), with stdio flushed first so that the child does not print the
+ * parent's buffered output again; fails the test if it cannot. */
+static inline pid_t t_fork(void)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	T_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	return pid;
+}
+
+/* t_fork() with a pipe from the child to the parent: *fd is the write end
+ * in the child (where it returns 0) and the read end in the parent. */
+static inline pid_t t_fork_piped(int *fd)
+{
+	int fds[2];
+	pid_t pid;
+
+	T_ASSERT(pipe(fds) == 0, "pipe: %s", strerror(errno));
+	pid = t_fork();
+	close(fds[pid == 0 ? 0 : 1]);
+	*fd = fds[pid == 0 ? 1 : 0];
+	return pid;
+}
+
 /* Entries of dir, not counting dot files. */
 static inline int count_files(const char *dir)
 {

@@ -74,9 +74,7 @@ static void dying_run(uint64_t version, const char *cand, enum lw_stage stage, e
 	int status, want = how == DIE_CRASH ? SIGSEGV : SIGKILL;
 	pid_t pid;
 
-	fflush(NULL);
-	pid = fork();
-	T_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	pid = t_fork();
 	if (pid == 0) {
 		struct lw_config cfg = config(version);
 		struct lw_advice adv[2];

@@ -521,7 +521,8 @@ static void run_stalled(const char *dir)
 	release_ring(&rc);
 }
 
-/* A forked child's records carry its own thread id, not the parent's
+/* A forked child's records, in a probe of its own (it may not write the
+ * parent's: tests/probe-fork.c), carry its own thread id, not the parent's
  * cached one. */
 static void run_fork_tid(const char *dir)
 {
@@ -530,28 +531,45 @@ static void run_fork_tid(const char *dir)
 		.process_name = "com.example.app:fork",
 		.slot_count = 16,
 	};
-	struct lw_info info;
+	struct lw_info info, child_info;
 	struct ring_copy rc;
 	struct lw *lw;
-	int status;
+	int status, fds[2];
 	pid_t child;
 
 	T_ASSERT(lw_open(&cfg, &lw) == 0, "lw_open fork");
 	T_ASSERT(lw_info(lw, &info) == 0, "lw_info");
 	T_ASSERT(lw_mark(lw, LW_MARK_SESSIONS, 1) == 0, "parent mark");
+	T_ASSERT(pipe(fds) == 0, "pipe");
 	child = fork();
 	T_ASSERT(child >= 0, "fork: %s", strerror(errno));
-	if (child == 0)
-		_exit(lw_mark(lw, LW_MARK_SESSIONS, 2) == 0 ? 0 : 1);
+	if (child == 0) {
+		struct lw *own;
+
+		if (lw_close(lw) != -ECHILD || lw_open(&cfg, &own) != 0 ||
+		    lw_mark(own, LW_MARK_SESSIONS, 2) != 0 || lw_info(own, &child_info) != 0 ||
+		    lw_close(own) != 0 ||
+		    write(fds[1], &child_info, sizeof(child_info)) != (ssize_t)sizeof(child_info))
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
 	T_ASSERT(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
 		 WEXITSTATUS(status) == 0, "child mark");
+	T_ASSERT(read(fds[0], &child_info, sizeof(child_info)) == (ssize_t)sizeof(child_info),
+		 "the child's ring");
+	close(fds[0]);
 	T_ASSERT(lw_close(lw) == 0, "lw_close");
 	read_ring(info.path, &rc, 0);
-	/* open, parent mark, child mark, close */
-	T_ASSERT(rc.n == 4 && rc.r[1].s.a == 1 && rc.r[2].s.a == 2, "%zu records", rc.n);
+	/* open, parent mark, close */
+	T_ASSERT(rc.n == 3 && rc.r[1].s.a == 1, "%zu records", rc.n);
 	T_ASSERT(rc.r[1].s.tid == (uint32_t)getpid(), "parent tid %u", rc.r[1].s.tid);
-	T_ASSERT(rc.r[2].s.tid == (uint32_t)child, "child record has tid %u, child is %d",
-		 rc.r[2].s.tid, (int)child);
+	release_ring(&rc);
+	read_ring(child_info.path, &rc, 0);
+	/* open, child mark, close */
+	T_ASSERT(rc.n == 3 && rc.r[1].s.a == 2, "child's ring: %zu records", rc.n);
+	T_ASSERT(rc.r[1].s.tid == (uint32_t)child, "child record has tid %u, child is %d",
+		 rc.r[1].s.tid, (int)child);
 	release_ring(&rc);
 }
 

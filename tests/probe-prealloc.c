@@ -110,9 +110,7 @@ static void fsize_limit(const char *dir)
 	int status;
 	pid_t pid;
 
-	fflush(NULL);
-	pid = fork();
-	T_ASSERT(pid >= 0, "fork: %s", strerror(errno));
+	pid = t_fork();
 	if (pid == 0) {
 		struct rlimit rl = { RING_BYTES / 2, RING_BYTES / 2 };
 

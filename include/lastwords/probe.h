@@ -17,6 +17,11 @@
  * being written by a writer a full lap of the ring behind (one preempted for
  * that long), the newer record is dropped rather than mixed with it: the
  * function returns -EAGAIN and the header's lapped counter counts it.
+ *
+ * A process forked from the one that opened a probe never writes its ring:
+ * every function given the inherited probe returns -ECHILD and does
+ * nothing, and lw_close() releases the child's copy without writing
+ * (liblastwords(3), FORKS).
  */
 #ifndef LASTWORDS_PROBE_H
 #define LASTWORDS_PROBE_H
@@ -84,10 +89,12 @@ struct lw_advice {
 };
 
 /*
- * Open the probe: create and preallocate this run's ring file in cfg->dir
- * (named "<process>.<UTC start>.<pid>.lwr"), map it, hold an exclusive flock
- * on it, compute the boot-loop advice from the previous runs' files, and
- * remove runs beyond cfg->runs_kept. If the directory, the disk or the
+ * Open the probe: create and preallocate this run's ring file in cfg->dir,
+ * map it, hold an exclusive flock on it, write its header, and only then
+ * give it its name ("<process>.<UTC start>.<pid>.lwr"; until then it is
+ * ".<that name>.tmp", which the next open removes if this one is killed).
+ * Compute the boot-loop advice from the previous runs' files, and remove
+ * runs beyond cfg->runs_kept. If the directory, the disk or the
  * mapping fails, the probe runs on anonymous memory instead and returns
  * LW_OPEN_ANONYMOUS; lw_info() gives the error. Starts the sampler thread
  * when cfg->sampler_period_ms is set. *out is set on success (0 or
@@ -158,11 +165,16 @@ LW_API int lw_sync(struct lw *lw);
 /*
  * Install the fatal-signal handler for SIGSEGV, SIGBUS, SIGABRT, SIGFPE,
  * SIGILL and SIGTRAP on an alternate stack (the calling thread's existing one
- * is kept; otherwise one made at open is used). On a fatal signal it writes
+ * is kept; otherwise it gets the probe's static one, which only one thread
+ * per process ever gets). On a fatal signal it writes
  * one crash record (signal, code, fault address, open stage), marks the
  * header CRASHED, restores the handler that was installed before, and lets
  * the signal take its course, so the process still dies by it and debuggerd
- * still writes its tombstone. Only one probe per process may install it.
+ * still writes its tombstone. Only the first fatal signal is recorded, and
+ * the process dies by it: other threads that take one meanwhile wait, and
+ * from the crash on the event functions return -ECANCELED and write
+ * nothing, so that the crash record stays in the ring. Only one probe per
+ * process may install it.
  * Context: not signal-safe; does not allocate; does not block.
  */
 LW_API int lw_crash_install(struct lw *lw);
