@@ -8,6 +8,11 @@
  * can be read, and manifest.json: the device, the time-zone offset, the
  * lmkd kill-report properties, the files written and what is missing.
  *
+ * Every device command goes through adb_exec() (adb.h), which gets its
+ * exit status whatever the client and the device; a directory's files come
+ * in one call. The whole pull has one deadline (--timeout), each output a
+ * cap, so a device cannot make it hang, fill the memory or the disk.
+ *
  * The bundle is written into DIR.partial and renamed to DIR only when
  * nothing required is missing. A partial pull stays in DIR.partial, with
  * "complete": false in its manifest, and exits PULL_EXIT_PARTIAL: it never
@@ -46,6 +51,20 @@ enum pull_exit {
 };
 
 #define NAME_MAX_LEN 200
+
+/* Caps on what a device may send, stated in lastwords(1): a call that
+ * prints more is stopped, and what it was to fetch is missing. */
+#define CAP_SMALL ((size_t)64 << 10)     /* adb devices, pm path, date */
+#define CAP_PROPS ((size_t)1 << 20)      /* getprop */
+#define CAP_EXIT_INFO ((size_t)64 << 20) /* dumpsys activity exit-info */
+#define CAP_LOG ((size_t)256 << 20)      /* each logcat */
+#define DIR_BYTES_MAX ((size_t)2 << 30)  /* the files of one directory, in one call */
+#define DIR_FILES_MAX 1024               /* files taken from one directory */
+/* Each file: a ring as large as the format allows, a tombstone, a trace. */
+#define RING_FILE_MAX \
+	(LW_RING_HEADER_SIZE + (unsigned long long)LW_RING_SLOTS_MAX * LW_RING_SLOT_SIZE)
+#define TOMBSTONE_MAX (16ull << 20)
+#define ANR_MAX (64ull << 20)
 
 struct pull {
 	struct adb adb;
@@ -102,17 +121,6 @@ static int ends_with(const char *s, size_t len, const char *suffix)
 	size_t n = strlen(suffix);
 
 	return len >= n && memcmp(s + len - n, suffix, n) == 0;
-}
-
-/* The first line of text, for a one-line message. */
-static void first_line(char *dst, size_t len, const char *text)
-{
-	size_t n = strcspn(text, "\r\n");
-
-	if (n >= len)
-		n = len - 1;
-	memcpy(dst, text, n);
-	dst[n] = '\0';
 }
 
 /* Record something missing in the manifest and say so on stderr. */
@@ -184,53 +192,38 @@ static int start_error(int rc)
 
 enum fetch { FETCH_OK, FETCH_FAILED, FETCH_EMPTY };
 
-/* Run adb with its stdout into work/rel. FETCH_OK: the file is kept and
- * listed; FETCH_FAILED: removed, *why says why; FETCH_EMPTY: removed.
- * A device-side error printed on stdout (exec-out has no exit status) is
- * caught by its prefix: "run-as:", "cat:", "ls:". Returns -1 on a local
- * failure. */
-static int fetch(struct pull *p, const char *rel, const char *const *args, char *why,
+/* Run cmdline on the device with its output into work/rel, at most cap
+ * bytes. FETCH_OK: the file is kept and listed; FETCH_FAILED: removed,
+ * *why says why; FETCH_EMPTY: removed. Returns -1 on a local failure. */
+static int fetch(struct pull *p, const char *rel, const char *cmdline, size_t cap, char *why,
 		 size_t whylen)
 {
 	struct adb_result res;
-	char head[256];
+	struct adb_file f;
 	char *path = join(p->work, rel);
 	struct stat st;
-	ssize_t n;
-	int fd, rc;
+	int rc;
 
 	if (!path)
 		return local_error(rel, "out of memory");
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0644);
-	if (fd < 0) {
+	adb_file_init(&f, open(path, O_WRONLY | O_CREAT | O_EXCL, 0644));
+	if (f.fd < 0) {
 		rc = local_error(path, strerror(errno));
 		goto free_path;
 	}
-	rc = adb_run(&p->adb, args, fd, &res);
-	if (rc != 0) {
-		close(fd);
+	rc = adb_exec(&p->adb, cmdline, &f.sink, cap, &res);
+	if (rc != 0 || f.werr || fstat(f.fd, &st) != 0) {
+		rc = rc ? start_error(rc) : local_error(path, strerror(f.werr ? f.werr : errno));
+		close(f.fd);
 		unlink(path);
-		rc = start_error(rc);
 		goto free_path;
 	}
-	if (fstat(fd, &st) != 0 || (n = pread(fd, head, sizeof(head) - 1, 0)) < 0) {
-		rc = local_error(path, strerror(errno));
-		close(fd);
-		goto free_path;
-	}
-	head[n] = '\0';
-	if (close(fd) != 0) {
+	if (close(f.fd) != 0) {
 		rc = local_error(path, strerror(errno));
 		goto free_path;
 	}
-	if (res.status != 0 || strncmp(head, "run-as:", 7) == 0 || strncmp(head, "cat:", 4) == 0 ||
-	    strncmp(head, "ls:", 3) == 0) {
-		if (res.status != 0 && res.err[0])
-			first_line(why, whylen, res.err);
-		else if (head[0] && res.status == 0)
-			first_line(why, whylen, head);
-		else
-			snprintf(why, whylen, "adb exited with status %d", res.status);
+	if (res.status != 0) {
+		snprintf(why, whylen, "%s", res.err);
 		unlink(path);
 		rc = FETCH_FAILED;
 	} else if (st.st_size == 0) {
@@ -245,27 +238,35 @@ free_path:
 	return rc;
 }
 
-/* Run adb and keep its stdout. Returns 0 (free *out), 1 when adb failed
- * (*why set), -1 on a local failure. */
-static int capture(struct pull *p, const char *const *args, char **out, char *why, size_t whylen)
+/* Run cmdline on the device and keep its output, at most cap bytes.
+ * Returns 0 (free b->data), 1 when it failed (*why set, and *reached when
+ * it failed on the device, not in adb), -1 on a local failure. */
+static int capture(struct pull *p, const char *cmdline, size_t cap, struct adb_buf *b, char *why,
+		   size_t whylen, int *reached)
 {
 	struct adb_result res;
-	size_t len;
-	int rc = adb_capture(&p->adb, args, out, &len, &res);
+	int rc;
 
-	if (rc != 0)
+	adb_buf_init(b);
+	rc = adb_exec(&p->adb, cmdline, &b->sink, cap, &res);
+	if (reached)
+		*reached = res.reached;
+	if (rc != 0) {
+		free(b->data);
 		return start_error(rc);
+	}
+	if (res.status == ADB_STOPPED) {
+		free(b->data);
+		return local_error("adb output", "out of memory");
+	}
 	if (res.status != 0) {
-		if (res.err[0])
-			first_line(why, whylen, res.err);
-		else if (**out)
-			first_line(why, whylen, *out);
-		else
-			snprintf(why, whylen, "adb exited with status %d", res.status);
-		free(*out);
-		*out = NULL;
+		snprintf(why, whylen, "%s", res.err);
+		free(b->data);
+		b->data = NULL;
 		return 1;
 	}
+	if (!b->data && !(b->data = calloc(1, 1)))
+		return local_error("adb output", "out of memory");
 	return 0;
 }
 
@@ -277,10 +278,13 @@ static int find_device(struct pull *p, const char *want, char **serial)
 {
 	static const char *const args[] = { "devices", NULL };
 	struct adb_result res;
-	char *out, *line, *save = NULL, *found = NULL, *state_of_want = NULL;
-	size_t len, n = 0;
-	int rc = adb_capture(&p->adb, args, &out, &len, &res);
+	struct adb_buf b;
+	char *line, *save = NULL, *found = NULL, *state_of_want = NULL;
+	size_t n = 0;
+	int rc;
 
+	adb_buf_init(&b);
+	rc = adb_run(&p->adb, args, &b.sink, CAP_SMALL, &res);
 	if (rc == -ENOENT) {
 		fprintf(stderr, "lastwords: adb not found ('%s'): install the Android platform tools "
 				"(Debian: apt install adb), or set ADB to the adb binary\n",
@@ -292,23 +296,29 @@ static int find_device(struct pull *p, const char *want, char **serial)
 			strerror(-rc));
 		return PULL_EXIT_NO_ADB;
 	}
-	if (res.status != 0) {
+	if (res.status != 0 || !b.data) {
 		fprintf(stderr, "lastwords: adb devices failed: %s\n",
-			res.err[0] ? res.err : "no message");
-		free(out);
-		return PULL_EXIT_NO_DEVICE;
+			res.status == ADB_STOPPED ? "out of memory"
+			: res.err[0]		  ? res.err
+						  : "no output");
+		free(b.data);
+		return res.status == ADB_STOPPED ? PULL_EXIT_OUTPUT : PULL_EXIT_NO_DEVICE;
 	}
-	rc = 0;
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *s = line + strspn(line, " \t"), *state;
+	for (line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *s = line + strspn(line, " \t"), *state, *end;
 
 		if (!*s || *s == '*' || strncmp(s, "List of devices", 15) == 0)
 			continue;
+		/* "SERIAL<tab>STATE", where the state may have words: "no
+		 * permissions (user in plugdev group; are your udev rules
+		 * wrong?); see [...]". */
 		state = s + strcspn(s, " \t");
 		if (*state)
 			*state++ = '\0';
 		state += strspn(state, " \t");
-		state[strcspn(state, " \t\r")] = '\0';
+		end = state + strlen(state);
+		while (end > state && (end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+			*--end = '\0';
 		if (want) {
 			if (strcmp(s, want) == 0)
 				state_of_want = state;
@@ -333,8 +343,11 @@ static int find_device(struct pull *p, const char *want, char **serial)
 		fprintf(stderr, "): choose one with --serial\n");
 		rc = PULL_EXIT_DEVICES;
 	} else if (strcmp(state_of_want, "device") != 0) {
-		fprintf(stderr, "lastwords: device '%s' is %s, not ready (see adb devices)\n",
-			want ? want : found, state_of_want[0] ? state_of_want : "in an unknown state");
+		fprintf(stderr, "lastwords: device '%s' is not ready: %s%s (see adb devices)\n",
+			want ? want : found, state_of_want[0] ? state_of_want : "in an unknown state",
+			strcmp(state_of_want, "unauthorized") == 0
+				? "; accept the debugging prompt on the device"
+				: "");
 		rc = PULL_EXIT_NO_DEVICE;
 	} else {
 		*serial = strdup(want ? want : found);
@@ -343,25 +356,32 @@ static int find_device(struct pull *p, const char *want, char **serial)
 			rc = PULL_EXIT_OUTPUT;
 		}
 	}
-	free(out);
+	free(b.data);
 	return rc;
 }
 
 /* Is the package installed? pm path prints "package:/data/app/..." for it. */
 static int check_package(struct pull *p)
 {
-	const char *args[] = { "shell", "pm", "path", p->package, NULL };
-	char why[256] = "", *out;
-	int rc = capture(p, args, &out, why, sizeof(why));
+	char cmd[NAME_MAX_LEN + 16], why[512] = "";
+	struct adb_buf b;
+	int rc, reached;
 
+	snprintf(cmd, sizeof(cmd), "pm path %s", p->package);
+	rc = capture(p, cmd, CAP_SMALL, &b, why, sizeof(why), &reached);
 	if (rc < 0)
 		return PULL_EXIT_OUTPUT;
-	if (rc == 0 && strstr(out, "package:")) {
-		free(out);
+	if (rc == 0 && strstr(b.data, "package:")) {
+		free(b.data);
 		return 0;
 	}
 	if (rc == 0)
-		free(out);
+		free(b.data);
+	if (rc > 0 && !reached) {
+		fprintf(stderr, "lastwords: cannot ask '%s' for package '%s': %s\n", p->adb.serial,
+			p->package, why);
+		return PULL_EXIT_NO_DEVICE;
+	}
 	fprintf(stderr, "lastwords: package '%s' is not installed on '%s'%s%s\n", p->package,
 		p->adb.serial, why[0] ? ": " : "", why);
 	return PULL_EXIT_PACKAGE;
@@ -370,7 +390,6 @@ static int check_package(struct pull *p)
 /* getprop's "[key]: [value]" lines into the manifest's device object. */
 static int collect_props(struct pull *p)
 {
-	static const char *const args[] = { "shell", "getprop", NULL };
 	static const struct {
 		const char *prop, *key;
 	} wanted[] = {
@@ -383,19 +402,20 @@ static int collect_props(struct pull *p)
 	cJSON *device = cJSON_AddObjectToObject(p->manifest, "device");
 	cJSON *lmk = cJSON_AddObjectToObject(p->manifest, "lmk");
 	cJSON *lmkprops = lmk ? cJSON_AddObjectToObject(lmk, "properties") : NULL;
-	char why[256] = "", *out, *line, *save = NULL;
+	char why[512] = "", *line, *save = NULL;
 	const char *reportkills = NULL;
+	struct adb_buf b;
 	size_t i, nlmk = 0;
 	int rc;
 
 	if (!lmkprops || !cJSON_AddStringToObject(device, "serial", p->adb.serial))
 		return local_error("manifest", "out of memory");
-	rc = capture(p, args, &out, why, sizeof(why));
+	rc = capture(p, "getprop", CAP_PROPS, &b, why, sizeof(why), NULL);
 	if (rc < 0)
 		return -1;
 	if (rc > 0)
 		return add_missing(p, "device properties", 1, "getprop failed: %s", why);
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *key, *val, *end;
 
 		if (line[0] != '[' || !(end = strstr(line, "]: [")))
@@ -427,7 +447,7 @@ static int collect_props(struct pull *p)
 							     strcmp(reportkills, "0") != 0)
 			  : cJSON_AddNullToObject(lmk, "reportkills")))
 		goto nomem;
-	free(out);
+	free(b.data);
 	if (!cJSON_GetObjectItem(device, "model") || !cJSON_GetObjectItem(device, "android_version"))
 		return add_missing(p, "device properties", 1,
 				   "getprop printed no ro.product.model or ro.build.version.release");
@@ -435,107 +455,357 @@ static int collect_props(struct pull *p)
 		return add_missing(p, "lmkd properties", 0, "no ro.lmk.*, sys.lmk.* or persist.sys.lmk.* property");
 	return 0;
 nomem:
-	free(out);
+	free(b.data);
 	return local_error("manifest", "out of memory");
 }
 
 /* The device's UTC offset, as date +%z prints it: "+0100". */
 static int collect_tz(struct pull *p)
 {
-	static const char *const args[] = { "shell", "date", "+%z", NULL };
-	char why[256] = "", *out;
+	char why[512] = "";
+	struct adb_buf b;
 	size_t n;
-	int rc = capture(p, args, &out, why, sizeof(why));
+	int rc = capture(p, "date +%z", CAP_SMALL, &b, why, sizeof(why), NULL);
 
 	if (rc < 0)
 		return -1;
 	if (rc > 0)
 		return add_missing(p, "time-zone offset", 1, "date +%%z failed: %s", why);
-	n = strcspn(out, "\r\n");
-	out[n] = '\0';
-	if (n != 5 || (out[0] != '+' && out[0] != '-') || strspn(out + 1, "0123456789") != 4) {
-		rc = add_missing(p, "time-zone offset", 1, "date +%%z printed '%.40s'", out);
-	} else if (!cJSON_AddStringToObject(p->manifest, "tz_offset", out)) {
+	n = strcspn(b.data, "\r\n");
+	b.data[n] = '\0';
+	if (n != 5 || (b.data[0] != '+' && b.data[0] != '-') || strspn(b.data + 1, "0123456789") != 4) {
+		rc = add_missing(p, "time-zone offset", 1, "date +%%z printed '%.40s'", b.data);
+	} else if (!cJSON_AddStringToObject(p->manifest, "tz_offset", b.data)) {
 		rc = local_error("manifest", "out of memory");
 	}
-	free(out);
+	free(b.data);
 	return rc;
+}
+
+/* --- the files of a directory ------------------------------------------ */
+
+/* One device directory pulled in one call of adb_stream_script(), into
+ * work/sub. Each name is taken once: a name the device lists again in the
+ * same call is dropped, and a second call (rings) takes only the names the
+ * first did not get whole. */
+struct dir_pull {
+	struct pull *p;
+	const char *sub;         /* "rings", "tombstones", "anr" */
+	int required;            /* are its files required? */
+	int rings;               /* *.lwr only, each checked against its header */
+	unsigned long long max_file;
+	int pass;                /* 1, or 2 on the second call */
+	int reached;             /* the last call reached the device shell */
+	int too_many;            /* a name past DIR_FILES_MAX was dropped */
+	char *path;              /* the file being written */
+	size_t nnames;
+	struct dir_name {
+		char *name;
+		char *why;  /* NULL: pulled whole; else why not */
+		int pass;   /* the call that last listed it */
+		int again;  /* it came cut: worth another call */
+	} names[DIR_FILES_MAX];
+};
+
+static int dir_fail(struct dir_name *n, const char *why)
+{
+	free(n->why);
+	n->why = strdup(why);
+	return n->why ? 0 : local_error("pull", "out of memory");
+}
+
+static struct dir_name *dir_find(struct dir_pull *d, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < d->nnames; i++)
+		if (strcmp(d->names[i].name, name) == 0)
+			return &d->names[i];
+	return NULL;
+}
+
+/* The entry for a name the device listed, or NULL when it is to be
+ * dropped (*stop set on a local failure). */
+static struct dir_name *dir_take(struct dir_pull *d, const char *name, int *stop)
+{
+	struct dir_name *n;
+
+	*stop = 0;
+	if (!safe_name(name, strlen(name)) || (d->rings && !ends_with(name, strlen(name), ".lwr")))
+		return NULL;
+	n = dir_find(d, name);
+	if (n && n->pass == d->pass) {
+		fprintf(stderr, "lastwords: the device listed '%s/%s' twice; only the first is taken\n",
+			d->sub, name);
+		return NULL;
+	}
+	if (n) {
+		n->pass = d->pass;
+		return n->again ? n : NULL; /* a second call takes only what came cut */
+	}
+	if (d->nnames == DIR_FILES_MAX) {
+		d->too_many = 1;
+		return NULL;
+	}
+	n = &d->names[d->nnames];
+	if (!(n->name = strdup(name)) || !(n->why = strdup("not read"))) {
+		free(n->name);
+		*stop = local_error("pull", "out of memory");
+		return NULL;
+	}
+	n->pass = d->pass;
+	n->again = 0;
+	d->nnames++;
+	return n;
+}
+
+static int dir_begin(void *ctx, const char *name, unsigned long long size)
+{
+	struct dir_pull *d = ctx;
+	char rel[NAME_MAX_LEN + 32], why[160];
+	int stop, fd;
+	struct dir_name *n = dir_take(d, name, &stop);
+
+	if (!n)
+		return stop ? -2 : -1;
+	if (size > d->max_file) {
+		snprintf(why, sizeof(why), "%llu bytes, over the cap of %llu", size, d->max_file);
+		return dir_fail(n, why) == 0 ? -1 : -2;
+	}
+	snprintf(rel, sizeof(rel), "%s/%s", d->sub, name);
+	if (ensure_dir(d->p, d->sub) != 0)
+		return -2;
+	if (!(d->path = join(d->p->work, rel))) {
+		local_error(rel, "out of memory");
+		return -2;
+	}
+	fd = open(d->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		local_error(d->path, strerror(errno));
+		free(d->path);
+		d->path = NULL;
+		return -2;
+	}
+	return fd;
+}
+
+/* 0 when a ring is shorter than its header says (cut on its way: *why),
+ * 1 when not, -1 when it cannot be read back. */
+static int ring_whole(int fd, off_t size, char *why, size_t whylen)
+{
+	unsigned char head[sizeof(struct lw_ring_header)] = { 0 };
+	struct ring_error err;
+
+	if (pread(fd, head, sizeof(head), 0) < 0)
+		return -1;
+	if (ring_header_check(head, (size_t)size, &err) != RING_HEADER_TRUNCATED)
+		return 1;
+	snprintf(why, whylen, "%s", err.reason);
+	return 0;
+}
+
+static int dir_end(void *ctx, const char *name, int fd, int whole, const char *why)
+{
+	struct dir_pull *d = ctx;
+	struct dir_name *n = dir_find(d, name);
+	char rel[NAME_MAX_LEN + 32], cut[160];
+	struct stat st;
+	int rc = why ? 0 : -1; /* no why: the write failed (adb_stream.werr) */
+
+	if (fd < 0)
+		return 0;
+	if (rc == 0 && fstat(fd, &st) != 0)
+		rc = local_error(d->path, strerror(errno));
+	if (rc == 0 && whole && d->rings) {
+		int r = ring_whole(fd, st.st_size, cut, sizeof(cut));
+
+		if (r < 0)
+			rc = local_error(d->path, strerror(errno));
+		whole = r == 1;
+		why = cut;
+	}
+	if (close(fd) != 0 && rc == 0)
+		rc = local_error(d->path, strerror(errno));
+	if (rc != 0 || !whole)
+		unlink(d->path);
+	free(d->path);
+	d->path = NULL;
+	if (rc != 0)
+		return -1;
+	n->again = !whole;
+	if (!whole)
+		return dir_fail(n, why);
+	free(n->why);
+	n->why = NULL;
+	snprintf(rel, sizeof(rel), "%s/%s", d->sub, name);
+	return add_file(d->p, rel, (long long)st.st_size);
+}
+
+static int dir_denied(void *ctx, const char *name)
+{
+	int stop;
+	struct dir_name *n = dir_take(ctx, name, &stop);
+
+	if (!n)
+		return stop ? -1 : 0;
+	return dir_fail(n, "the device shell cannot read it");
+}
+
+enum dir_outcome { DIR_OK, DIR_REFUSED, DIR_CUT };
+
+/* One call of cmdline, a stream script. DIR_REFUSED: the device printed
+ * no file and failed (*why); DIR_CUT: the stream broke off or lost its
+ * framing (*why); -1 on a local failure. */
+static int dir_call(struct dir_pull *d, const char *cmdline, char *why, size_t whylen)
+{
+	struct adb_stream_ops ops = { dir_begin, dir_end, dir_denied, d };
+	struct adb_stream st;
+	struct adb_result res;
+	int rc;
+
+	d->pass++;
+	adb_stream_init(&st, &ops);
+	rc = adb_exec(&d->p->adb, cmdline, &st.sink, DIR_BYTES_MAX, &res);
+	if (rc == 0 && res.status != ADB_STOPPED)
+		rc = adb_stream_finish(&st, res.err[0] ? res.err : "the stream was cut") ? -1 : 0;
+	else if (rc == 0)
+		rc = -1;
+	else
+		start_error(rc);
+	if (st.werr)
+		local_error(d->sub, strerror(st.werr));
+	if (rc != 0 || st.werr)
+		return -1;
+	snprintf(why, whylen, "%s", res.err);
+	d->reached = res.reached;
+	if (res.status != 0 && st.headers == 0)
+		return DIR_REFUSED;
+	if (res.status == 0 && st.failed)
+		snprintf(why, whylen, "the stream from the device lost its framing");
+	return res.status != 0 || st.failed ? DIR_CUT : DIR_OK;
+}
+
+/* Forget the names; with record, each that did not come whole is
+ * missing, and so is the rest of a stream that was cut. Returns how many
+ * came whole, or -1 on a local failure. */
+static long dir_close(struct dir_pull *d, int record, int cut, const char *why)
+{
+	long got = 0;
+	size_t i;
+
+	for (i = 0; i < d->nnames; i++) {
+		struct dir_name *n = &d->names[i];
+		char rel[NAME_MAX_LEN + 32];
+
+		snprintf(rel, sizeof(rel), "%s/%s", d->sub, n->name);
+		if (!n->why)
+			got++;
+		else if (record && got >= 0 && add_missing(d->p, rel, d->required, "%s", n->why) != 0)
+			got = -1;
+		free(n->name);
+		free(n->why);
+	}
+	d->nnames = 0;
+	if (record && got >= 0 && cut &&
+	    add_missing(d->p, d->sub, d->required, "what came after the %ld whole file%s is "
+			"unknown: %s", got, got == 1 ? "" : "s", why) != 0)
+		got = -1;
+	if (record && got >= 0 && d->too_many &&
+	    add_missing(d->p, d->sub, d->required, "more than %d files; the rest were not pulled",
+			DIR_FILES_MAX) != 0)
+		got = -1;
+	return got;
+}
+
+static struct dir_pull *dir_new(struct pull *p, const char *sub, int required,
+				unsigned long long max_file)
+{
+	struct dir_pull *d = calloc(1, sizeof(*d));
+
+	if (!d) {
+		local_error("pull", "out of memory");
+		return NULL;
+	}
+	d->p = p;
+	d->sub = sub;
+	d->required = required;
+	d->max_file = max_file;
+	return d;
 }
 
 /* --- rings ------------------------------------------------------------ */
 
-/* Pull each *.lwr named in a listing; cat_prefix is the adb command that
- * prints one of them, which the name completes. Returns the number pulled,
- * or -1 on a local failure. */
-static long pull_rings(struct pull *p, char *listing, const char *const *cat_args, size_t name_arg,
-		       const char *cat_dir)
+/* The rings in dir through cmdline prefix (run-as PKG, or none), in one
+ * call, and one more when a ring came shorter than its header says or the
+ * stream broke off. Returns how many came whole, with *refused set (and
+ * *why) when the device printed none and failed, and *reached when the
+ * first call reached the device shell; -1 on a local failure. */
+static long pull_rings(struct pull *p, const char *prefix, const char *dir, int *refused,
+		       int *reached, char *why, size_t whylen)
 {
-	char prefix[LW_RING_PROCESS_MAX + 2], *line, *save = NULL;
-	const char *args[8];
-	size_t plen = 0, i;
-	long got = 0;
+	char glob[LW_RING_PROCESS_MAX + 8], script[1024], quoted[1280], cmd[1536];
+	struct dir_pull *d = dir_new(p, "rings", 1, RING_FILE_MAX);
+	char why2[512];
+	int first, again = 0, cut;
+	size_t i;
+	long got;
 
-	if (p->process) {
-		run_name_process(prefix, LW_RING_PROCESS_MAX, p->process);
-		plen = strlen(prefix);
-		prefix[plen++] = '.';
-		prefix[plen] = '\0';
+	if (!d)
+		return -1;
+	d->rings = 1;
+	glob[0] = '\0';
+	if (p->process)
+		run_name_process(glob, LW_RING_PROCESS_MAX, p->process);
+	strcat(glob, p->process ? ".*.lwr" : "*.lwr");
+	if (adb_stream_script(script, sizeof(script), dir, glob, NULL) != 0 ||
+	    adb_quote(quoted, sizeof(quoted), script) != 0) {
+		free(d);
+		return local_error(dir, "name too long");
 	}
-	for (line = strtok_r(listing, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char devpath[NAME_MAX_LEN + 128], rel[NAME_MAX_LEN + 8], why[256];
-		size_t len = strcspn(line, "\r");
-		int rc;
+	if (prefix)
+		snprintf(cmd, sizeof(cmd), "%s sh -c %s", prefix, quoted);
+	else
+		snprintf(cmd, sizeof(cmd), "%s", script);
+	first = dir_call(d, cmd, why, whylen);
+	*refused = first == DIR_REFUSED;
+	*reached = d->reached;
+	cut = first == DIR_CUT;
+	for (i = 0; i < d->nnames; i++)
+		again |= d->names[i].again;
+	if (first >= 0 && (cut || again)) {
+		int second;
 
-		line[len] = '\0';
-		if (!safe_name(line, len) || !ends_with(line, len, ".lwr"))
-			continue;
-		if (plen && strncmp(line, prefix, plen) != 0)
-			continue;
-		if (got == 0 && ensure_dir(p, "rings") != 0)
-			return -1;
-		snprintf(devpath, sizeof(devpath), "%s/%s", cat_dir, line);
-		snprintf(rel, sizeof(rel), "rings/%s", line);
-		for (i = 0; cat_args[i]; i++)
-			args[i] = cat_args[i];
-		args[name_arg] = devpath;
-		args[i] = NULL;
-		rc = fetch(p, rel, args, why, sizeof(why));
-		if (rc < 0)
-			return -1;
-		if (rc == FETCH_OK)
-			got++;
-		else if (add_missing(p, rel, 1, "%s", why) != 0)
-			return -1;
+		fprintf(stderr, "lastwords: %s; pulling the rings again\n",
+			cut ? why : "a ring came shorter than its header says");
+		second = dir_call(d, cmd, why2, sizeof(why2));
+		if (second < 0)
+			first = -1;
+		else if (second != DIR_REFUSED)
+			cut = second == DIR_CUT;
+		if (second != DIR_REFUSED)
+			snprintf(why, whylen, "%s", why2);
 	}
-	return got;
+	got = dir_close(d, first >= 0, cut, why);
+	free(d);
+	return first < 0 ? -1 : got;
 }
 
 static int collect_rings(struct pull *p)
 {
-	static const char list_cmd[] = "'cd files && ls *.lwr'";
-	const char *list_args[] = { "exec-out", "run-as", p->package, "sh", "-c", list_cmd, NULL };
-	const char *cat_args[] = { "exec-out", "run-as", p->package, "cat", "", NULL };
-	char ext_dir[NAME_MAX_LEN + 64], runas_why[256] = "", why[256] = "", *out;
-	const char *ext_list[] = { "shell", "ls", ext_dir, NULL };
-	const char *ext_cat[] = { "exec-out", "cat", "", NULL };
+	char prefix[NAME_MAX_LEN + 16], ext_dir[NAME_MAX_LEN + 64], runas_why[512] = "";
+	char why[512] = "";
 	const char *which = p->process ? " of process " : "";
 	const char *proc = p->process ? p->process : "";
+	int refused, reached;
 	long got;
-	int rc;
 
-	rc = capture(p, list_args, &out, runas_why, sizeof(runas_why));
-	if (rc < 0)
+	snprintf(prefix, sizeof(prefix), "run-as %s", p->package);
+	got = pull_rings(p, prefix, "files", &refused, &reached, runas_why, sizeof(runas_why));
+	if (got < 0)
 		return -1;
-	if (rc == 0 && strncmp(out, "run-as:", 7) == 0) {
-		first_line(runas_why, sizeof(runas_why), out);
-		free(out);
-		rc = 1;
-	}
-	if (rc == 0) {
-		got = pull_rings(p, out, cat_args, 4, "files");
-		free(out);
-		if (got < 0)
-			return -1;
+	if (refused && !reached) /* adb could not reach the device: no use trying more */
+		return add_missing(p, "rings", 1, "%s", runas_why);
+	if (!refused) {
 		p->nrings = (size_t)got;
 		if (got == 0)
 			return add_missing(p, "rings", 1, "no ring file%s%s in the app's files directory",
@@ -547,16 +817,9 @@ static int collect_rings(struct pull *p)
 	/* Not debuggable (or run-as refused): the app may have copied its
 	 * rings to getExternalFilesDir(), which the shell can read. */
 	snprintf(ext_dir, sizeof(ext_dir), "/sdcard/Android/data/%s/files", p->package);
-	rc = capture(p, ext_list, &out, why, sizeof(why));
-	if (rc < 0)
+	got = pull_rings(p, NULL, ext_dir, &refused, &reached, why, sizeof(why));
+	if (got < 0)
 		return -1;
-	got = 0;
-	if (rc == 0) {
-		got = pull_rings(p, out, ext_cat, 2, ext_dir);
-		free(out);
-		if (got < 0)
-			return -1;
-	}
 	p->nrings = (size_t)got;
 	if (got > 0) {
 		fprintf(stderr, "lastwords: run-as failed (%s); rings taken from '%s'\n", runas_why,
@@ -566,21 +829,21 @@ static int collect_rings(struct pull *p)
 	}
 	return add_missing(p, "rings", 1,
 			   "%s; build a debuggable variant of the app (android:debuggable), or have it "
-			   "copy its rings to getExternalFilesDir() (%s), which pull also reads (no "
-			   "ring file%s%s there)",
-			   runas_why[0] ? runas_why : "run-as failed", ext_dir, which, proc);
+			   "copy its rings to getExternalFilesDir() (%s), which pull also reads (%s%s%s)",
+			   runas_why[0] ? runas_why : "run-as failed", ext_dir,
+			   refused ? why : "no ring file", refused ? "" : which, refused ? "" : proc);
 }
 
 /* --- evidence --------------------------------------------------------- */
 
-/* One output file that must be there: missing when adb fails; recorded as
- * empty (and not written, since the report reads no empty file) when it
- * printed nothing. */
-static int collect_one(struct pull *p, const char *rel, const char *what, const char *const *args,
-		       int empty_ok)
+/* One output file that must be there: missing when the command fails;
+ * recorded as empty (and not written, since the report reads no empty
+ * file) when it printed nothing. */
+static int collect_one(struct pull *p, const char *rel, const char *what, const char *cmdline,
+		       size_t cap, int empty_ok)
 {
-	char why[256] = "";
-	int rc = fetch(p, rel, args, why, sizeof(why));
+	char why[512] = "";
+	int rc = fetch(p, rel, cmdline, cap, why, sizeof(why));
 
 	if (rc < 0)
 		return -1;
@@ -591,53 +854,34 @@ static int collect_one(struct pull *p, const char *rel, const char *what, const 
 	return 0;
 }
 
-/* Tombstones or ANR traces: usually unreadable without root, which is
- * recorded as missing but not required. */
-static int collect_dir(struct pull *p, const char *devdir, const char *sub, const char *what)
+/* Tombstones or ANR traces, in one call: usually unreadable without
+ * root, which is recorded as missing but not required. */
+static int collect_dir(struct pull *p, const char *devdir, const char *skip, const char *sub,
+		       const char *what, unsigned long long max_file)
 {
-	const char *list_args[] = { "shell", "ls", devdir, NULL };
-	const char *cat_args[] = { "exec-out", "cat", "", NULL };
-	char why[256] = "", *out, *line, *save = NULL;
-	size_t n = 0;
-	int rc = capture(p, list_args, &out, why, sizeof(why));
+	struct dir_pull *d = dir_new(p, sub, 0, max_file);
+	char script[1024], why[512] = "";
+	int outcome, reached;
+	long got;
 
-	if (rc < 0)
+	if (!d)
 		return -1;
-	if (rc > 0 || strncmp(out, "ls:", 3) == 0) {
-		if (rc == 0) {
-			first_line(why, sizeof(why), out);
-			free(out);
-		}
-		return add_missing(p, what, 0, "%s (readable on rooted or userdebug devices, or in "
-					       "adb bugreport)", why);
+	if (adb_stream_script(script, sizeof(script), devdir, "*", skip) != 0) {
+		free(d);
+		return local_error(devdir, "name too long");
 	}
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char devpath[NAME_MAX_LEN + 64], rel[NAME_MAX_LEN + 32];
-		size_t len = strcspn(line, "\r");
-
-		line[len] = '\0';
-		if (!safe_name(line, len))
-			continue;
-		if (ends_with(line, len, ".pb")) /* protobuf twins of the text tombstones */
-			continue;
-		if (n == 0 && ensure_dir(p, sub) != 0)
-			goto fail;
-		snprintf(devpath, sizeof(devpath), "%s/%s", devdir, line);
-		snprintf(rel, sizeof(rel), "%s/%s", sub, line);
-		cat_args[2] = devpath;
-		rc = fetch(p, rel, cat_args, why, sizeof(why));
-		if (rc < 0)
-			goto fail;
-		if (rc == FETCH_OK)
-			n++;
-		else if (add_missing(p, rel, 0, "%s", why) != 0)
-			goto fail;
-	}
-	free(out);
+	outcome = dir_call(d, script, why, sizeof(why));
+	got = dir_close(d, outcome >= 0, outcome == DIR_CUT, why);
+	reached = d->reached;
+	free(d);
+	if (outcome < 0 || got < 0)
+		return -1;
+	if (outcome == DIR_REFUSED)
+		return add_missing(p, what, 0, "%s%s", why,
+				   reached ? " (readable on rooted or userdebug devices, or in adb "
+					     "bugreport)"
+					   : "");
 	return 0;
-fail:
-	free(out);
-	return -1;
 }
 
 /* --- the bundle ------------------------------------------------------- */
@@ -708,19 +952,19 @@ static int start_manifest(struct pull *p)
 
 static int collect(struct pull *p)
 {
-	const char *exitinfo[] = { "shell", "dumpsys", "activity", "exit-info", p->package, NULL };
-	static const char *const logcat[] = { "logcat", "-d", "-b", "main,system,crash",
-					      "-v", "threadtime", NULL };
-	static const char *const events[] = { "logcat", "-d", "-b", "events", "-v", "threadtime",
-					      NULL };
+	char exitinfo[NAME_MAX_LEN + 32];
 
+	snprintf(exitinfo, sizeof(exitinfo), "dumpsys activity exit-info %s", p->package);
 	if (start_manifest(p) != 0 || collect_props(p) != 0 || collect_tz(p) != 0 ||
 	    collect_rings(p) != 0 ||
-	    collect_one(p, "exit-info.txt", "exit-info", exitinfo, 0) != 0 ||
-	    collect_one(p, "logcat.txt", "logcat", logcat, 1) != 0 ||
-	    collect_one(p, "events.txt", "event log", events, 1) != 0 ||
-	    collect_dir(p, "/data/tombstones", "tombstones", "tombstones") != 0 ||
-	    collect_dir(p, "/data/anr", "anr", "ANR traces") != 0)
+	    collect_one(p, "exit-info.txt", "exit-info", exitinfo, CAP_EXIT_INFO, 0) != 0 ||
+	    collect_one(p, "logcat.txt", "logcat", "logcat -d -b main,system,crash -v threadtime",
+			CAP_LOG, 1) != 0 ||
+	    collect_one(p, "events.txt", "event log", "logcat -d -b events -v threadtime", CAP_LOG,
+			1) != 0 ||
+	    collect_dir(p, "/data/tombstones", "*.pb", "tombstones", "tombstones",
+			TOMBSTONE_MAX) != 0 ||
+	    collect_dir(p, "/data/anr", NULL, "anr", "ANR traces", ANR_MAX) != 0)
 		return -1;
 	return write_manifest(p);
 }
@@ -812,7 +1056,7 @@ int cmd_pull(int argc, char **argv)
 	if (want && (!*want || want[0] == '-'))
 		return usage_error(usage, "'%s' is not a serial", want);
 	p.adb.program = env && *env ? env : "adb";
-	p.adb.timeout_s = timeout_s;
+	adb_set_deadline(&p.adb, timeout_s);
 
 	if (prepare_output(dir, &p.work) != 0) {
 		free(p.work);

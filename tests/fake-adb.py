@@ -1,46 +1,121 @@
 #!/usr/bin/env python3
 """A stand-in for the adb client that plays devices from a scenario, for
-tests/pull-adb.py. Every command line it gets is appended to the file
-FAKE_ADB_LOG as one JSON array per line.
+tests/pull-adb.py: the odd cases that a real device rarely shows
+(tests/pull-real-adb.py runs the real client). Every command line it gets
+is appended to the file FAKE_ADB_LOG as one JSON array per line.
 
-FAKE_ADB_SCENARIO names a JSON file (host paths in it are relative to it):
-  {"devices": [{"serial": "emulator-5554", "state": "device",
-                "props": {"ro.product.model": "Pixel 7", ...},
-                "tz": "+0100",
-                "packages": {"com.example.demo": {
-                    "debuggable": true,
-                    "files": {"NAME.lwr": "host/path"},      # files/ (run-as)
-                    "external": {"NAME.lwr": "host/path"}}}, # getExternalFilesDir()
-                "exit_info": {"com.example.demo": "host/path"},
-                "logcat": {"main,system,crash": "host/path", "events": "host/path"},
-                "dirs": {"/data/tombstones": {"tombstone_00": "host/path"}}}]}
-A directory not in "dirs" (nor an app's external one) is unreadable, as
-/data/tombstones and /data/anr are without root.
+FAKE_ADB_SCENARIO names a JSON file: {"devices": [DEVICE, ...]} with each
+DEVICE as tests/fake_device.py describes it, its "state" as adb devices
+prints it ("device", "offline", "unauthorized", "no permissions (...)"),
+and odd ways to fail:
+  "offline_after": N   the device is offline from the (N+1)th adb call on
+  "cut": {"when": TEXT, "after": N, "times": K}
+                       the output of the first K exec-out calls whose
+                       command has TEXT stops after N bytes (adb exits 0)
+  "repeat": NAME       a file stream sends the file NAME twice
+  "slow": SECONDS      each device command takes that long to start
+and, beside "devices", "hang_on": [WORD, ...]: a command with one of these
+never answers.
 
-Like adb, it joins the device command's words with spaces into one shell
-command line, so a command quoted wrongly by the client misbehaves here as
-on a device. "shell" passes the exit status back; "exec-out" does not, and
-mixes the device's error messages into its output.
+Like the real client (adb 1.0.41, client/commandline.cpp): `exec-out`
+sends its first argument as it is and single-quotes each later one, and
+gives no exit status (0, or 255 when it cannot reach the device), with the
+device's stderr mixed into its output; `shell` joins its arguments with
+spaces, unquoted, and gives the device's status and stderr apart with the
+shell protocol (shell_v2), or 0 and stderr mixed in without it; `logcat
+ARGS` is `shell` with its arguments quoted. Errors are the server's texts.
 """
 import json
 import os
-import shlex
+import re
+import subprocess
 import sys
+import time
+
+from fake_device import Device, escape_arg, load
+
+UNAUTHORIZED = ("device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\n"
+                "Try 'adb kill-server' if that seems wrong.\n"
+                "Otherwise check for a confirmation dialog on your device.")
 
 
-def load():
-    path = os.environ["FAKE_ADB_SCENARIO"]
-    with open(path) as f:
-        return json.load(f), os.path.dirname(os.path.abspath(path))
+def pick(devices, serial, ncalls):
+    """The device a command goes to, or the server's error."""
+    if serial is not None:
+        found = [d for d in devices if d["serial"] == serial]
+        if not found:
+            return None, "device '%s' not found" % serial
+        dev = found[0]
+    elif len(devices) == 1:
+        dev = devices[0]
+    elif not devices:
+        return None, "no devices/emulators found"
+    else:
+        return None, "more than one device/emulator"
+    state = dev.get("state", "device")
+    if "offline_after" in dev and ncalls > dev["offline_after"]:
+        state = "offline"
+    if state == "unauthorized":
+        return None, UNAUTHORIZED
+    if state.startswith("no permissions"):
+        return None, "insufficient permissions for device" + state[len("no permissions"):]
+    if state != "device":
+        return None, "device " + state
+    return dev, None
+
+
+def counter(path):
+    """How many times this has been called before (kept in a file)."""
+    n = int(open(path).read()) if os.path.exists(path) else 0
+    with open(path, "w") as f:
+        f.write("%d" % (n + 1))
+    return n
+
+
+def odd_output(dev, cmd, out, case_dir):
+    """The output of a file stream as an odd device sends it."""
+    cut = dev.get("cut")
+    if cut and cut["when"] in cmd and counter(os.path.join(case_dir, "cut.count")) < cut.get("times", 1):
+        return out[:cut["after"]]
+    name = dev.get("repeat")
+    if name:
+        m = re.search(rb"LWFILE (\d+) " + re.escape(name.encode()) + rb"\n", out)
+        if m:
+            end = m.end() + int(m.group(1))
+            end = out.index(b"\n", out.index(b"LWCAT", end)) + 1
+            out = out[:end] + out[m.start():end] + out[end:]
+    return out
+
+
+def run_device(dev, device, cmd, mixed, case_dir):
+    """Run cmd on the device: with mixed, its stderr into its stdout (and
+    the odd ways of dev applied). Returns its exit status."""
+    argv, env, cwd = device.shell(cmd)
+    sys.stdout.flush()
+    if not mixed:
+        return subprocess.run(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL).returncode
+    if not dev.get("cut") and not dev.get("repeat"):
+        # No copy in between: what the device prints streams to the caller.
+        return subprocess.run(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                              stderr=subprocess.STDOUT).returncode
+    p = subprocess.run(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT)
+    sys.stdout.buffer.write(odd_output(dev, cmd, p.stdout, case_dir))
+    return p.returncode
 
 
 def main():
     args = sys.argv[1:]
     log = os.environ.get("FAKE_ADB_LOG")
+    ncalls = 0
     if log:
         with open(log, "a") as f:
             f.write(json.dumps(args) + "\n")
-    scenario, base = load()
+        with open(log) as f:
+            ncalls = sum(1 for _ in f)
+    path = os.environ["FAKE_ADB_SCENARIO"]
+    scenario, base = load(path)
+    case_dir = os.path.dirname(os.path.abspath(path))
     devices = scenario.get("devices", [])
     serial = None
     if args[:1] == ["-s"]:
@@ -54,119 +129,41 @@ def main():
             sys.stdout.write("%s\t%s\n" % (d["serial"], d.get("state", "device")))
         sys.stdout.write("\n")
         return 0
+    if args[0] == "exec-out":
+        if len(args) < 2:
+            sys.stderr.write("adb: usage: adb exec-out command\n")
+            return 1
+        cmd = args[1] + "".join(" " + escape_arg(a) for a in args[2:])
+    elif args[0] == "shell":
+        cmd = " ".join(args[1:])
+    elif args[0] == "logcat":
+        cmd = "export ANDROID_LOG_TAGS=\"''\"; exec logcat" + "".join(" " + escape_arg(a)
+                                                                     for a in args[1:])
+    else:
+        sys.stderr.write("fake-adb: unknown command %r\n" % args[0])
+        return 1
     # A device that stops answering one command (a wedged logcat).
     for word in scenario.get("hang_on", []):
-        if word in args:
-            import time
+        if word in cmd:
             time.sleep(60)
             return 1
-    if serial is not None:
-        found = [d for d in devices if d["serial"] == serial]
-        if not found:
-            sys.stderr.write("adb: device '%s' not found\n" % serial)
-            return 1
-        dev = found[0]
-    elif len(devices) == 1:
-        dev = devices[0]
-    elif not devices:
-        sys.stderr.write("adb: no devices/emulators found\n")
-        return 1
-    else:
-        sys.stderr.write("adb: more than one device/emulator\n")
-        return 1
-    if dev.get("state", "device") != "device":
-        sys.stderr.write("adb: device %s\n" % dev["state"])
-        return 1
-    dev["_base"] = base
-    if args[0] == "logcat":
-        buf = args[args.index("-b") + 1] if "-b" in args else "main,system,crash"
-        if "-d" not in args:
-            sys.stderr.write("fake-adb: logcat without -d would never end\n")
-            return 1
-        path = dev.get("logcat", {}).get(buf)
-        if path:
-            sys.stdout.buffer.write(read(dev, path))
+    dev, err = pick(devices, serial, ncalls)
+    if err:
+        if args[0] == "logcat":  # it waits for a device to come
+            sys.stderr.write("- waiting for device -\n")
+            sys.stderr.flush()
+            time.sleep(3600)
+        sys.stderr.write("error: %s\n" % err)
+        return 255 if args[0] == "exec-out" else 1
+    time.sleep(dev.get("slow", 0))
+    device = Device(dev, base, case_dir)
+    if args[0] == "exec-out":
+        run_device(dev, device, cmd, True, case_dir)
         return 0
-    if args[0] in ("shell", "exec-out"):
-        out, err, status = device_shell(dev, " ".join(args[1:]))
-        sys.stdout.buffer.flush()
-        if args[0] == "exec-out":
-            sys.stdout.buffer.write(out + err)
-            return 0
-        sys.stdout.buffer.write(out)
-        sys.stderr.buffer.write(err)
-        return status
-    sys.stderr.write("fake-adb: unknown command %r\n" % args[0])
-    return 1
-
-
-def read(dev, path):
-    with open(os.path.join(dev["_base"], path), "rb") as f:
-        return f.read()
-
-
-def listing(files):
-    return "".join(n + "\n" for n in sorted(files)).encode()
-
-
-def readable_dirs(dev):
-    dirs = dict(dev.get("dirs", {}))
-    for pkg, p in dev.get("packages", {}).items():
-        if "external" in p:
-            dirs["/sdcard/Android/data/%s/files" % pkg] = p["external"]
-    return dirs
-
-
-def device_shell(dev, line):
-    """The device's /system/bin/sh on one command line: (stdout, stderr, status)."""
-    words = shlex.split(line)
-    pkgs = dev.get("packages", {})
-    if words == ["getprop"]:
-        return "".join("[%s]: [%s]\n" % kv for kv in sorted(dev.get("props", {}).items())).encode(), b"", 0
-    if words == ["date", "+%z"]:
-        return (dev.get("tz", "+0000") + "\n").encode(), b"", 0
-    if words[:2] == ["pm", "path"] and len(words) == 3:
-        if words[2] in pkgs:
-            return ("package:/data/app/~~x/%s-1/base.apk\n" % words[2]).encode(), b"", 0
-        return b"", b"", 1
-    if words[:3] == ["dumpsys", "activity", "exit-info"]:
-        head = b"ACTIVITY MANAGER PROCESS EXIT INFO (dumpsys activity exit-info)\n"
-        path = dev.get("exit_info", {}).get(words[3] if len(words) > 3 else "")
-        return (read(dev, path) if path else head), b"", 0
-    if words[:1] == ["run-as"] and len(words) >= 3:
-        pkg, rest = words[1], words[2:]
-        if pkg not in pkgs:
-            return b"", ("run-as: unknown package: %s\n" % pkg).encode(), 1
-        if not pkgs[pkg].get("debuggable"):
-            return b"", ("run-as: package not debuggable: %s\n" % pkg).encode(), 1
-        files = pkgs[pkg].get("files", {})
-        if rest == ["sh", "-c", "cd files && ls *.lwr"]:
-            names = [n for n in files if n.endswith(".lwr")]
-            if not names:
-                return b"", b"ls: *.lwr: No such file or directory\n", 1
-            return listing(names), b"", 0
-        if len(rest) == 2 and rest[0] == "cat" and rest[1].startswith("files/"):
-            name = rest[1][len("files/"):]
-            if name in files:
-                return read(dev, files[name]), b"", 0
-            return b"", ("cat: %s: No such file or directory\n" % rest[1]).encode(), 1
-        # Anything else, such as sh -c given unquoted words, runs in the
-        # app's data directory (not files/), where no ring is.
-        return b"", b"ls: *.lwr: No such file or directory\n", 1
-    dirs = readable_dirs(dev)
-    if words[:1] == ["ls"] and len(words) == 2:
-        d = words[1].rstrip("/")
-        if d in dirs:
-            return listing(dirs[d]), b"", 0
-        if d.startswith("/data/") or d.startswith("/sdcard/Android/data/"):
-            return b"", ("ls: %s: Permission denied\n" % d).encode(), 1
-        return b"", ("ls: %s: No such file or directory\n" % d).encode(), 1
-    if words[:1] == ["cat"] and len(words) == 2:
-        d, _, name = words[1].rpartition("/")
-        if d in dirs and name in dirs[d]:
-            return read(dev, dirs[d][name]), b"", 0
-        return b"", ("cat: %s: Permission denied\n" % words[1]).encode(), 1
-    return b"", ("/system/bin/sh: %s: inaccessible or not found\n" % words[0]).encode(), 127
+    if not dev.get("shell_v2", True):
+        run_device(dev, device, cmd, True, case_dir)
+        return 0
+    return run_device(dev, device, cmd, False, case_dir)
 
 
 if __name__ == "__main__":

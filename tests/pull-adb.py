@@ -1,63 +1,40 @@
 #!/usr/bin/env python3
-"""lastwords pull against a stand-in adb (tests/fake-adb.py) that plays
-devices from scenarios built on fixtures/demo: the commands pull gives
-(each with the device's -s, the run-as listing quoted for the device
-shell, exec-out for binary files) and the bundle it writes. Cases: a
-complete pull that lastwords report reads; --process; an app that is not
-debuggable (rings missing and explained, DIR.partial, never complete) and
-one that copied its rings to getExternalFilesDir(); adb missing; no device
-and an unauthorized one; two devices with and without --serial; an
-unknown package; existing output directories; usage errors.
+"""lastwords pull against a stand-in adb (tests/fake-adb.py) that quotes
+and fails as the real client does and plays devices (tests/fake_device.py)
+from scenarios built on fixtures/demo: the commands pull gives (each with
+the device's -s, each device command one exec-out argument, a directory's
+files in one call) and the bundle it writes. Cases: a complete pull that
+lastwords report reads; --process; an app that is not debuggable (rings
+missing and explained, DIR.partial, never complete) and one that copied
+its rings to getExternalFilesDir(); the odd devices: 1,000 rings, a name
+listed twice, endless getprop output, a stream cut once or every time, a
+ring shorter than its header, a device that goes offline, one that hangs
+or is slow (one deadline for the whole pull); adb missing; no device, an
+unauthorized one and one without permissions; two devices with and without
+--serial; an unknown package; existing output directories; usage errors.
+tests/pull-real-adb.py runs the real adb client and server.
 
 usage: pull-adb.py LASTWORDS SOURCE_ROOT
 """
 import json
 import os
+import resource
 import shutil
+import subprocess
 import sys
 import tempfile
+import time
 
 from helpers import check, finish, run, setup
+from pull_scenario import (EXIT_DEVICES, EXIT_NO_ADB, EXIT_NO_DEVICE, EXIT_OUTPUT, EXIT_PACKAGE,
+                           EXIT_PARTIAL, PKG, check_complete, demo_device, demo_rings, manifest,
+                           ring_names)
 
-PKG = "com.example.demo"
 SERIAL = "emulator-5554"
-EXIT_NO_ADB, EXIT_NO_DEVICE, EXIT_DEVICES, EXIT_PACKAGE = 5, 6, 7, 8
-EXIT_PARTIAL, EXIT_OUTPUT = 9, 10
 
-def device(root, serial=SERIAL, debuggable=True, external=False, tombstones=True):
-    rings_dir = os.path.join(root, "fixtures", "demo", "rings")
-    rings = {n: os.path.join(rings_dir, n) for n in sorted(os.listdir(rings_dir))}
-    rings["notes.txt"] = os.path.join(root, "README.md")  # not a ring: never pulled
-    pkg = {"debuggable": debuggable, "files": rings}
-    if external:
-        pkg["external"] = rings
-    d = {
-        "serial": serial,
-        "state": "device",
-        "props": {
-            "ro.product.manufacturer": "Google",
-            "ro.product.model": "Pixel 7",
-            "ro.build.version.release": "14",
-            "ro.build.version.sdk": "34",
-            "ro.build.fingerprint": "google/panther/panther:14/UQ1A.240205.004/11269751:user/release-keys",
-            "persist.sys.lmk.reportkills": "true",
-            "ro.lmk.use_psi": "true",
-            "sys.lmk.minfree_levels": "18432:0,23040:100",
-            "ro.hardware": "panther",
-        },
-        "tz": "+0100",
-        "packages": {PKG: pkg, "com.example.other": {"debuggable": True, "files": {}}},
-        "exit_info": {PKG: os.path.join(root, "fixtures", "demo", "dumpsys-exit-info.txt")},
-        "logcat": {
-            "main,system,crash": os.path.join(root, "fixtures", "demo", "logcat.txt"),
-            "events": os.path.join(root, "fixtures", "evidence", "event-log", "am-kill.txt"),
-        },
-        "dirs": {},
-    }
-    if tombstones:
-        tomb = os.path.join(root, "fixtures", "demo", "tombstone_00")
-        d["dirs"]["/data/tombstones"] = {"tombstone_00": tomb, "tombstone_00.pb": tomb}
-    return d
+
+def device(root, serial=SERIAL, **kw):
+    return demo_device(root, serial, **kw)
 
 
 class Env:
@@ -69,18 +46,37 @@ class Env:
                     (sys.executable, os.path.join(root, "tests", "fake-adb.py")))
         os.chmod(self.adb, 0o755)
 
-    def pull(self, devices, args, adb=None, out=None, extra=None):
-        """Run pull in a fresh case directory; returns (process, out dir, commands)."""
+    def case(self, devices, extra=None):
+        """A fresh case directory with its scenario: (dir, scenario, log)."""
         self.n += 1
         case = os.path.join(self.tmp, "case%d" % self.n)
         os.mkdir(case)
         scen = os.path.join(case, "scenario.json")
         with open(scen, "w") as f:
             json.dump(dict({"devices": devices}, **(extra or {})), f)
-        log = os.path.join(case, "adb.log")
+        return case, scen, os.path.join(case, "adb.log")
+
+    def env(self, scen, log, adb=None):
+        return dict(os.environ, ADB=adb or self.adb, FAKE_ADB_SCENARIO=scen, FAKE_ADB_LOG=log)
+
+    def pull(self, devices, args, adb=None, out=None, extra=None):
+        """Run pull in a fresh case directory; returns (process, out dir,
+        commands), with the peak memory of pull and of what it ran as
+        process.maxrss_kb."""
+        case, scen, log = self.case(devices, extra)
         out = out or os.path.join(case, "bundle")
-        env = dict(os.environ, ADB=adb or self.adb, FAKE_ADB_SCENARIO=scen, FAKE_ADB_LOG=log)
-        p = run([self.lw, "pull"] + args + ["-o", out], env=env, timeout=60)
+        child = subprocess.Popen([self.lw, "pull"] + args + ["-o", out], env=self.env(scen, log, adb),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            stdout, stderr = child.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            stdout, stderr = child.communicate()
+        _, _, usage = os.wait4(child.pid, 0) if child.returncode is None else (0, 0, None)
+        p = subprocess.CompletedProcess(child.args, child.returncode, stdout, stderr)
+        p.maxrss_kb = usage.ru_maxrss if usage else resource.getrusage(
+            resource.RUSAGE_CHILDREN).ru_maxrss
+        check(p.returncode >= 0, "pull killed by signal %d" % -p.returncode)
         cmds = []
         if os.path.exists(log):
             with open(log) as f:
@@ -88,78 +84,54 @@ class Env:
         return p, out, cmds
 
 
-def manifest(d):
-    with open(os.path.join(d, "manifest.json")) as f:
-        return json.load(f)
+def device_commands(cmds):
+    """The device command lines pull gave, after checking that each went
+    through exec-out as one argument, with -s."""
+    lines = []
+    for c in cmds[1:]:
+        check(c[:3] == ["-s", c[1], "exec-out"] and len(c) == 4,
+              "each device command is one exec-out argument: %s" % c)
+        lines.append(c[-1])
+    return lines
 
 
-def same_bytes(a, b):
-    with open(a, "rb") as fa, open(b, "rb") as fb:
-        return fa.read() == fb.read()
+def test_stand_in(e):
+    """The stand-in quotes as the real client does, so the command of
+    issue 10 lists no ring here either: exec-out single-quotes every word
+    after the first, and the device runs sh -c on one quoted word."""
+    case, scen, log = e.case([device(e.root)])
+    old = [e.adb, "-s", SERIAL, "exec-out", "run-as", PKG, "sh", "-c", "'cd files && ls *.lwr'"]
+    p = run(old, env=e.env(scen, log))
+    check(p.returncode == 0 and not any(n in p.stdout for n in demo_rings(e.root)) and
+          "not found" in p.stdout,
+          "stand-in: exec-out with words quoted by hand lists nothing and exits 0: %d %r" %
+          (p.returncode, p.stdout))
+    p = run([e.adb, "-s", SERIAL, "exec-out", "run-as " + PKG + " sh -c 'cd files && ls *.lwr'"],
+            env=e.env(scen, log))
+    check(p.returncode == 0 and p.stdout.split() == demo_rings(e.root),
+          "stand-in: one exec-out argument reaches the device shell as it is: %r" % p.stdout)
+    p = run([e.adb, "-s", SERIAL, "shell", "false"], env=e.env(scen, log))
+    check(p.returncode == 1, "stand-in: shell gives the status with shell_v2: %d" % p.returncode)
+    p = run([e.adb, "-s", "nope", "exec-out", "true"], env=e.env(scen, log))
+    check(p.returncode == 255 and p.stderr == "error: device 'nope' not found\n",
+          "stand-in: exec-out's error and status: %d %r" % (p.returncode, p.stderr))
 
 
 def test_complete(e):
     p, out, cmds = e.pull([device(e.root)], ["--package", PKG])
-    check(p.returncode == 0, "complete: exit %d: %s" % (p.returncode, p.stderr))
-    check(os.path.isdir(out) and not os.path.exists(out + ".partial"),
-          "complete: the bundle is DIR, and no DIR.partial is left")
-    if not os.path.isdir(out):
+    if not check_complete(e.lw, e.root, p, out, SERIAL, "complete"):
         return
-    rings_dir = os.path.join(e.root, "fixtures", "demo", "rings")
-    names = sorted(os.listdir(rings_dir))
-    got = sorted(os.listdir(os.path.join(out, "rings")))
-    check(got == names, "complete: rings %s, expected %s" % (got, names))
-    for n in names:
-        check(same_bytes(os.path.join(out, "rings", n), os.path.join(rings_dir, n)),
-              "complete: ring %s is byte for byte the device's" % n)
-    check(same_bytes(os.path.join(out, "exit-info.txt"),
-                     os.path.join(e.root, "fixtures", "demo", "dumpsys-exit-info.txt")),
-          "complete: exit-info.txt")
-    check(same_bytes(os.path.join(out, "logcat.txt"),
-                     os.path.join(e.root, "fixtures", "demo", "logcat.txt")), "complete: logcat.txt")
-    check(os.path.getsize(os.path.join(out, "events.txt")) > 0, "complete: events.txt")
-    check(os.listdir(os.path.join(out, "tombstones")) == ["tombstone_00"],
-          "complete: the text tombstone, not its .pb twin")
-    m = manifest(out)
-    dev = m.get("device", {})
-    check(m.get("complete") is True, "complete: manifest complete is true")
-    check(dev.get("model") == "Pixel 7" and dev.get("android_version") == "14" and
-          dev.get("sdk") == "34" and dev.get("fingerprint", "").startswith("google/panther") and
-          dev.get("serial") == SERIAL, "complete: manifest device %s" % dev)
-    check(m.get("tz_offset") == "+0100", "complete: tz_offset %s" % m.get("tz_offset"))
-    check(m.get("package") == PKG and m.get("pulled_at", "").endswith("Z"),
-          "complete: package and pulled_at")
-    lmk = m.get("lmk", {})
-    check(lmk.get("reportkills") is True and
-          set(lmk.get("properties", {})) == {"persist.sys.lmk.reportkills", "ro.lmk.use_psi",
-                                             "sys.lmk.minfree_levels"},
-          "complete: lmk %s" % lmk)
-    paths = sorted(f["path"] for f in m.get("files", []))
-    check(paths == sorted(["rings/" + n for n in names] +
-                          ["exit-info.txt", "logcat.txt", "events.txt", "tombstones/tombstone_00"]),
-          "complete: manifest files %s" % paths)
-    missing = [x["what"] for x in m.get("missing", [])]
-    check(missing == ["ANR traces"] and not any(x["required"] for x in m["missing"]),
-          "complete: only the ANR traces are missing, and not required: %s" % missing)
-
-    # The commands: adb devices, then everything on -s SERIAL.
+    # The commands: adb devices, then one call each on -s SERIAL: a
+    # directory's files in one call.
     check(cmds and cmds[0] == ["devices"], "complete: first command is adb devices")
-    check(all(c[:2] == ["-s", SERIAL] for c in cmds[1:]), "complete: every command has -s")
-    body = [c[2:] for c in cmds[1:]]
-    check(["shell", "pm", "path", PKG] in body, "complete: pm path")
-    check(["exec-out", "run-as", PKG, "sh", "-c", "'cd files && ls *.lwr'"] in body,
-          "complete: the run-as listing, quoted for the device shell")
-    for n in names:
-        check(["exec-out", "run-as", PKG, "cat", "files/" + n] in body,
-              "complete: exec-out run-as cat files/%s" % n)
-    check(not any("notes.txt" in " ".join(c) for c in body), "complete: only *.lwr pulled")
-    for want in (["shell", "dumpsys", "activity", "exit-info", PKG],
-                 ["logcat", "-d", "-b", "main,system,crash", "-v", "threadtime"],
-                 ["logcat", "-d", "-b", "events", "-v", "threadtime"],
-                 ["shell", "getprop"], ["shell", "date", "+%z"],
-                 ["shell", "ls", "/data/tombstones"], ["shell", "ls", "/data/anr"],
-                 ["exec-out", "cat", "/data/tombstones/tombstone_00"]):
-        check(want in body, "complete: command %s" % want)
+    lines = device_commands(cmds)
+    check(len(lines) == 9, "complete: 9 device commands, not %d: %s" % (len(lines), lines))
+    for want in ("pm path " + PKG, "getprop", "date +%z", "run-as %s sh -c " % PKG,
+                 "dumpsys activity exit-info " + PKG,
+                 "logcat -d -b main,system,crash -v threadtime",
+                 "logcat -d -b events -v threadtime", "cd '/data/tombstones'", "cd '/data/anr'"):
+        check(any(want in c for c in lines), "complete: a command with %r" % want)
+    check(not any("notes.txt" in " ".join(c) for c in cmds), "complete: only *.lwr pulled")
 
     # What was pulled is what the report reads: every file but the
     # manifest loads; the demo's verdicts come out.
@@ -172,16 +144,6 @@ def test_complete(e):
         classes = sorted(str(x.get("classification")) for x in runs)
         check(classes == ["None", "None", "low_memory", "native_crash"],
               "complete: report verdicts %s" % classes)
-    # On the directory itself: the manifest describes the bundle and gives
-    # the device's zone, so no --tz is needed.
-    r = run([e.lw, "report", "--format", "json", out])
-    check(r.returncode == 0 and not r.stderr, "complete: report DIR: %d %s" % (r.returncode, r.stderr))
-    if r.returncode == 0:
-        rep = json.loads(r.stdout)
-        classes = sorted(str(x.get("classification")) for x in rep["runs"])
-        check(classes == ["None", "None", "low_memory", "native_crash"] and
-              rep["timezone"]["assumed"] is False and rep["timezone"]["offset_minutes"] == 60,
-              "complete: report DIR verdicts %s, zone %s" % (classes, rep["timezone"]))
     # And into the history: the device comes from the manifest.
     db = os.path.join(e.tmp, "history.db")
     r = run([e.lw, "ingest", "--db", db, out])
@@ -199,11 +161,13 @@ def test_process(e):
     proc = PKG + ":inference"
     p, out, cmds = e.pull([device(e.root)], ["--package", PKG, "--process", proc])
     check(p.returncode == 0, "process: exit %d: %s" % (p.returncode, p.stderr))
-    got = sorted(os.listdir(os.path.join(out, "rings"))) if os.path.isdir(out) else []
+    got = ring_names(out)
     check(len(got) == 3 and all(n.startswith(proc + ".") for n in got),
           "process: only the rings of %s: %s" % (proc, got))
-    check(manifest(out).get("process") == proc if os.path.isdir(out) else False,
+    check(manifest(out).get("process") == proc,
           "process: in the manifest")
+    check(any("-- %s.*.lwr " % proc in c for c in device_commands(cmds)),
+          "process: the device lists only that process's rings")
 
 
 def test_not_debuggable(e):
@@ -224,8 +188,7 @@ def test_not_debuggable(e):
           "not debuggable: rings missing with the reason: %s" % rings)
     check(os.path.isfile(os.path.join(part, "exit-info.txt")) and not
           os.path.exists(os.path.join(part, "rings")), "not debuggable: the rest is pulled")
-    body = [c[2:] for c in cmds[1:]]
-    check(["shell", "ls", "/sdcard/Android/data/%s/files" % PKG] in body,
+    check(any("cd '/sdcard/Android/data/%s/files'" % PKG in c for c in device_commands(cmds)),
           "not debuggable: the external files directory is tried")
     # A second pull to the same -o refuses to mix with the partial one.
     p2, _, cmds2 = e.pull([device(e.root)], ["--package", PKG], out=out)
@@ -240,29 +203,127 @@ def test_external(e):
         return
     ext = "/sdcard/Android/data/%s/files" % PKG
     check(manifest(out).get("rings_from") == ext, "external: rings_from")
-    check(len(os.listdir(os.path.join(out, "rings"))) == 4, "external: 4 rings")
-    body = [c[2:] for c in cmds[1:]]
-    check(any(c[:2] == ["exec-out", "cat"] and c[2].startswith(ext + "/") for c in body),
-          "external: exec-out cat from the external directory")
+    check(len(ring_names(out)) == 4, "external: 4 rings")
+
+
+def partial_missing(p, out, what):
+    """The missing items of a pull that had to be partial."""
+    check(p.returncode == EXIT_PARTIAL, "%s: exit %d, expected %d: %s" %
+          (what, p.returncode, EXIT_PARTIAL, p.stderr))
+    return manifest(out + ".partial").get("missing", [])
+
+
+def test_many(e):
+    """A device listing 1,000 rings: one adb call takes them all."""
+    d = device(e.root)
+    wrapped = os.path.join(e.root, "fixtures", "rings", "wrapped.lwr")
+    d["packages"][PKG]["files"] = {"com.example.demo.20261130T0028%02d.%03dZ.%d.lwr" %
+                                   (i // 1000, i % 1000, 1000 + i): wrapped for i in range(1000)}
+    start = time.monotonic()
+    p, out, cmds = e.pull([d], ["--package", PKG])
+    took = time.monotonic() - start
+    check(p.returncode == 0, "1,000 rings: exit %d: %s" % (p.returncode, p.stderr[-400:]))
+    got = ring_names(out)
+    check(len(got) == 1000, "1,000 rings: %d pulled" % len(got))
+    check(len(cmds) == 10, "1,000 rings: %d adb calls, not 10" % len(cmds))
+    print("1,000 rings: %d adb calls, %.1f s" % (len(cmds), took))
+
+
+def test_twice(e):
+    """A name the device lists twice is pulled once, not a failure."""
+    d = device(e.root)
+    name = demo_rings(e.root)[1]
+    d["repeat"] = name
+    p, out, cmds = e.pull([d], ["--package", PKG])
+    if check_complete(e.lw, e.root, p, out, SERIAL, "listed twice"):
+        check("listed 'rings/%s' twice" % name in p.stderr, "listed twice: said: %s" % p.stderr)
+
+
+def test_getprop_flood(e):
+    """getprop printing 300 MB: stopped at its cap, in bounded memory."""
+    d = device(e.root)
+    d["getprop_bytes"] = 300 << 20
+    p, out, cmds = e.pull([d], ["--package", PKG])
+    missing = partial_missing(p, out, "getprop flood")
+    props = [x for x in missing if x["what"] == "device properties"]
+    check(props and "more than 1048576 bytes" in props[0]["reason"],
+          "getprop flood: the properties are missing, over their cap: %s" % missing)
+    check(p.maxrss_kb < 64 * 1024, "getprop flood: peak memory %d KiB, not under 64 MiB" %
+          p.maxrss_kb)
+    print("getprop flood: peak memory %d KiB" % p.maxrss_kb)
+
+
+def test_cut(e):
+    """An exec-out stream cut in the middle of a ring (adb still exits 0)
+    is pulled again; cut every time, the rings are missing."""
+    d = device(e.root)
+    d["cut"] = {"when": "run-as", "after": 30000, "times": 1}
+    p, out, cmds = e.pull([d], ["--package", PKG])
+    check_complete(e.lw, e.root, p, out, SERIAL, "cut once")
+    check("pulling the rings again" in p.stderr, "cut once: says so: %s" % p.stderr)
+
+    d["cut"]["times"] = 2
+    p, out, cmds = e.pull([d], ["--package", PKG])
+    missing = partial_missing(p, out, "cut twice")
+    whats = [x["what"] for x in missing if x["required"]]
+    check(whats == ["rings/" + demo_rings(e.root)[1], "rings"],
+          "cut twice: the cut ring and what came after it are missing: %s" % missing)
+    got = ring_names(out + ".partial")
+    check(got == [demo_rings(e.root)[0]], "cut twice: only the whole ring is kept: %s" % got)
+
+
+def test_short_ring(e):
+    """A ring shorter than its header says is pulled again, then missing."""
+    d = device(e.root)
+    case, _, _ = e.case([])
+    short = os.path.join(case, "short.lwr")
+    name = demo_rings(e.root)[2]
+    with open(os.path.join(e.root, "fixtures", "demo", "rings", name), "rb") as f:
+        data = f.read()
+    with open(short, "wb") as f:
+        f.write(data[:len(data) - 1000])
+    d["packages"][PKG]["files"][name] = short
+    p, out, cmds = e.pull([d], ["--package", PKG])
+    missing = partial_missing(p, out, "short ring")
+    check([(x["what"], "truncated" in x["reason"]) for x in missing if x["required"]] ==
+          [("rings/" + name, True)], "short ring: missing, with why: %s" % missing)
+    check(sum(1 for c in cmds if "run-as" in " ".join(c)) == 2, "short ring: pulled twice")
+
+
+def test_offline(e):
+    """A device that goes offline halfway: each command after it fails with
+    the server's own words."""
+    d = device(e.root)
+    d["offline_after"] = 4
+    p, out, cmds = e.pull([d], ["--package", PKG])
+    missing = partial_missing(p, out, "offline")
+    check(missing and all(x["reason"] == "error: device offline" for x in missing
+                          if x["what"] != "lmkd properties"),
+          "offline: the rest is missing, with adb's reason: %s" % missing)
 
 
 def test_timeout(e):
-    """A command that never answers is killed after --timeout and listed as
-    missing: the pull is partial, not stuck."""
-    import time
-    scenario_dev = device(e.root)
+    """A command that never answers is killed at the deadline; what is left
+    is not tried: the pull is partial, not stuck."""
     start = time.monotonic()
-    p, out, cmds = e.pull([scenario_dev], ["--package", PKG, "--timeout", "1"],
+    p, out, cmds = e.pull([device(e.root)], ["--package", PKG, "--timeout", "2"],
                           extra={"hang_on": ["logcat"]})
     took = time.monotonic() - start
-    check(p.returncode == EXIT_PARTIAL, "timeout: exit %d, expected %d: %s" %
-          (p.returncode, EXIT_PARTIAL, p.stderr))
-    check(took < 20, "timeout: the pull took %.1f s; a hung adb must not block it" % took)
-    part = out + ".partial"
-    if os.path.isdir(part):
-        m = manifest(part)
-        logs = [x for x in m.get("missing", []) if "did not answer" in x.get("reason", "")]
-        check(logs, "timeout: the manifest says which command did not answer: %s" % m.get("missing"))
+    missing = partial_missing(p, out, "timeout")
+    check(took < 10, "timeout: the pull took %.1f s; a hung adb must not block it" % took)
+    check([x["what"] for x in missing if "did not answer" in x["reason"]] == ["logcat"],
+          "timeout: the manifest says which command did not answer: %s" % missing)
+    check([x["what"] for x in missing if "not tried" in x["reason"]] ==
+          ["event log", "tombstones", "ANR traces"],
+          "timeout: and what was not tried after it: %s" % missing)
+    # One deadline for the whole pull: ten slow calls do not get ten times it.
+    d = device(e.root)
+    d["slow"] = 0.5
+    start = time.monotonic()
+    p, out, cmds = e.pull([d], ["--package", PKG, "--timeout", "2"])
+    took = time.monotonic() - start
+    partial_missing(p, out, "slow device")
+    check(took < 4, "slow device: the pull took %.1f s, past its --timeout of 2 s" % took)
 
 
 def test_errors(e):
@@ -274,11 +335,13 @@ def test_errors(e):
     p, out, cmds = e.pull([], ["--package", PKG])
     check(p.returncode == EXIT_NO_DEVICE and "no device" in p.stderr and
           not os.path.exists(out + ".partial"), "no device: exit %d: %s" % (p.returncode, p.stderr))
-    d = device(e.root)
-    d["state"] = "unauthorized"
-    p, out, cmds = e.pull([d], ["--package", PKG])
-    check(p.returncode == EXIT_NO_DEVICE and "unauthorized" in p.stderr,
-          "unauthorized: exit %d: %s" % (p.returncode, p.stderr))
+    for state in ("unauthorized", "offline", "no permissions (user in plugdev group; are your "
+                  "udev rules wrong?); see [http://developer.android.com/tools/device.html]"):
+        d = device(e.root)
+        d["state"] = state
+        p, out, cmds = e.pull([d], ["--package", PKG])
+        check(p.returncode == EXIT_NO_DEVICE and "is not ready: " + state in p.stderr and
+              len(cmds) == 1, "%s: exit %d: %s" % (state, p.returncode, p.stderr))
 
     two = [device(e.root), device(e.root, serial="R58M123")]
     p, out, cmds = e.pull(two, ["--package", PKG])
@@ -328,15 +391,15 @@ def main():
     tmp = tempfile.mkdtemp(prefix="lw-pull-")
     try:
         e = Env(lw, root, tmp)
-        test_complete(e)
-        test_process(e)
-        test_not_debuggable(e)
-        test_external(e)
-        test_timeout(e)
-        test_errors(e)
+        for t in (test_stand_in, test_complete, test_process, test_not_debuggable, test_external,
+                  test_many, test_twice, test_getprop_flood, test_cut, test_short_ring,
+                  test_offline, test_timeout, test_errors):
+            t(e)
     finally:
         shutil.rmtree(tmp)
-    return finish("pull-adb: a complete pull, --process, not debuggable, external, timeout, errors")
+    return finish("pull-adb: the stand-in, a complete pull, --process, not debuggable, external, "
+                  "1,000 rings, a name twice, getprop flood, cut streams, a short ring, offline, "
+                  "timeout, errors")
 
 
 if __name__ == "__main__":

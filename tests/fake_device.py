@@ -1,0 +1,151 @@
+"""An Android device played on the host, for the pull tests: the stand-in
+adb client (tests/fake-adb.py) and the device daemon that the real adb
+client and server talk to (tests/fake-adbd.py) both run device commands
+here.
+
+A device's filesystem is a directory (its root), built once from a scenario
+(host paths in it are relative to the scenario file):
+
+  {"serial": "emulator-5554", "state": "device",
+   "props": {"ro.product.model": "Pixel 7", ...},
+   "tz": "+0100",
+   "packages": {"com.example.demo": {
+       "debuggable": true,
+       "files": {"NAME.lwr": "host/path"},      # files/ (run-as)
+       "external": {"NAME.lwr": "host/path"}}}, # getExternalFilesDir()
+   "exit_info": {"com.example.demo": "host/path"},
+   "logcat": {"main,system,crash": "host/path", "events": "host/path"},
+   "dirs": {"/data/tombstones": {"tombstone_00": "host/path"}},
+   "getprop_bytes": N}                          # getprop prints N bytes
+
+A directory not in "dirs" (nor an app's external one) is not there, as
+/data/tombstones and /data/anr are unreadable without root.
+
+A command line runs in the host's /bin/sh, a POSIX shell as the device's
+mksh is, with the device's own tools (run-as, getprop, date +%z, pm path,
+dumpsys activity exit-info, logcat -d) as small scripts first in PATH and
+the rest (cd, globs, stat, cat) the host's. Absolute /data/ and /sdcard/
+paths are moved under the root. So the quoting, globbing and exit
+statuses are those of a real shell: a command quoted wrongly misbehaves
+here as it would on a device.
+"""
+import json
+import os
+import re
+import shutil
+
+TOOLS = {
+    "run-as": r'''
+pkg=$1; shift
+if [ ! -d "$LWDEV/pkgs/$pkg" ]; then echo "run-as: unknown package: $pkg" >&2; exit 1; fi
+if [ ! -e "$LWDEV/pkgs/$pkg/debuggable" ]; then
+  echo "run-as: package not debuggable: $pkg" >&2; exit 1
+fi
+cd "$LWROOT/data/data/$pkg" || exit 1
+exec "$@"
+''',
+    "getprop": r'''
+if [ -e "$LWDEV/getprop_bytes" ]; then
+  yes '[ro.lastwords.filler]: [xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx]' | head -c "$(cat "$LWDEV/getprop_bytes")"
+  exit 0
+fi
+cat "$LWDEV/props"
+''',
+    "date": r'''
+if [ "$*" = "+%z" ]; then cat "$LWDEV/tz"; exit 0; fi
+exec /bin/date "$@"
+''',
+    "pm": r'''
+if [ "$1" = path ] && [ $# -eq 2 ] && [ -d "$LWDEV/pkgs/$2" ]; then
+  echo "package:/data/app/~~x/$2-1/base.apk"; exit 0
+fi
+exit 1
+''',
+    "dumpsys": r'''
+if [ "$1 $2" = "activity exit-info" ]; then
+  if [ -n "$3" ] && [ -e "$LWDEV/exit-info/$3" ]; then cat "$LWDEV/exit-info/$3"; exit 0; fi
+  echo "ACTIVITY MANAGER PROCESS EXIT INFO (dumpsys activity exit-info)"; exit 0
+fi
+echo "Can't find service: $1"; exit 0
+''',
+    "logcat": r'''
+dump=; buf=main,system,crash
+while [ $# -gt 0 ]; do
+  case $1 in -d) dump=1;; -b) shift; buf=$1;; esac; shift
+done
+if [ -z "$dump" ]; then echo "fake device: logcat without -d would never end" >&2; exit 1; fi
+if [ -e "$LWDEV/logcat/$buf" ]; then cat "$LWDEV/logcat/$buf"; fi
+''',
+}
+
+
+def load(path):
+    """The scenario of a JSON file and the directory its host paths are
+    relative to."""
+    with open(path) as f:
+        return json.load(f), os.path.dirname(os.path.abspath(path))
+
+
+def escape_arg(s):
+    """A word single-quoted as the real adb client quotes it (adb_utils'
+    escape_arg): ' becomes '\\''."""
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+class Device:
+    def __init__(self, dev, base, cache):
+        """dev: one device of a scenario; base: what its host paths are
+        relative to; cache: a directory where its root is built once."""
+        self.dev = dev
+        self.root = os.path.join(cache, "device-" + re.sub(r"[^A-Za-z0-9._-]", "_", dev["serial"]))
+        if not os.path.isdir(self.root):
+            tmp = self.root + ".%d.tmp" % os.getpid()
+            self.build(tmp, base)
+            try:
+                os.rename(tmp, self.root)
+            except OSError:  # built meanwhile by another call
+                shutil.rmtree(tmp)
+
+    def build(self, root, base):
+        dev = self.dev
+
+        def link(files, where):
+            os.makedirs(where, exist_ok=True)
+            for name, path in files.items():
+                os.symlink(os.path.join(base, path), os.path.join(where, name))
+
+        lwdev = os.path.join(root, "dev-data")
+        bindir = os.path.join(root, "bin")
+        for d in (lwdev, bindir, os.path.join(lwdev, "pkgs")):
+            os.makedirs(d)
+        for name, text in TOOLS.items():
+            with open(os.path.join(bindir, name), "w") as f:
+                f.write("#!/bin/sh\n" + text)
+            os.chmod(os.path.join(bindir, name), 0o755)
+        with open(os.path.join(lwdev, "props"), "w") as f:
+            f.write("".join("[%s]: [%s]\n" % kv for kv in sorted(dev.get("props", {}).items())))
+        with open(os.path.join(lwdev, "tz"), "w") as f:
+            f.write(dev.get("tz", "+0000") + "\n")
+        if "getprop_bytes" in dev:
+            with open(os.path.join(lwdev, "getprop_bytes"), "w") as f:
+                f.write("%d\n" % dev["getprop_bytes"])
+        for pkg, p in dev.get("packages", {}).items():
+            os.makedirs(os.path.join(lwdev, "pkgs", pkg))
+            if p.get("debuggable"):
+                open(os.path.join(lwdev, "pkgs", pkg, "debuggable"), "w").close()
+            if "files" in p:
+                link(p["files"], os.path.join(root, "data", "data", pkg, "files"))
+            if "external" in p:
+                link(p["external"], os.path.join(root, "sdcard", "Android", "data", pkg, "files"))
+        link(dev.get("exit_info", {}), os.path.join(lwdev, "exit-info"))
+        link(dev.get("logcat", {}), os.path.join(lwdev, "logcat"))
+        for d, files in dev.get("dirs", {}).items():
+            link(files, os.path.join(root, d.lstrip("/")))
+
+    def shell(self, cmdline):
+        """(argv, env, cwd) that run cmdline as the device's sh -c would."""
+        line = re.sub(r"(^|[\s'\"=])/(data|sdcard)/", lambda m: m.group(1) + self.root + "/" +
+                      m.group(2) + "/", cmdline)
+        env = {"PATH": os.path.join(self.root, "bin") + ":/usr/bin:/bin", "LC_ALL": "C",
+               "LWROOT": self.root, "LWDEV": os.path.join(self.root, "dev-data")}
+        return ["/bin/sh", "-c", line], env, self.root

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""lastwords pull through the real adb client and server (Debian's adb,
+1.0.41) against device daemons that speak the adb transport on loopback
+(tests/fake-adbd.py), playing the demo device of tests/pull-adb.py. The
+server is this test's own (its own port and HOME, so it meets no other
+server and no real device's keys) and is killed at the end.
+
+Cases: what the real client does with the command of issue 10 (exec-out
+quotes each word after the first, so a hand-quoted sh -c lists nothing,
+and exits 0) and with shell's status with and without shell_v2; a complete
+pull that report reads; a device without shell_v2; an app that is not
+debuggable with its rings in getExternalFilesDir(); a ring stream cut in
+the middle (the client exits 0) that is pulled again; a device that
+vanishes halfway, whose missing items carry the client's own errors; an
+unauthorized device; two devices without --serial. Skipped (77) without
+adb.
+
+usage: pull-real-adb.py LASTWORDS SOURCE_ROOT
+"""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+from helpers import check, fatal, finish, run, setup, skip
+from pull_scenario import (EXIT_DEVICES, EXIT_NO_DEVICE, EXIT_PARTIAL, PKG, check_complete,
+                           demo_device, demo_rings, manifest, ring_names)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Lab:
+    """The test's adb server and its devices."""
+
+    def __init__(self, lw, root, tmp, adb):
+        self.lw, self.root, self.tmp, self.adb, self.n = lw, root, tmp, adb, 0
+        self.daemons = []
+        home = os.path.join(tmp, "home")
+        os.mkdir(home)
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("ANDROID_", "ADB"))}
+        self.env.update(HOME=home, ANDROID_ADB_SERVER_PORT=str(free_port()), ADB=adb)
+
+    def adb_run(self, *args, **kw):
+        return run([self.adb] + list(args), env=self.env, stdin=subprocess.DEVNULL, timeout=30,
+                   **kw)
+
+    def start(self):
+        p = self.adb_run("start-server")
+        if p.returncode != 0:
+            fatal("adb start-server: %d %s" % (p.returncode, p.stderr))
+
+    def stop(self):
+        self.adb_run("kill-server")
+        for d in self.daemons:
+            d.kill()
+            d.wait()
+
+    def device(self, dev, state="device"):
+        """Start a daemon playing dev and connect the server to it; returns
+        its serial once adb devices lists it in state."""
+        self.n += 1
+        scen = os.path.join(self.tmp, "device%d.json" % self.n)
+        with open(scen, "w") as f:
+            json.dump({"devices": [dev]}, f)
+        d = subprocess.Popen([sys.executable, os.path.join(self.root, "tests", "fake-adbd.py"), scen],
+                             stdout=subprocess.PIPE, text=True)
+        self.daemons.append(d)
+        port = d.stdout.readline().strip()
+        if not port.isdigit():
+            fatal("fake-adbd.py gave no port: %r" % port)
+        serial = "127.0.0.1:" + port
+        p = self.adb_run("connect", serial)
+        check(p.returncode == 0, "adb connect %s: %s %s" % (serial, p.stdout, p.stderr))
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if "%s\t%s" % (serial, state) in self.adb_run("devices").stdout:
+                return serial
+            time.sleep(0.05)
+        fatal("%s is not listed as %s: %s" % (serial, state, self.adb_run("devices").stdout))
+
+    def pull(self, args):
+        self.n += 1
+        out = os.path.join(self.tmp, "bundle%d" % self.n)
+        p = run([self.lw, "pull"] + args + ["-o", out], env=self.env, timeout=60)
+        return p, out
+
+
+def test_client(lab, v2, plain):
+    """What the real client does, that pull must live with."""
+    p = lab.adb_run("-s", v2, "exec-out", "run-as", PKG, "sh", "-c", "'cd files && ls *.lwr'")
+    check(p.returncode == 0 and not any(n in p.stdout for n in demo_rings(lab.root)) and
+          "not found" in p.stdout,
+          "client: exec-out with words quoted by hand lists no ring, and exits 0: %d %r" %
+          (p.returncode, p.stdout))
+    p = lab.adb_run("-s", v2, "exec-out", "run-as %s sh -c 'cd files && ls *.lwr'" % PKG)
+    check(p.returncode == 0 and p.stdout.split() == demo_rings(lab.root),
+          "client: one exec-out argument reaches the device shell as it is: %r" % p.stdout)
+    p = lab.adb_run("-s", v2, "shell", "false")
+    check(p.returncode == 1, "client: shell gives the status with shell_v2: %d" % p.returncode)
+    p = lab.adb_run("-s", plain, "shell", "echo out; echo err >&2; false")
+    check(p.returncode == 0 and "err" in p.stdout,
+          "client: without shell_v2, status 0 and stderr mixed in: %d %r" % (p.returncode, p.stdout))
+    p = lab.adb_run("-s", "127.0.0.1:9", "exec-out", "true")
+    check(p.returncode == 255 and p.stderr.strip() == "error: device '127.0.0.1:9' not found",
+          "client: exec-out's error and status: %d %r" % (p.returncode, p.stderr))
+
+
+def main():
+    lw, root = setup(__doc__)
+    adb = shutil.which("adb")
+    if not adb:
+        skip("no adb client (Debian: apt install adb)")
+    tmp = tempfile.mkdtemp(prefix="lw-real-adb-")
+    lab = Lab(lw, root, tmp, adb)
+    start = time.monotonic()
+    try:
+        lab.start()
+        v2 = lab.device(demo_device(root, "v2"))
+        plain_dev = demo_device(root, "plain")
+        plain_dev["shell_v2"] = False
+        plain = lab.device(plain_dev)
+        test_client(lab, v2, plain)
+
+        for serial, what in ((v2, "real adb"), (plain, "real adb, no shell_v2")):
+            p, out = lab.pull(["--package", PKG, "--serial", serial])
+            check_complete(lw, root, p, out, serial, what)
+
+        ext = lab.device(demo_device(root, "ext", debuggable=False, external=True))
+        p, out = lab.pull(["--package", PKG, "--serial", ext])
+        check(p.returncode == 0 and "not debuggable" in p.stderr,
+              "external: exit %d: %s" % (p.returncode, p.stderr))
+        check(manifest(out).get("rings_from") == "/sdcard/Android/data/%s/files" % PKG and
+              ring_names(out) == demo_rings(root), "external: the rings from getExternalFilesDir()")
+
+        cut_dev = demo_device(root, "cut")
+        cut_dev["cut"] = {"when": "run-as", "after": 30000, "times": 1}
+        cut = lab.device(cut_dev)
+        p, out = lab.pull(["--package", PKG, "--serial", cut])
+        check_complete(lw, root, p, out, cut, "cut once")
+        check("pulling the rings again" in p.stderr, "cut once: says so: %s" % p.stderr)
+
+        gone_dev = demo_device(root, "gone")
+        gone_dev["vanish_after"] = 4
+        gone = lab.device(gone_dev)
+        p, out = lab.pull(["--package", PKG, "--serial", gone])
+        check(p.returncode == EXIT_PARTIAL, "vanished: exit %d: %s" % (p.returncode, p.stderr))
+        missing = manifest(out + ".partial").get("missing", [])
+        reasons = [x["reason"] for x in missing if x["required"]]
+        check(reasons and all(r.startswith("error: ") for r in reasons),
+              "vanished: what is missing says what adb said: %s" % missing)
+
+        locked_dev = demo_device(root, "locked")
+        locked_dev["auth"] = "refuse"
+        locked = lab.device(locked_dev, state="unauthorized")
+        p, out = lab.pull(["--package", PKG, "--serial", locked])
+        check(p.returncode == EXIT_NO_DEVICE and "unauthorized" in p.stderr,
+              "unauthorized: exit %d: %s" % (p.returncode, p.stderr))
+
+        p, out = lab.pull(["--package", PKG])
+        check(p.returncode == EXIT_DEVICES and v2 in p.stderr and "--serial" in p.stderr,
+              "several devices: exit %d: %s" % (p.returncode, p.stderr))
+    finally:
+        lab.stop()
+        shutil.rmtree(tmp)
+    return finish("pull-real-adb: the client's quoting and status, complete pulls with and "
+                  "without shell_v2, external, a cut stream, a vanished device, unauthorized, "
+                  "several devices (%.1f s)" % (time.monotonic() - start))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

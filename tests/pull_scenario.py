@@ -1,0 +1,133 @@
+"""The demo device of the pull tests (tests/pull-adb.py, through the
+stand-in client; tests/pull-real-adb.py, through the real one), built on
+fixtures/demo, and what a complete pull of it holds."""
+import json
+import os
+
+from helpers import check, run
+
+PKG = "com.example.demo"
+EXIT_NO_ADB, EXIT_NO_DEVICE, EXIT_DEVICES, EXIT_PACKAGE = 5, 6, 7, 8
+EXIT_PARTIAL, EXIT_OUTPUT = 9, 10
+
+
+def demo_device(root, serial, debuggable=True, external=False, tombstones=True):
+    """A device (tests/fake_device.py) with the demo app and its rings."""
+    rings_dir = os.path.join(root, "fixtures", "demo", "rings")
+    rings = {n: os.path.join(rings_dir, n) for n in sorted(os.listdir(rings_dir))}
+    rings["notes.txt"] = os.path.join(root, "README.md")  # not a ring: never pulled
+    pkg = {"debuggable": debuggable, "files": rings}
+    if external:
+        pkg["external"] = rings
+    d = {
+        "serial": serial,
+        "state": "device",
+        "props": {
+            "ro.product.manufacturer": "Google",
+            "ro.product.model": "Pixel 7",
+            "ro.build.version.release": "14",
+            "ro.build.version.sdk": "34",
+            "ro.build.fingerprint": "google/panther/panther:14/UQ1A.240205.004/11269751:user/release-keys",
+            "persist.sys.lmk.reportkills": "true",
+            "ro.lmk.use_psi": "true",
+            "sys.lmk.minfree_levels": "18432:0,23040:100",
+            "ro.hardware": "panther",
+        },
+        "tz": "+0100",
+        "packages": {PKG: pkg, "com.example.other": {"debuggable": True, "files": {}}},
+        "exit_info": {PKG: os.path.join(root, "fixtures", "demo", "dumpsys-exit-info.txt")},
+        "logcat": {
+            "main,system,crash": os.path.join(root, "fixtures", "demo", "logcat.txt"),
+            "events": os.path.join(root, "fixtures", "evidence", "event-log", "am-kill.txt"),
+        },
+        "dirs": {},
+    }
+    if tombstones:
+        tomb = os.path.join(root, "fixtures", "demo", "tombstone_00")
+        d["dirs"]["/data/tombstones"] = {"tombstone_00": tomb, "tombstone_00.pb": tomb}
+    return d
+
+
+def manifest(d):
+    """The manifest of a bundle, or {} when it has none."""
+    path = os.path.join(d, "manifest.json")
+    if not os.path.isfile(path):
+        return {}
+    with open(path) as f:
+        return json.load(f)
+
+
+def ring_names(d):
+    """The rings of a bundle."""
+    rings = os.path.join(d, "rings")
+    return sorted(os.listdir(rings)) if os.path.isdir(rings) else []
+
+
+def same_bytes(a, b):
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
+
+
+def demo_rings(root):
+    return sorted(os.listdir(os.path.join(root, "fixtures", "demo", "rings")))
+
+
+def check_complete(lw, root, p, out, serial, what):
+    """A complete pull of the demo device into out: the files byte for byte,
+    the manifest, and the verdicts report gives on it. Returns whether out
+    is there to check further."""
+    check(p.returncode == 0, "%s: exit %d: %s" % (what, p.returncode, p.stderr))
+    check(os.path.isdir(out) and not os.path.exists(out + ".partial"),
+          "%s: the bundle is DIR, and no DIR.partial is left" % what)
+    if not os.path.isdir(out):
+        return False
+    rings_dir = os.path.join(root, "fixtures", "demo", "rings")
+    names = demo_rings(root)
+    got = ring_names(out)
+    check(got == names, "%s: rings %s, expected %s" % (what, got, names))
+    for n in names:
+        check(same_bytes(os.path.join(out, "rings", n), os.path.join(rings_dir, n)),
+              "%s: ring %s is byte for byte the device's" % (what, n))
+    check(same_bytes(os.path.join(out, "exit-info.txt"),
+                     os.path.join(root, "fixtures", "demo", "dumpsys-exit-info.txt")),
+          "%s: exit-info.txt" % what)
+    check(same_bytes(os.path.join(out, "logcat.txt"),
+                     os.path.join(root, "fixtures", "demo", "logcat.txt")), "%s: logcat.txt" % what)
+    check(same_bytes(os.path.join(out, "events.txt"),
+                     os.path.join(root, "fixtures", "evidence", "event-log", "am-kill.txt")),
+          "%s: events.txt" % what)
+    tombs = os.path.join(out, "tombstones")
+    check(os.path.isdir(tombs) and os.listdir(tombs) == ["tombstone_00"],
+          "%s: the text tombstone, not its .pb twin" % what)
+    m = manifest(out)
+    dev = m.get("device", {})
+    check(m.get("complete") is True, "%s: manifest complete is true" % what)
+    check(dev.get("model") == "Pixel 7" and dev.get("android_version") == "14" and
+          dev.get("sdk") == "34" and dev.get("fingerprint", "").startswith("google/panther") and
+          dev.get("serial") == serial, "%s: manifest device %s" % (what, dev))
+    check(m.get("tz_offset") == "+0100", "%s: tz_offset %s" % (what, m.get("tz_offset")))
+    check(m.get("package") == PKG and m.get("pulled_at", "").endswith("Z"),
+          "%s: package and pulled_at" % what)
+    lmk = m.get("lmk", {})
+    check(lmk.get("reportkills") is True and
+          set(lmk.get("properties", {})) == {"persist.sys.lmk.reportkills", "ro.lmk.use_psi",
+                                             "sys.lmk.minfree_levels"},
+          "%s: lmk %s" % (what, lmk))
+    paths = sorted(f["path"] for f in m.get("files", []))
+    check(paths == sorted(["rings/" + n for n in names] +
+                          ["exit-info.txt", "logcat.txt", "events.txt", "tombstones/tombstone_00"]),
+          "%s: manifest files %s" % (what, paths))
+    missing = [x["what"] for x in m.get("missing", [])]
+    check(missing == ["ANR traces"] and not any(x["required"] for x in m["missing"]),
+          "%s: only the ANR traces are missing, and not required: %s" % (what, missing))
+    # On the directory itself: the manifest describes the bundle and gives
+    # the device's zone, so no --tz is needed.
+    r = run([lw, "report", "--format", "json", out])
+    check(r.returncode == 0 and not r.stderr, "%s: report DIR: %d %s" % (what, r.returncode, r.stderr))
+    if r.returncode == 0:
+        rep = json.loads(r.stdout)
+        classes = sorted(str(x.get("classification")) for x in rep["runs"])
+        check(classes == ["None", "None", "low_memory", "native_crash"] and
+              rep["timezone"]["assumed"] is False and rep["timezone"]["offset_minutes"] == 60,
+              "%s: report DIR verdicts %s, zone %s" % (what, classes, rep["timezone"]))
+    return True
