@@ -167,8 +167,7 @@ static int load_run(struct bundle *b, struct bundle_input *in, const char *path,
 	struct ring_error rerr;
 	struct run r;
 
-	if (data->len >= LW_RING_MAGIC_LEN &&
-	    memcmp(data->data, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0) {
+	if (run_is_binary(data->data, data->len)) {
 		if (run_load_ring(path, &r, &rerr) != 0) {
 			snprintf(in->error, sizeof(in->error), "%s", rerr.reason);
 			return 0;

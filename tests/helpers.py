@@ -88,3 +88,14 @@ def finish(summary):
 def lastwords(lw, args, **kw):
     """run() of the lastwords program lw with args."""
     return run([lw] + list(args), **kw)
+
+
+def lastwords_within(lw, args, timeout, **kw):
+    """lastwords(lw, args), or None, counted as a failure, when it still
+    runs after timeout seconds (it waits, or loops); it is then killed."""
+    try:
+        return lastwords(lw, args, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired:
+        fail("lastwords %s still runs after %g s" % (" ".join(str(a) for a in args), timeout))
+        return None
+
