@@ -14,6 +14,13 @@
 #include "evidence/input.h"
 #include "evidence/parsers.h"
 
+/* One bundle_load(). */
+struct loader {
+	struct bundle *b;
+	char *real_root; /* the directory being walked, resolved; NULL for a file */
+	size_t root_len; /* of that input as given */
+};
+
 static struct bundle_input *add_input(struct bundle *b, const char *path)
 {
 	struct bundle_input *nv = realloc(b->inputs, (b->ninputs + 1) * sizeof(*nv));
@@ -38,6 +45,17 @@ static int add_run(struct bundle *b, struct run *r)
 		return -1;
 	b->runs = nv;
 	b->runs[b->nruns++] = *r;
+	return 0;
+}
+
+/* An input left out, and why. Returns 0, or -1 on ENOMEM. */
+static int skip_input(struct bundle *b, const char *path, const char *why)
+{
+	struct bundle_input *in = add_input(b, path);
+
+	if (!in)
+		return -1;
+	snprintf(in->skipped, sizeof(in->skipped), "%s", why);
 	return 0;
 }
 
@@ -159,7 +177,8 @@ static int is_manifest(struct bundle *b, const char *path)
 	return 1;
 }
 
-/* A ring, binary or as dump --json lines. Returns -1 on ENOMEM only. */
+/* A ring, binary or as dump --json lines. A blank ring is named, and no
+ * run. Returns -1 on ENOMEM only. */
 static int load_run(struct bundle *b, struct bundle_input *in, const char *path,
 		    const struct input *data)
 {
@@ -177,6 +196,11 @@ static int load_run(struct bundle *b, struct bundle_input *in, const char *path,
 		in->error_line = err.line;
 		return 0;
 	}
+	if (r.outcome == RING_OUTCOME_BLANK) {
+		in->note = ring_blank_text;
+		run_release(&r);
+		return 0;
+	}
 	if (add_run(b, &r) != 0) {
 		run_release(&r);
 		return -1;
@@ -185,9 +209,10 @@ static int load_run(struct bundle *b, struct bundle_input *in, const char *path,
 }
 
 /* rel: the path below the input it was found under. */
-static int load_file(struct bundle *b, const char *path, const char *rel)
+static int load_file(struct loader *ld, const char *path, const char *rel)
 {
 	struct ev_error err = { 0, "" };
+	struct bundle *b = ld->b;
 	struct bundle_input *in;
 	struct input data;
 	int rc = 0;
@@ -219,22 +244,76 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int load_path(struct bundle *b, const char *path, size_t root_len, int depth)
+/* Whether the resolved path real is the directory walked or below it. */
+static int inside(const struct loader *ld, const char *real)
 {
+	size_t n;
+
+	if (!ld->real_root)
+		return 0;
+	n = strlen(ld->real_root);
+	if (n == 1) /* the root directory */
+		return 1;
+	return strncmp(real, ld->real_root, n) == 0 && (real[n] == '/' || real[n] == '\0');
+}
+
+/* Why a symbolic link found in the walk is not read, or NULL for a link to
+ * a regular file inside the input, which is read. */
+static const char *link_problem(const struct loader *ld, const char *path)
+{
+	char *real = realpath(path, NULL);
+	const char *why = NULL;
+	struct stat sb;
+
+	if (!real || stat(real, &sb) != 0)
+		why = "a symbolic link that leads nowhere: not read";
+	else if (!inside(ld, real))
+		why = "a symbolic link out of the input: not read";
+	else if (S_ISDIR(sb.st_mode))
+		why = "a symbolic link to a directory: not followed";
+	else if (!S_ISREG(sb.st_mode))
+		why = "a symbolic link to a file that is not regular: not read";
+	free(real);
+	return why;
+}
+
+#define WALK_DEPTH_MAX 16
+
+/*
+ * One input (depth 0), followed wherever it leads, or one entry of a
+ * directory walked, which is lstat'ed: links, FIFOs, sockets and devices
+ * are left out and named (a link to a regular file inside the input is
+ * read), so the walk never leaves the input, never loops and never waits.
+ * A manifest.json that is not a regular file is read, to be refused.
+ */
+static int load_path(struct loader *ld, const char *path, int depth)
+{
+	const char *base = strrchr(path, '/'), *rel;
+	struct bundle *b = ld->b;
 	struct stat sb;
 	struct dirent *de;
-	char **names = NULL;
+	char **names = NULL, why[64];
 	size_t n = 0, i;
 	DIR *d;
 	int rc = 0;
 
-	if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-		const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	rel = depth ? path + ld->root_len + 1 : base;
+	if (depth == 0 ? stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode) : lstat(path, &sb) != 0)
+		return load_file(ld, path, rel);
+	if (S_ISLNK(sb.st_mode)) {
+		const char *problem = link_problem(ld, path);
 
-		return load_file(b, path, depth ? path + root_len + 1 : base ? base + 1 : path);
+		return problem ? skip_input(b, path, problem) : load_file(ld, path, rel);
 	}
-	if (depth > 16)
-		return 0;
+	if (!S_ISDIR(sb.st_mode)) {
+		if (S_ISREG(sb.st_mode) || strcmp(base, "manifest.json") == 0)
+			return load_file(ld, path, rel);
+		snprintf(why, sizeof(why), "not a regular file: %s", input_not_regular(sb.st_mode));
+		return skip_input(b, path, why);
+	}
+	if (depth > WALK_DEPTH_MAX)
+		return skip_input(b, path, "a directory more than 16 levels down: not read");
 	d = opendir(path);
 	if (!d) {
 		struct bundle_input *in = add_input(b, path);
@@ -247,7 +326,8 @@ static int load_path(struct bundle *b, const char *path, size_t root_len, int de
 	while ((de = readdir(d)) != NULL) {
 		char **nv;
 
-		if (de->d_name[0] == '.')
+		/* Hidden files are read: a ring named .x.lwr is a ring. */
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		nv = realloc(names, (n + 1) * sizeof(*nv));
 		if (!nv || !(nv[n] = malloc(strlen(path) + strlen(de->d_name) + 2))) {
@@ -263,7 +343,7 @@ static int load_path(struct bundle *b, const char *path, size_t root_len, int de
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (i = 0; i < n; i++) {
 		if (rc == 0)
-			rc = load_path(b, names[i], root_len, depth + 1);
+			rc = load_path(ld, names[i], depth + 1);
 		free(names[i]);
 	}
 	free(names);
@@ -283,15 +363,25 @@ static int cmp_run(const void *a, const void *b)
 
 int bundle_load(char *const *paths, size_t npaths, struct bundle *b)
 {
+	struct loader ld = { b, NULL, 0 };
+	struct stat sb;
 	size_t i;
+	int rc = 0;
 
 	memset(b, 0, sizeof(*b));
 	b->complete = 1;
-	for (i = 0; i < npaths; i++) {
-		if (load_path(b, paths[i], strlen(paths[i]), 0) != 0) {
-			bundle_release(b);
-			return -1;
-		}
+	for (i = 0; i < npaths && rc == 0; i++) {
+		ld.root_len = strlen(paths[i]);
+		/* Links found in a directory are judged against where it is. */
+		ld.real_root = stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode)
+				       ? realpath(paths[i], NULL)
+				       : NULL;
+		rc = load_path(&ld, paths[i], 0);
+		free(ld.real_root);
+	}
+	if (rc != 0) {
+		bundle_release(b);
+		return -1;
 	}
 	b->digest = mix64(b->digest);
 	if (b->nruns > 1)

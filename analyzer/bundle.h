@@ -1,9 +1,12 @@
 /*
  * A bundle: everything pulled from one device, given as files and
- * directories (walked recursively, in name order). Each file is detected
- * and loaded: rings become runs, the rest evidence files. A file that
- * cannot be read is kept as an input with its error; the others still load.
- * Never prints.
+ * directories (walked recursively, in name order, hidden files too). Each
+ * file is detected and loaded: rings become runs, the rest evidence files.
+ * A file that cannot be read is kept as an input with its error; the others
+ * still load. A bundle's evidence is its own files (DESIGN.md, "Inputs"):
+ * inside a directory, a symbolic link out of it or to a directory, a FIFO, a
+ * socket or a device is skipped and named, never read (one given by name is
+ * read, and refused unless it is a regular file). Never prints.
  */
 #ifndef LW_ANALYZER_BUNDLE_H
 #define LW_ANALYZER_BUNDLE_H
@@ -18,6 +21,10 @@ struct bundle_input {
 	enum ev_kind kind;
 	char error[240]; /* empty when it loaded */
 	size_t error_line;
+	/* Left out, and why (not an error): a link, a file that is not
+	 * regular. Empty when it was read. */
+	char skipped[160];
+	const char *note;        /* a blank ring: ring_blank_text; else NULL */
 };
 
 struct bundle {

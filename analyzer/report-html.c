@@ -352,6 +352,12 @@ void report_html(const cJSON *rep, FILE *out)
 			fputs(": ", out);
 			esc(out, json_get_string(x, "error"));
 		}
+		/* Left out: skipped, or a note. */
+		if (json_get_string(x, "skipped") || json_get_string(x, "note")) {
+			fputs(": left out: ", out);
+			esc(out, json_get_string(x, "skipped") ? json_get_string(x, "skipped")
+							       : json_get_string(x, "note"));
+		}
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</table>\n</body>\n</html>\n", out);

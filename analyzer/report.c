@@ -261,11 +261,17 @@ cJSON *report_json(const struct report *r)
 	json_number(&j, o, "clock_tolerance_ms", (double)r->corr.opt.tolerance_ms);
 	a = json_array(&j, o, "inputs");
 	for (i = 0; i < b->ninputs; i++) {
+		const struct bundle_input *in = &b->inputs[i];
+
 		x = json_object(&j, a, NULL);
-		json_text(&j, x, "file", b->inputs[i].path);
-		json_text(&j, x, "kind", ev_kind_name(b->inputs[i].kind));
-		if (b->inputs[i].error[0])
-			json_text(&j, x, "error", b->inputs[i].error);
+		json_text(&j, x, "file", in->path);
+		json_text(&j, x, "kind", ev_kind_name(in->kind));
+		if (in->error[0])
+			json_text(&j, x, "error", in->error);
+		if (in->skipped[0])
+			json_text(&j, x, "skipped", in->skipped);
+		if (in->note)
+			json_text(&j, x, "note", in->note);
 	}
 	a = json_array(&j, o, "runs");
 	for (i = 0; i < b->nruns; i++) {
@@ -333,6 +339,22 @@ static void stages_text(const struct run *r, FILE *out)
 	print_fold(out, prev, n, &first);
 	fputc('\n', out);
 	cJSON_Delete(arr);
+}
+
+/* The inputs left out of the report (skipped, blank rings). */
+static void left_out_text(const struct bundle *b, FILE *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < b->ninputs; i++) {
+		const struct bundle_input *in = &b->inputs[i];
+
+		if (!in->skipped[0] && !in->note)
+			continue;
+		if (n++ == 0)
+			fprintf(out, "\ninputs left out:\n");
+		fprintf(out, "  '%s': %s\n", in->path, in->skipped[0] ? in->skipped : in->note);
+	}
 }
 
 void report_text(const struct report *r, FILE *out)
@@ -423,6 +445,7 @@ void report_text(const struct report *r, FILE *out)
 			e->line, e->pid, e->process ? e->process : "-", e->reason,
 			corr_reason_text(u->reason));
 	}
+	left_out_text(b, out);
 	if (!r->corr.opt.tz_known)
 		fprintf(out, "\nnote: dumpsys and logcat times were taken as UTC; pass --tz to set the "
 			     "device's offset (clock tolerance %" PRId64 " ms)\n",
