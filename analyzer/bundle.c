@@ -12,6 +12,7 @@
 
 #include "correlate.h"
 #include "evidence/input.h"
+#include "evidence/json.h"
 #include "evidence/parsers.h"
 
 /* One bundle_load(). */
@@ -144,14 +145,67 @@ static void copy_string(const cJSON *o, const char *key, char *out, size_t size)
 		snprintf(out, size, "%s", v->valuestring);
 }
 
+static char *dup_string(const cJSON *o, const char *key)
+{
+	const char *v = json_get_string(o, key);
+
+	return strdup(v ? v : "");
+}
+
+/* Whether the manifest's entry x is one already in b->missing (two pulls
+ * that lack the same thing). */
+static int missing_known(const struct bundle *b, const cJSON *x)
+{
+	const char *what = json_get_string(x, "what"), *reason = json_get_string(x, "reason");
+	size_t i;
+
+	for (i = 0; i < b->nmissing; i++)
+		if (strcmp(b->missing[i].what, what ? what : "") == 0 &&
+		    strcmp(b->missing[i].reason, reason ? reason : "") == 0 &&
+		    b->missing[i].required == cJSON_IsTrue(cJSON_GetObjectItem(x, "required")))
+			return 1;
+	return 0;
+}
+
+/* The manifest's "missing" list, after those of manifests read before,
+ * each entry once. -1 on ENOMEM. */
+static int add_missing(struct bundle *b, const cJSON *list)
+{
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, list) {
+		struct bundle_missing *nv;
+
+		if (missing_known(b, x))
+			continue;
+		nv = realloc(b->missing, (b->nmissing + 1) * sizeof(*nv));
+		if (!nv)
+			return -1;
+		b->missing = nv;
+		nv = &b->missing[b->nmissing];
+		nv->what = dup_string(x, "what");
+		nv->reason = dup_string(x, "reason");
+		nv->required = cJSON_IsTrue(cJSON_GetObjectItem(x, "required"));
+		b->nmissing++;
+		if (!nv->what || !nv->reason)
+			return -1;
+	}
+	return 0;
+}
+
 /* The manifest of a pull describes the bundle; it is not evidence. Keep its
- * time-zone offset and the device. */
+ * path and what it says is missing; the first one's time-zone offset and
+ * device. Returns 1 for a manifest, 0 for any other file (one named
+ * manifest.json that cannot be read as one is read as evidence, and gets
+ * its error there), -1 on ENOMEM. */
 static int is_manifest(struct bundle *b, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	struct ev_error err;
 	struct input data;
+	char **nv;
 	cJSON *m;
+	int rc = 1;
 
 	if (strcmp(base ? base + 1 : path, "manifest.json") != 0)
 		return 0;
@@ -163,18 +217,31 @@ static int is_manifest(struct bundle *b, const char *path)
 		cJSON_Delete(m);
 		return 0;
 	}
-	if (cJSON_IsString(cJSON_GetObjectItem(m, "tz_offset")) &&
-	    corr_parse_tz(cJSON_GetObjectItem(m, "tz_offset")->valuestring, &b->tz_offset_ms) == 0)
-		b->have_tz = 1;
-	b->have_manifest = 1;
-	b->complete = !cJSON_IsFalse(cJSON_GetObjectItem(m, "complete"));
-	copy_string(cJSON_GetObjectItem(m, "device"), "model", b->device_model, sizeof(b->device_model));
-	copy_string(cJSON_GetObjectItem(m, "device"), "android_version", b->android_version,
-		    sizeof(b->android_version));
-	copy_string(cJSON_GetObjectItem(m, "device"), "fingerprint", b->fingerprint,
-		    sizeof(b->fingerprint));
+	nv = realloc(b->manifests, (b->nmanifests + 1) * sizeof(*nv));
+	if (!nv || !(nv[b->nmanifests] = strdup(path))) {
+		if (nv)
+			b->manifests = nv;
+		cJSON_Delete(m);
+		return -1;
+	}
+	b->manifests = nv;
+	if (b->nmanifests++ == 0) {
+		const cJSON *dev = cJSON_GetObjectItem(m, "device");
+
+		if (cJSON_IsString(cJSON_GetObjectItem(m, "tz_offset")) &&
+		    corr_parse_tz(cJSON_GetObjectItem(m, "tz_offset")->valuestring,
+				  &b->tz_offset_ms) == 0)
+			b->have_tz = 1;
+		copy_string(dev, "model", b->device_model, sizeof(b->device_model));
+		copy_string(dev, "android_version", b->android_version, sizeof(b->android_version));
+		copy_string(dev, "fingerprint", b->fingerprint, sizeof(b->fingerprint));
+	}
+	if (cJSON_IsFalse(cJSON_GetObjectItem(m, "complete")))
+		b->complete = 0;
+	if (add_missing(b, cJSON_GetObjectItem(m, "missing")) != 0)
+		rc = -1;
 	cJSON_Delete(m);
-	return 1;
+	return rc;
 }
 
 /* A ring, binary or as dump --json lines. A blank ring is named, and no
@@ -215,10 +282,11 @@ static int load_file(struct loader *ld, const char *path, const char *rel)
 	struct bundle *b = ld->b;
 	struct bundle_input *in;
 	struct input data;
-	int rc = 0;
+	int rc;
 
-	if (is_manifest(b, path))
-		return 0;
+	rc = is_manifest(b, path);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
 	in = add_input(b, path);
 	if (!in)
 		return -1;
@@ -410,8 +478,16 @@ void bundle_release(struct bundle *b)
 		ev_file_release(&b->files[i]);
 	for (i = 0; i < b->ninputs; i++)
 		free(b->inputs[i].path);
+	for (i = 0; i < b->nmanifests; i++)
+		free(b->manifests[i]);
+	for (i = 0; i < b->nmissing; i++) {
+		free(b->missing[i].what);
+		free(b->missing[i].reason);
+	}
 	free(b->runs);
 	free(b->files);
 	free(b->inputs);
+	free(b->manifests);
+	free(b->missing);
 	memset(b, 0, sizeof(*b));
 }

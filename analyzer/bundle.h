@@ -27,6 +27,13 @@ struct bundle_input {
 	const char *note;        /* a blank ring: ring_blank_text; else NULL */
 };
 
+/* One entry of a manifest's "missing" list: what a pull could not get. */
+struct bundle_missing {
+	char *what;
+	char *reason;
+	int required;            /* it makes the pull partial */
+};
+
 struct bundle {
 	struct run *runs;         /* sorted by process, then start time */
 	size_t nruns;
@@ -34,12 +41,16 @@ struct bundle {
 	size_t nfiles;
 	struct bundle_input *inputs;
 	size_t ninputs;
-	/* From the manifest.json that `lastwords pull` writes: the device's
-	 * offset from UTC, when it holds one, and the device. */
-	int have_tz;
+	/* The manifest.json of each pull that `lastwords pull` wrote, in walk
+	 * order. More than one: several pulls, read as one bundle; the zone
+	 * and the device are the first's. */
+	char **manifests;
+	size_t nmanifests;
+	int have_tz;               /* the device's offset from UTC */
 	int64_t tz_offset_ms;
-	int have_manifest;
-	int complete;              /* 0: the manifest says a required part is missing */
+	int complete;              /* 0: a manifest says a required part is missing */
+	struct bundle_missing *missing; /* every manifest's, in order */
+	size_t nmissing;
 	char device_model[96];     /* empty when unknown */
 	char android_version[32];
 	char fingerprint[192];
