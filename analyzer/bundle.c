@@ -14,10 +14,20 @@
 #include "evidence/input.h"
 #include "evidence/json.h"
 #include "evidence/parsers.h"
+#include "format.h"
+
+/* A file read so far: the hash and length of its bytes, to tell a copy. */
+struct seen {
+	uint64_t hash;
+	size_t len;
+	size_t input; /* into b->inputs */
+};
 
 /* One bundle_load(). */
 struct loader {
 	struct bundle *b;
+	struct seen *seen;
+	size_t nseen;
 	char *real_root; /* the directory being walked, resolved; NULL for a file */
 	size_t root_len; /* of that input as given */
 };
@@ -58,6 +68,81 @@ static int skip_input(struct bundle *b, const char *path, const char *why)
 		return -1;
 	snprintf(in->skipped, sizeof(in->skipped), "%s", why);
 	return 0;
+}
+
+/* The input that holds a run read from path: the one read, not a copy. */
+static struct bundle_input *input_of(struct bundle *b, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < b->ninputs; i++)
+		if (!b->inputs[i].skipped[0] && strcmp(b->inputs[i].path, path) == 0)
+			return &b->inputs[i];
+	return NULL;
+}
+
+/* in repeats the input read from path: left out, with why. 0, or -1 on
+ * ENOMEM. */
+static int mark_duplicate(struct bundle_input *in, const char *path, const char *why)
+{
+	free(in->duplicate_of);
+	in->duplicate_of = strdup(path);
+	if (!in->duplicate_of)
+		return -1;
+	snprintf(in->skipped, sizeof(in->skipped), "%s", why);
+	return 0;
+}
+
+static int same_run(const struct run *x, const struct run *y)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(x->hdr.run_id, zero, sizeof(zero)) != 0 &&
+	       memcmp(x->hdr.run_id, y->hdr.run_id, sizeof(zero)) == 0;
+}
+
+/* Whether x holds more of its run than y: more records, or as many and a
+ * newer last one. */
+static int more_records(const struct run *x, const struct run *y)
+{
+	if (x->nevents != y->nevents)
+		return x->nevents > y->nevents;
+	return x->nevents && x->events[x->nevents - 1].ticket > y->events[y->nevents - 1].ticket;
+}
+
+/* Add a run, once: of two rings of the same run (the same ring under two
+ * names, two pulls of a live ring), the one with more records stays, the
+ * first on a tie, and the other's input says so. -1 on ENOMEM (r is then
+ * released). */
+static int add_run_once(struct bundle *b, struct bundle_input *in, struct run *r)
+{
+	struct bundle_input *other;
+	struct run *kept;
+	char why[160], id[40];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < b->nruns && !same_run(&b->runs[i], r); i++)
+		;
+	if (i == b->nruns) {
+		if (add_run(b, r) == 0)
+			return 0;
+		run_release(r);
+		return -1;
+	}
+	kept = &b->runs[i];
+	fmt_id128(id, sizeof(id), r->hdr.run_id);
+	snprintf(why, sizeof(why), "the same run as another input (run id %s): counted once", id);
+	if (more_records(r, kept)) {
+		other = input_of(b, kept->path);
+		rc = other ? mark_duplicate(other, r->path, why) : 0;
+		run_release(kept);
+		*kept = *r;
+		return rc;
+	}
+	rc = mark_duplicate(in, kept->path, why);
+	run_release(r);
+	return rc;
 }
 
 static int add_file(struct bundle *b, struct ev_file *f)
@@ -268,11 +353,13 @@ static int load_run(struct bundle *b, struct bundle_input *in, const char *path,
 		run_release(&r);
 		return 0;
 	}
-	if (add_run(b, &r) != 0) {
-		run_release(&r);
-		return -1;
-	}
-	return 0;
+	return add_run_once(b, in, &r);
+}
+
+/* The hash of a file's bytes, to tell a copy of a file read before. */
+static uint64_t content_hash(const struct input *data)
+{
+	return mix64(hash_bytes(0x6c61737477726473u, data->data, data->len));
 }
 
 /* rel: the path below the input it was found under. */
@@ -282,6 +369,9 @@ static int load_file(struct loader *ld, const char *path, const char *rel)
 	struct bundle *b = ld->b;
 	struct bundle_input *in;
 	struct input data;
+	struct seen *nv;
+	uint64_t hash;
+	size_t i;
 	int rc;
 
 	rc = is_manifest(b, path);
@@ -297,6 +387,23 @@ static int load_file(struct loader *ld, const char *path, const char *rel)
 	b->digest = hash_bytes(b->digest, rel, strlen(rel) + 1);
 	b->digest = hash_bytes(b->digest, data.data, data.len);
 	in->kind = ev_detect(data.data, data.len);
+	/* The same bytes twice (two pulls of one device given together) are
+	 * one witness, not two. */
+	hash = content_hash(&data);
+	for (i = 0; i < ld->nseen; i++) {
+		if (ld->seen[i].hash == hash && ld->seen[i].len == data.len) {
+			input_release(&data);
+			return mark_duplicate(in, b->inputs[ld->seen[i].input].path,
+					      "the same bytes as another input: read once");
+		}
+	}
+	nv = realloc(ld->seen, (ld->nseen + 1) * sizeof(*nv));
+	if (!nv) {
+		input_release(&data);
+		return -1;
+	}
+	ld->seen = nv;
+	nv[ld->nseen++] = (struct seen){ hash, data.len, b->ninputs - 1 };
 	if (in->kind == EV_KIND_UNKNOWN)
 		snprintf(in->error, sizeof(in->error), "unknown kind");
 	else if (in->kind == EV_KIND_RING)
@@ -431,7 +538,7 @@ static int cmp_run(const void *a, const void *b)
 
 int bundle_load(char *const *paths, size_t npaths, struct bundle *b)
 {
-	struct loader ld = { b, NULL, 0 };
+	struct loader ld = { b, NULL, 0, NULL, 0 };
 	struct stat sb;
 	size_t i;
 	int rc = 0;
@@ -447,6 +554,7 @@ int bundle_load(char *const *paths, size_t npaths, struct bundle *b)
 		rc = load_path(&ld, paths[i], 0);
 		free(ld.real_root);
 	}
+	free(ld.seen);
 	if (rc != 0) {
 		bundle_release(b);
 		return -1;
@@ -476,8 +584,10 @@ void bundle_release(struct bundle *b)
 		run_release(&b->runs[i]);
 	for (i = 0; i < b->nfiles; i++)
 		ev_file_release(&b->files[i]);
-	for (i = 0; i < b->ninputs; i++)
+	for (i = 0; i < b->ninputs; i++) {
 		free(b->inputs[i].path);
+		free(b->inputs[i].duplicate_of);
+	}
 	for (i = 0; i < b->nmanifests; i++)
 		free(b->manifests[i]);
 	for (i = 0; i < b->nmissing; i++) {

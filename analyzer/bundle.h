@@ -6,7 +6,10 @@
  * still load. A bundle's evidence is its own files (DESIGN.md, "Inputs"):
  * inside a directory, a symbolic link out of it or to a directory, a FIFO, a
  * socket or a device is skipped and named, never read (one given by name is
- * read, and refused unless it is a regular file). Never prints.
+ * read, and refused unless it is a regular file). The same thing twice
+ * counts once: a file with the same bytes as one read before is skipped, and
+ * of two rings of one run (the same run id) the one with more records is
+ * kept. Never prints.
  */
 #ifndef LW_ANALYZER_BUNDLE_H
 #define LW_ANALYZER_BUNDLE_H
@@ -22,8 +25,9 @@ struct bundle_input {
 	char error[240]; /* empty when it loaded */
 	size_t error_line;
 	/* Left out, and why (not an error): a link, a file that is not
-	 * regular. Empty when it was read. */
+	 * regular, or a copy of duplicate_of. Empty when it was read. */
 	char skipped[160];
+	char *duplicate_of;      /* the input it repeats, or NULL */
 	const char *note;        /* a blank ring: ring_blank_text; else NULL */
 };
 
@@ -42,8 +46,11 @@ struct bundle {
 	struct bundle_input *inputs;
 	size_t ninputs;
 	/* The manifest.json of each pull that `lastwords pull` wrote, in walk
-	 * order. More than one: several pulls, read as one bundle; the zone
-	 * and the device are the first's. */
+	 * order. More than one: several pulls, read as one bundle, and the
+	 * report says so; the zone and the device are the first's. Merged
+	 * rather than split because a report reads all its inputs as one
+	 * (`report pull-1 pull-2` asks for that), and what two pulls of one
+	 * device share then counts once; `ingest` takes a pull per argument. */
 	char **manifests;
 	size_t nmanifests;
 	int have_tz;               /* the device's offset from UTC */

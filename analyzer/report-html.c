@@ -379,11 +379,16 @@ void report_html(const cJSON *rep, FILE *out)
 			fputs(": ", out);
 			esc(out, json_get_string(x, "error"));
 		}
-		/* Left out: skipped, or a note. */
+		/* Left out: skipped (and the input it repeats), or a note. */
 		if (json_get_string(x, "skipped") || json_get_string(x, "note")) {
 			fputs(": left out: ", out);
 			esc(out, json_get_string(x, "skipped") ? json_get_string(x, "skipped")
 							       : json_get_string(x, "note"));
+		}
+		if (json_get_string(x, "duplicate_of")) {
+			fputs(" (", out);
+			esc(out, json_get_string(x, "duplicate_of"));
+			fputs(" is read)", out);
 		}
 		fputs("</td></tr>\n", out);
 	}

@@ -76,7 +76,7 @@ void report_release(struct report *r)
 
 /* The notes on the pull, for the text, the JSON and the page alike. */
 
-#define PULL_NOTES_MAX 1
+#define PULL_NOTES_MAX 2
 #define PULL_NOTE_LEN 512
 
 /* The names of the missing parts that are (required) or are not, ", "
@@ -95,8 +95,8 @@ static void missing_names(const struct bundle *b, int required, char *buf, size_
 	}
 }
 
-/* A partial pull and what it lacks. Returns how many notes were written
- * into notes. */
+/* A partial pull and what it lacks; several pulls read as one. Returns how
+ * many notes were written into notes. */
 static size_t pull_notes(const struct bundle *b, char notes[PULL_NOTES_MAX][PULL_NOTE_LEN])
 {
 	size_t n = 0, i, required = 0, others = 0;
@@ -122,6 +122,12 @@ static size_t pull_notes(const struct bundle *b, char notes[PULL_NOTES_MAX][PULL
 		snprintf(s + strlen(s), PULL_NOTE_LEN - strlen(s),
 			 "; runs and evidence that were not pulled are not in this report");
 	}
+	if (b->nmanifests > 1)
+		snprintf(notes[n++], PULL_NOTE_LEN,
+			 "the inputs hold %zu pulls (a manifest.json each), read as one report: "
+			 "the same run or the same file twice counts once; the time zone and the "
+			 "device are those of '%s'",
+			 b->nmanifests, b->manifests[0]);
 	return n;
 }
 
@@ -344,6 +350,8 @@ cJSON *report_json(const struct report *r)
 			json_text(&j, x, "error", in->error);
 		if (in->skipped[0])
 			json_text(&j, x, "skipped", in->skipped);
+		if (in->duplicate_of)
+			json_text(&j, x, "duplicate_of", in->duplicate_of);
 		if (in->note)
 			json_text(&j, x, "note", in->note);
 	}
@@ -438,7 +446,7 @@ static void pull_text(const struct bundle *b, FILE *out)
 		fputc('\n', out);
 }
 
-/* The inputs left out of the report (skipped, blank rings). */
+/* The inputs left out of the report (skipped, copies, blank rings). */
 static void left_out_text(const struct bundle *b, FILE *out)
 {
 	size_t i, n = 0;
@@ -450,7 +458,10 @@ static void left_out_text(const struct bundle *b, FILE *out)
 			continue;
 		if (n++ == 0)
 			fprintf(out, "\ninputs left out:\n");
-		fprintf(out, "  '%s': %s\n", in->path, in->skipped[0] ? in->skipped : in->note);
+		fprintf(out, "  '%s': %s", in->path, in->skipped[0] ? in->skipped : in->note);
+		if (in->duplicate_of)
+			fprintf(out, "; '%s' is read", in->duplicate_of);
+		fputc('\n', out);
 	}
 }
 
