@@ -574,6 +574,15 @@ size_t bundle_errors(const struct bundle *b)
 	return n;
 }
 
+size_t bundle_exit_records(const struct bundle *b)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < b->nfiles; i++)
+		n += b->files[i].nexits;
+	return n;
+}
+
 void bundle_release(struct bundle *b)
 {
 	size_t i;

@@ -73,6 +73,10 @@ int bundle_load(char *const *paths, size_t npaths, struct bundle *b);
 
 size_t bundle_errors(const struct bundle *b);
 
+/* Exit records in all of b's files: with b->nruns, whether the inputs hold
+ * any data at all. */
+size_t bundle_exit_records(const struct bundle *b);
+
 /* Accepts a zeroed bundle. */
 void bundle_release(struct bundle *b);
 
