@@ -12,7 +12,25 @@
 
 #include "correlate.h"
 #include "evidence/input.h"
+#include "evidence/json.h"
 #include "evidence/parsers.h"
+#include "format.h"
+
+/* A file read so far: the hash and length of its bytes, to tell a copy. */
+struct seen {
+	uint64_t hash;
+	size_t len;
+	size_t input; /* into b->inputs */
+};
+
+/* One bundle_load(). */
+struct loader {
+	struct bundle *b;
+	struct seen *seen;
+	size_t nseen;
+	char *real_root; /* the directory being walked, resolved; NULL for a file */
+	size_t root_len; /* of that input as given */
+};
 
 static struct bundle_input *add_input(struct bundle *b, const char *path)
 {
@@ -39,6 +57,92 @@ static int add_run(struct bundle *b, struct run *r)
 	b->runs = nv;
 	b->runs[b->nruns++] = *r;
 	return 0;
+}
+
+/* An input left out, and why. Returns 0, or -1 on ENOMEM. */
+static int skip_input(struct bundle *b, const char *path, const char *why)
+{
+	struct bundle_input *in = add_input(b, path);
+
+	if (!in)
+		return -1;
+	snprintf(in->skipped, sizeof(in->skipped), "%s", why);
+	return 0;
+}
+
+/* The input that holds a run read from path: the one read, not a copy. */
+static struct bundle_input *input_of(struct bundle *b, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < b->ninputs; i++)
+		if (!b->inputs[i].skipped[0] && strcmp(b->inputs[i].path, path) == 0)
+			return &b->inputs[i];
+	return NULL;
+}
+
+/* in repeats the input read from path: left out, with why. 0, or -1 on
+ * ENOMEM. */
+static int mark_duplicate(struct bundle_input *in, const char *path, const char *why)
+{
+	free(in->duplicate_of);
+	in->duplicate_of = strdup(path);
+	if (!in->duplicate_of)
+		return -1;
+	snprintf(in->skipped, sizeof(in->skipped), "%s", why);
+	return 0;
+}
+
+static int same_run(const struct run *x, const struct run *y)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(x->hdr.run_id, zero, sizeof(zero)) != 0 &&
+	       memcmp(x->hdr.run_id, y->hdr.run_id, sizeof(zero)) == 0;
+}
+
+/* Whether x holds more of its run than y: more records, or as many and a
+ * newer last one. */
+static int more_records(const struct run *x, const struct run *y)
+{
+	if (x->nevents != y->nevents)
+		return x->nevents > y->nevents;
+	return x->nevents && x->events[x->nevents - 1].ticket > y->events[y->nevents - 1].ticket;
+}
+
+/* Add a run, once: of two rings of the same run (the same ring under two
+ * names, two pulls of a live ring), the one with more records stays, the
+ * first on a tie, and the other's input says so. -1 on ENOMEM (r is then
+ * released). */
+static int add_run_once(struct bundle *b, struct bundle_input *in, struct run *r)
+{
+	struct bundle_input *other;
+	struct run *kept;
+	char why[160], id[40];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < b->nruns && !same_run(&b->runs[i], r); i++)
+		;
+	if (i == b->nruns) {
+		if (add_run(b, r) == 0)
+			return 0;
+		run_release(r);
+		return -1;
+	}
+	kept = &b->runs[i];
+	fmt_id128(id, sizeof(id), r->hdr.run_id);
+	snprintf(why, sizeof(why), "the same run as another input (run id %s): counted once", id);
+	if (more_records(r, kept)) {
+		other = input_of(b, kept->path);
+		rc = other ? mark_duplicate(other, r->path, why) : 0;
+		run_release(kept);
+		*kept = *r;
+		return rc;
+	}
+	rc = mark_duplicate(in, kept->path, why);
+	run_release(r);
+	return rc;
 }
 
 static int add_file(struct bundle *b, struct ev_file *f)
@@ -126,14 +230,67 @@ static void copy_string(const cJSON *o, const char *key, char *out, size_t size)
 		snprintf(out, size, "%s", v->valuestring);
 }
 
+static char *dup_string(const cJSON *o, const char *key)
+{
+	const char *v = json_get_string(o, key);
+
+	return strdup(v ? v : "");
+}
+
+/* Whether the manifest's entry x is one already in b->missing (two pulls
+ * that lack the same thing). */
+static int missing_known(const struct bundle *b, const cJSON *x)
+{
+	const char *what = json_get_string(x, "what"), *reason = json_get_string(x, "reason");
+	size_t i;
+
+	for (i = 0; i < b->nmissing; i++)
+		if (strcmp(b->missing[i].what, what ? what : "") == 0 &&
+		    strcmp(b->missing[i].reason, reason ? reason : "") == 0 &&
+		    b->missing[i].required == cJSON_IsTrue(cJSON_GetObjectItem(x, "required")))
+			return 1;
+	return 0;
+}
+
+/* The manifest's "missing" list, after those of manifests read before,
+ * each entry once. -1 on ENOMEM. */
+static int add_missing(struct bundle *b, const cJSON *list)
+{
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, list) {
+		struct bundle_missing *nv;
+
+		if (missing_known(b, x))
+			continue;
+		nv = realloc(b->missing, (b->nmissing + 1) * sizeof(*nv));
+		if (!nv)
+			return -1;
+		b->missing = nv;
+		nv = &b->missing[b->nmissing];
+		nv->what = dup_string(x, "what");
+		nv->reason = dup_string(x, "reason");
+		nv->required = cJSON_IsTrue(cJSON_GetObjectItem(x, "required"));
+		b->nmissing++;
+		if (!nv->what || !nv->reason)
+			return -1;
+	}
+	return 0;
+}
+
 /* The manifest of a pull describes the bundle; it is not evidence. Keep its
- * time-zone offset and the device. */
+ * path and what it says is missing; the first one's time-zone offset and
+ * device. Returns 1 for a manifest, 0 for any other file (one named
+ * manifest.json that cannot be read as one is read as evidence, and gets
+ * its error there), -1 on ENOMEM. */
 static int is_manifest(struct bundle *b, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	struct ev_error err;
 	struct input data;
+	char **nv;
 	cJSON *m;
+	int rc = 1;
 
 	if (strcmp(base ? base + 1 : path, "manifest.json") != 0)
 		return 0;
@@ -145,21 +302,35 @@ static int is_manifest(struct bundle *b, const char *path)
 		cJSON_Delete(m);
 		return 0;
 	}
-	if (cJSON_IsString(cJSON_GetObjectItem(m, "tz_offset")) &&
-	    corr_parse_tz(cJSON_GetObjectItem(m, "tz_offset")->valuestring, &b->tz_offset_ms) == 0)
-		b->have_tz = 1;
-	b->have_manifest = 1;
-	b->complete = !cJSON_IsFalse(cJSON_GetObjectItem(m, "complete"));
-	copy_string(cJSON_GetObjectItem(m, "device"), "model", b->device_model, sizeof(b->device_model));
-	copy_string(cJSON_GetObjectItem(m, "device"), "android_version", b->android_version,
-		    sizeof(b->android_version));
-	copy_string(cJSON_GetObjectItem(m, "device"), "fingerprint", b->fingerprint,
-		    sizeof(b->fingerprint));
+	nv = realloc(b->manifests, (b->nmanifests + 1) * sizeof(*nv));
+	if (!nv || !(nv[b->nmanifests] = strdup(path))) {
+		if (nv)
+			b->manifests = nv;
+		cJSON_Delete(m);
+		return -1;
+	}
+	b->manifests = nv;
+	if (b->nmanifests++ == 0) {
+		const cJSON *dev = cJSON_GetObjectItem(m, "device");
+
+		if (cJSON_IsString(cJSON_GetObjectItem(m, "tz_offset")) &&
+		    corr_parse_tz(cJSON_GetObjectItem(m, "tz_offset")->valuestring,
+				  &b->tz_offset_ms) == 0)
+			b->have_tz = 1;
+		copy_string(dev, "model", b->device_model, sizeof(b->device_model));
+		copy_string(dev, "android_version", b->android_version, sizeof(b->android_version));
+		copy_string(dev, "fingerprint", b->fingerprint, sizeof(b->fingerprint));
+	}
+	if (cJSON_IsFalse(cJSON_GetObjectItem(m, "complete")))
+		b->complete = 0;
+	if (add_missing(b, cJSON_GetObjectItem(m, "missing")) != 0)
+		rc = -1;
 	cJSON_Delete(m);
-	return 1;
+	return rc;
 }
 
-/* A ring, binary or as dump --json lines. Returns -1 on ENOMEM only. */
+/* A ring, binary or as dump --json lines. A blank ring is named, and no
+ * run. Returns -1 on ENOMEM only. */
 static int load_run(struct bundle *b, struct bundle_input *in, const char *path,
 		    const struct input *data)
 {
@@ -167,8 +338,7 @@ static int load_run(struct bundle *b, struct bundle_input *in, const char *path,
 	struct ring_error rerr;
 	struct run r;
 
-	if (data->len >= LW_RING_MAGIC_LEN &&
-	    memcmp(data->data, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0) {
+	if (run_is_binary(data->data, data->len)) {
 		if (run_load_ring(path, &r, &rerr) != 0) {
 			snprintf(in->error, sizeof(in->error), "%s", rerr.reason);
 			return 0;
@@ -178,23 +348,35 @@ static int load_run(struct bundle *b, struct bundle_input *in, const char *path,
 		in->error_line = err.line;
 		return 0;
 	}
-	if (add_run(b, &r) != 0) {
+	if (r.outcome == RING_OUTCOME_BLANK) {
+		in->note = ring_blank_text;
 		run_release(&r);
-		return -1;
+		return 0;
 	}
-	return 0;
+	return add_run_once(b, in, &r);
+}
+
+/* The hash of a file's bytes, to tell a copy of a file read before. */
+static uint64_t content_hash(const struct input *data)
+{
+	return mix64(hash_bytes(0x6c61737477726473u, data->data, data->len));
 }
 
 /* rel: the path below the input it was found under. */
-static int load_file(struct bundle *b, const char *path, const char *rel)
+static int load_file(struct loader *ld, const char *path, const char *rel)
 {
 	struct ev_error err = { 0, "" };
+	struct bundle *b = ld->b;
 	struct bundle_input *in;
 	struct input data;
-	int rc = 0;
+	struct seen *nv;
+	uint64_t hash;
+	size_t i;
+	int rc;
 
-	if (is_manifest(b, path))
-		return 0;
+	rc = is_manifest(b, path);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
 	in = add_input(b, path);
 	if (!in)
 		return -1;
@@ -205,6 +387,23 @@ static int load_file(struct bundle *b, const char *path, const char *rel)
 	b->digest = hash_bytes(b->digest, rel, strlen(rel) + 1);
 	b->digest = hash_bytes(b->digest, data.data, data.len);
 	in->kind = ev_detect(data.data, data.len);
+	/* The same bytes twice (two pulls of one device given together) are
+	 * one witness, not two. */
+	hash = content_hash(&data);
+	for (i = 0; i < ld->nseen; i++) {
+		if (ld->seen[i].hash == hash && ld->seen[i].len == data.len) {
+			input_release(&data);
+			return mark_duplicate(in, b->inputs[ld->seen[i].input].path,
+					      "the same bytes as another input: read once");
+		}
+	}
+	nv = realloc(ld->seen, (ld->nseen + 1) * sizeof(*nv));
+	if (!nv) {
+		input_release(&data);
+		return -1;
+	}
+	ld->seen = nv;
+	nv[ld->nseen++] = (struct seen){ hash, data.len, b->ninputs - 1 };
 	if (in->kind == EV_KIND_UNKNOWN)
 		snprintf(in->error, sizeof(in->error), "unknown kind");
 	else if (in->kind == EV_KIND_RING)
@@ -220,22 +419,76 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int load_path(struct bundle *b, const char *path, size_t root_len, int depth)
+/* Whether the resolved path real is the directory walked or below it. */
+static int inside(const struct loader *ld, const char *real)
 {
+	size_t n;
+
+	if (!ld->real_root)
+		return 0;
+	n = strlen(ld->real_root);
+	if (n == 1) /* the root directory */
+		return 1;
+	return strncmp(real, ld->real_root, n) == 0 && (real[n] == '/' || real[n] == '\0');
+}
+
+/* Why a symbolic link found in the walk is not read, or NULL for a link to
+ * a regular file inside the input, which is read. */
+static const char *link_problem(const struct loader *ld, const char *path)
+{
+	char *real = realpath(path, NULL);
+	const char *why = NULL;
+	struct stat sb;
+
+	if (!real || stat(real, &sb) != 0)
+		why = "a symbolic link that leads nowhere: not read";
+	else if (!inside(ld, real))
+		why = "a symbolic link out of the input: not read";
+	else if (S_ISDIR(sb.st_mode))
+		why = "a symbolic link to a directory: not followed";
+	else if (!S_ISREG(sb.st_mode))
+		why = "a symbolic link to a file that is not regular: not read";
+	free(real);
+	return why;
+}
+
+#define WALK_DEPTH_MAX 16
+
+/*
+ * One input (depth 0), followed wherever it leads, or one entry of a
+ * directory walked, which is lstat'ed: links, FIFOs, sockets and devices
+ * are left out and named (a link to a regular file inside the input is
+ * read), so the walk never leaves the input, never loops and never waits.
+ * A manifest.json that is not a regular file is read, to be refused.
+ */
+static int load_path(struct loader *ld, const char *path, int depth)
+{
+	const char *base = strrchr(path, '/'), *rel;
+	struct bundle *b = ld->b;
 	struct stat sb;
 	struct dirent *de;
-	char **names = NULL;
+	char **names = NULL, why[64];
 	size_t n = 0, i;
 	DIR *d;
 	int rc = 0;
 
-	if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-		const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	rel = depth ? path + ld->root_len + 1 : base;
+	if (depth == 0 ? stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode) : lstat(path, &sb) != 0)
+		return load_file(ld, path, rel);
+	if (S_ISLNK(sb.st_mode)) {
+		const char *problem = link_problem(ld, path);
 
-		return load_file(b, path, depth ? path + root_len + 1 : base ? base + 1 : path);
+		return problem ? skip_input(b, path, problem) : load_file(ld, path, rel);
 	}
-	if (depth > 16)
-		return 0;
+	if (!S_ISDIR(sb.st_mode)) {
+		if (S_ISREG(sb.st_mode) || strcmp(base, "manifest.json") == 0)
+			return load_file(ld, path, rel);
+		snprintf(why, sizeof(why), "not a regular file: %s", input_not_regular(sb.st_mode));
+		return skip_input(b, path, why);
+	}
+	if (depth > WALK_DEPTH_MAX)
+		return skip_input(b, path, "a directory more than 16 levels down: not read");
 	d = opendir(path);
 	if (!d) {
 		struct bundle_input *in = add_input(b, path);
@@ -248,7 +501,8 @@ static int load_path(struct bundle *b, const char *path, size_t root_len, int de
 	while ((de = readdir(d)) != NULL) {
 		char **nv;
 
-		if (de->d_name[0] == '.')
+		/* Hidden files are read: a ring named .x.lwr is a ring. */
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		nv = realloc(names, (n + 1) * sizeof(*nv));
 		if (!nv || !(nv[n] = malloc(strlen(path) + strlen(de->d_name) + 2))) {
@@ -264,7 +518,7 @@ static int load_path(struct bundle *b, const char *path, size_t root_len, int de
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (i = 0; i < n; i++) {
 		if (rc == 0)
-			rc = load_path(b, names[i], root_len, depth + 1);
+			rc = load_path(ld, names[i], depth + 1);
 		free(names[i]);
 	}
 	free(names);
@@ -284,15 +538,26 @@ static int cmp_run(const void *a, const void *b)
 
 int bundle_load(char *const *paths, size_t npaths, struct bundle *b)
 {
+	struct loader ld = { b, NULL, 0, NULL, 0 };
+	struct stat sb;
 	size_t i;
+	int rc = 0;
 
 	memset(b, 0, sizeof(*b));
 	b->complete = 1;
-	for (i = 0; i < npaths; i++) {
-		if (load_path(b, paths[i], strlen(paths[i]), 0) != 0) {
-			bundle_release(b);
-			return -1;
-		}
+	for (i = 0; i < npaths && rc == 0; i++) {
+		ld.root_len = strlen(paths[i]);
+		/* Links found in a directory are judged against where it is. */
+		ld.real_root = stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode)
+				       ? realpath(paths[i], NULL)
+				       : NULL;
+		rc = load_path(&ld, paths[i], 0);
+		free(ld.real_root);
+	}
+	free(ld.seen);
+	if (rc != 0) {
+		bundle_release(b);
+		return -1;
 	}
 	b->digest = mix64(b->digest);
 	if (b->nruns > 1)
@@ -309,6 +574,15 @@ size_t bundle_errors(const struct bundle *b)
 	return n;
 }
 
+size_t bundle_exit_records(const struct bundle *b)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < b->nfiles; i++)
+		n += b->files[i].nexits;
+	return n;
+}
+
 void bundle_release(struct bundle *b)
 {
 	size_t i;
@@ -319,10 +593,20 @@ void bundle_release(struct bundle *b)
 		run_release(&b->runs[i]);
 	for (i = 0; i < b->nfiles; i++)
 		ev_file_release(&b->files[i]);
-	for (i = 0; i < b->ninputs; i++)
+	for (i = 0; i < b->ninputs; i++) {
 		free(b->inputs[i].path);
+		free(b->inputs[i].duplicate_of);
+	}
+	for (i = 0; i < b->nmanifests; i++)
+		free(b->manifests[i]);
+	for (i = 0; i < b->nmissing; i++) {
+		free(b->missing[i].what);
+		free(b->missing[i].reason);
+	}
 	free(b->runs);
 	free(b->files);
 	free(b->inputs);
+	free(b->manifests);
+	free(b->missing);
 	memset(b, 0, sizeof(*b));
 }

@@ -1,9 +1,15 @@
 /*
  * A bundle: everything pulled from one device, given as files and
- * directories (walked recursively, in name order). Each file is detected
- * and loaded: rings become runs, the rest evidence files. A file that
- * cannot be read is kept as an input with its error; the others still load.
- * Never prints.
+ * directories (walked recursively, in name order, hidden files too). Each
+ * file is detected and loaded: rings become runs, the rest evidence files.
+ * A file that cannot be read is kept as an input with its error; the others
+ * still load. A bundle's evidence is its own files (DESIGN.md, "Inputs"):
+ * inside a directory, a symbolic link out of it or to a directory, a FIFO, a
+ * socket or a device is skipped and named, never read (one given by name is
+ * read, and refused unless it is a regular file). The same thing twice
+ * counts once: a file with the same bytes as one read before is skipped, and
+ * of two rings of one run (the same run id) the one with more records is
+ * kept. Never prints.
  */
 #ifndef LW_ANALYZER_BUNDLE_H
 #define LW_ANALYZER_BUNDLE_H
@@ -18,6 +24,18 @@ struct bundle_input {
 	enum ev_kind kind;
 	char error[240]; /* empty when it loaded */
 	size_t error_line;
+	/* Left out, and why (not an error): a link, a file that is not
+	 * regular, or a copy of duplicate_of. Empty when it was read. */
+	char skipped[160];
+	char *duplicate_of;      /* the input it repeats, or NULL */
+	const char *note;        /* a blank ring: ring_blank_text; else NULL */
+};
+
+/* One entry of a manifest's "missing" list: what a pull could not get. */
+struct bundle_missing {
+	char *what;
+	char *reason;
+	int required;            /* it makes the pull partial */
 };
 
 struct bundle {
@@ -27,12 +45,19 @@ struct bundle {
 	size_t nfiles;
 	struct bundle_input *inputs;
 	size_t ninputs;
-	/* From the manifest.json that `lastwords pull` writes: the device's
-	 * offset from UTC, when it holds one, and the device. */
-	int have_tz;
+	/* The manifest.json of each pull that `lastwords pull` wrote, in walk
+	 * order. More than one: several pulls, read as one bundle, and the
+	 * report says so; the zone and the device are the first's. Merged
+	 * rather than split because a report reads all its inputs as one
+	 * (`report pull-1 pull-2` asks for that), and what two pulls of one
+	 * device share then counts once; `ingest` takes a pull per argument. */
+	char **manifests;
+	size_t nmanifests;
+	int have_tz;               /* the device's offset from UTC */
 	int64_t tz_offset_ms;
-	int have_manifest;
-	int complete;              /* 0: the manifest says a required part is missing */
+	int complete;              /* 0: a manifest says a required part is missing */
+	struct bundle_missing *missing; /* every manifest's, in order */
+	size_t nmissing;
 	char device_model[96];     /* empty when unknown */
 	char android_version[32];
 	char fingerprint[192];
@@ -47,6 +72,10 @@ struct bundle {
 int bundle_load(char *const *paths, size_t npaths, struct bundle *b);
 
 size_t bundle_errors(const struct bundle *b);
+
+/* Exit records in all of b's files: with b->nruns, whether the inputs hold
+ * any data at all. */
+size_t bundle_exit_records(const struct bundle *b);
 
 /* Accepts a zeroed bundle. */
 void bundle_release(struct bundle *b);

@@ -72,6 +72,9 @@ static void print_outcome(const struct ring_file *rf, const struct ring_facts *f
 	case RING_OUTCOME_UNKNOWN:
 		printf("outcome   unknown: the state field is damaged\n");
 		break;
+	case RING_OUTCOME_BLANK:
+		printf("outcome   %s\n", ring_blank_text);
+		break;
 	}
 	if (rf->header_damaged)
 		printf("damage    %s (header offset %zu); the slots are read as usual\n",
@@ -85,6 +88,12 @@ static void print_header(const struct ring_file *rf, const struct ring_facts *f)
 	static const uint8_t zero[16];
 	char id[40], boot[40], start[48], kb[24];
 
+	if (rf->blank) {
+		printf("ring      %s\n", rf->path);
+		print_outcome(rf, f);
+		printf("slots     %u x 64 B, never written\n", sc->slot_count);
+		return;
+	}
 	fmt_id128(id, sizeof(id), h->run_id);
 	if (memcmp(h->boot_id, zero, sizeof(zero)) == 0)
 		snprintf(boot, sizeof(boot), "unknown");
@@ -169,6 +178,12 @@ static cJSON *ring_json(const struct ring_file *rf, const struct ring_facts *f)
 
 	json_text(&j, o, "type", "ring");
 	json_text(&j, o, "file", rf->path);
+	if (rf->blank) { /* schemas/ring-events.schema.json, blank_ring */
+		json_text(&j, o, "outcome", ring_outcome_name(RING_OUTCOME_BLANK));
+		json_number(&j, o, "slot_count", f->scan.slot_count);
+		json_u64(&j, o, "never_written", f->scan.empty);
+		return json_end(&j);
+	}
 	json_number(&j, o, "format_version", h->version);
 	memcpy(proc, h->process, LW_RING_PROCESS_MAX); /* a full name has no NUL */
 	proc[LW_RING_PROCESS_MAX] = '\0';
@@ -235,6 +250,8 @@ static int dump_one(const struct ring_file *rf, int json)
 		return ja.failed ? -1 : 0;
 	}
 	print_header(rf, &f);
+	if (rf->blank)
+		return 0;
 	ring_file_walk(rf, &again, print_record, (void *)rf);
 	print_last_words(rf, &f);
 	return 0;

@@ -36,7 +36,7 @@ static int inspect_run(const char *path, const struct input *in, struct json *j,
 	size_t i;
 	int rc;
 
-	if (in->len >= LW_RING_MAGIC_LEN && memcmp(in->data, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0) {
+	if (run_is_binary(in->data, in->len)) {
 		rc = run_load_ring(path, &r, &rerr);
 		if (rc != 0) {
 			report_ring_error(path, rc, &rerr);
@@ -52,7 +52,11 @@ static int inspect_run(const char *path, const struct input *in, struct json *j,
 	}
 	if (j) {
 		json_text(j, obj, "form", r.from_json ? "json-lines" : "binary");
+		if (r.outcome == RING_OUTCOME_BLANK)
+			json_text(j, obj, "note", ring_blank_text);
 		arr = json_array(j, obj, "records");
+	} else if (r.outcome == RING_OUTCOME_BLANK) {
+		printf("%s: ring%s, %s\n", path, r.from_json ? " (JSON lines)" : "", ring_blank_text);
 	} else {
 		printf("%s: ring%s, %s, %zu records\n", path, r.from_json ? " (JSON lines)" : "",
 		       ring_outcome_name(r.outcome), r.nevents);

@@ -5,7 +5,9 @@
  * Inputs are files or directories pulled from a device. Each run of each
  * process is joined with its evidence, classified by the rules of
  * classify.c, and given its most conservative next step. --format seed
- * prints the seed script's report instead (seed-report.c).
+ * prints the seed script's report instead (seed-report.c). --fail-on is a
+ * gate: 3 when a verdict matches, 12 when there is nothing to judge (no run
+ * and no exit record), never 0 for no data.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -173,9 +175,14 @@ int cmd_report(int argc, char **argv)
 	} else {
 		report_text(&r, stdout);
 	}
+	/* A gate passes on data, never on its absence. */
 	status = nfo && fails(&r, fo, nfo) ? LW_EXIT_FAIL_ON
 		 : bundle_errors(&b)        ? LW_EXIT_INPUT
+		 : nfo && b.nruns == 0 && bundle_exit_records(&b) == 0 ? LW_EXIT_NO_DATA
 					    : LW_EXIT_OK;
+	if (status == LW_EXIT_NO_DATA)
+		fprintf(stderr, "lastwords: no data: the inputs hold no run and no exit record, so "
+				"--fail-on has nothing to judge\n");
 	report_release(&r);
 	bundle_release(&b);
 	if (fflush(stdout) != 0) {

@@ -29,13 +29,15 @@ static void outcome_short(const struct ring_file *rf, char *buf, size_t len)
 		snprintf(buf, len, "ended cleanly");
 	else if (o == RING_OUTCOME_UNKNOWN)
 		snprintf(buf, len, "outcome unknown (state field damaged)");
+	else if (o == RING_OUTCOME_BLANK)
+		snprintf(buf, len, "%s", ring_blank_text);
 	else
 		snprintf(buf, len, "%s", ring_outcome_name(o));
 }
 
 static void print_text(const struct ring_file *rf, const struct ring_scan *sc)
 {
-	char outcome[64];
+	char outcome[256];
 
 	outcome_short(rf, outcome, sizeof(outcome));
 	printf("%s: %s; %u slots: %" PRIu64 " valid, %" PRIu64 " torn, %" PRIu64 " stale, %" PRIu64

@@ -20,6 +20,7 @@ enum lastwords_exit {
 	LW_EXIT_INPUT = 4,   /* an input could not be read; the others were processed */
 	/* 5 to 10: lastwords pull (cmd-pull.c) */
 	LW_EXIT_DATABASE = 11, /* the history database cannot be opened, upgraded or written */
+	LW_EXIT_NO_DATA = 12,  /* report --fail-on: the inputs hold no run and no exit record */
 };
 
 int cmd_dump(int argc, char **argv);

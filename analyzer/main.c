@@ -33,7 +33,8 @@ static const char usage_text[] =
 	"exit status: 0 ok, 1 corruption found, 2 usage error, 3 a --fail-on verdict,\n"
 	"             4 an input could not be read; pull: 5 no adb, 6 no device,\n"
 	"             7 several devices, 8 no such package, 9 partial, 10 output exists;\n"
-	"             11 the history database cannot be opened, upgraded or written\n"
+	"             11 the history database cannot be opened, upgraded or written;\n"
+	"             12 report --fail-on on no data (no run and no exit record)\n"
 	"see lastwords(1)\n";
 
 struct command {

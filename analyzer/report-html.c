@@ -314,6 +314,32 @@ static void unmatched(FILE *out, const cJSON *arr)
 	fputs("</table>\n", out);
 }
 
+/* The pull's notes (a partial pull first) and what it lacks, before the
+ * runs: they bear on every verdict. */
+static void pull(FILE *out, const cJSON *p)
+{
+	const cJSON *x, *missing = cJSON_GetObjectItem(p, "missing");
+
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(p, "notes")) {
+		fputs("<p class=\"verdict\">", out);
+		esc(out, x->valuestring);
+		fputs("</p>\n", out);
+	}
+	if (!cJSON_GetArraySize(missing))
+		return;
+	fputs("<table>\n<tr><th>missing from the pull</th><th>why</th></tr>\n", out);
+	cJSON_ArrayForEach(x, missing) {
+		fputs("<tr><td>", out);
+		esc(out, json_get_string(x, "what"));
+		if (cJSON_IsTrue(cJSON_GetObjectItem(x, "required")))
+			fputs(" (required)", out);
+		fputs("</td><td>", out);
+		esc(out, json_get_string(x, "reason"));
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
 void report_html(const cJSON *rep, FILE *out)
 {
 	const cJSON *x, *runs = cJSON_GetObjectItem(rep, "runs");
@@ -333,6 +359,7 @@ void report_html(const cJSON *rep, FILE *out)
 		offset < 0 ? '-' : '+', abs(offset) / 60, abs(offset) % 60,
 		cJSON_IsTrue(cJSON_GetObjectItem(tz, "assumed")) ? " (assumed: pass --tz)" : "",
 		json_get_int(rep, "clock_tolerance_ms"));
+	pull(out, cJSON_GetObjectItem(rep, "pull"));
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "device"), "notes")) {
 		fputs("<p class=\"mute\">", out);
 		esc(out, x->valuestring);
@@ -355,6 +382,17 @@ void report_html(const cJSON *rep, FILE *out)
 		if (json_get_string(x, "error")) {
 			fputs(": ", out);
 			esc(out, json_get_string(x, "error"));
+		}
+		/* Left out: skipped (and the input it repeats), or a note. */
+		if (json_get_string(x, "skipped") || json_get_string(x, "note")) {
+			fputs(": left out: ", out);
+			esc(out, json_get_string(x, "skipped") ? json_get_string(x, "skipped")
+							       : json_get_string(x, "note"));
+		}
+		if (json_get_string(x, "duplicate_of")) {
+			fputs(" (", out);
+			esc(out, json_get_string(x, "duplicate_of"));
+			fputs(" is read)", out);
 		}
 		fputs("</td></tr>\n", out);
 	}

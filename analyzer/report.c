@@ -74,6 +74,63 @@ void report_release(struct report *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The notes on the pull, for the text, the JSON and the page alike. */
+
+#define PULL_NOTES_MAX 2
+#define PULL_NOTE_LEN 512
+
+/* The names of the missing parts that are (required) or are not, ", "
+ * between them, appended to buf. */
+static void missing_names(const struct bundle *b, int required, char *buf, size_t len)
+{
+	size_t i, used = strlen(buf);
+	int first = 1;
+
+	for (i = 0; i < b->nmissing && used < len; i++) {
+		if (b->missing[i].required != required)
+			continue;
+		snprintf(buf + used, len - used, "%s%s", first ? "" : ", ", b->missing[i].what);
+		used += strlen(buf + used);
+		first = 0;
+	}
+}
+
+/* A partial pull and what it lacks; several pulls read as one. Returns how
+ * many notes were written into notes. */
+static size_t pull_notes(const struct bundle *b, char notes[PULL_NOTES_MAX][PULL_NOTE_LEN])
+{
+	size_t n = 0, i, required = 0, others = 0;
+
+	for (i = 0; i < b->nmissing; i++) {
+		required += b->missing[i].required != 0;
+		others += b->missing[i].required == 0;
+	}
+	if (!b->complete) {
+		char *s = notes[n++];
+
+		if (required) {
+			snprintf(s, PULL_NOTE_LEN, "the pull is partial: it lacks ");
+			missing_names(b, 1, s, PULL_NOTE_LEN);
+		} else {
+			snprintf(s, PULL_NOTE_LEN, "the pull is partial: its manifest says so, "
+						   "without naming what it lacks");
+		}
+		if (others) {
+			snprintf(s + strlen(s), PULL_NOTE_LEN - strlen(s), "; it has no ");
+			missing_names(b, 0, s, PULL_NOTE_LEN);
+		}
+		snprintf(s + strlen(s), PULL_NOTE_LEN - strlen(s),
+			 "; runs and evidence that were not pulled are not in this report");
+	}
+	if (b->nmanifests > 1)
+		snprintf(notes[n++], PULL_NOTE_LEN,
+			 "the inputs hold %zu pulls (a manifest.json each), read as one report: "
+			 "the same run or the same file twice counts once; the time zone and the "
+			 "device are those of '%s'",
+			 b->nmanifests, b->manifests[0]);
+	return n;
+}
+
 /* JSON. */
 
 /* A time in ms since the epoch as ISO 8601, or null when unknown. */
@@ -274,6 +331,35 @@ static void input_json(struct json *j, cJSON *arr, const struct bundle *b,
 	}
 	if (in->error[0])
 		json_text(j, x, "error", in->error);
+	if (in->skipped[0])
+		json_text(j, x, "skipped", in->skipped);
+	if (in->duplicate_of)
+		json_text(j, x, "duplicate_of", in->duplicate_of);
+	if (in->note)
+		json_text(j, x, "note", in->note);
+}
+
+/* "pull": what the manifests say (only when there is one). */
+static void pull_json(struct json *j, cJSON *o, const struct bundle *b)
+{
+	char notes[PULL_NOTES_MAX][PULL_NOTE_LEN];
+	cJSON *p = json_object(j, o, "pull"), *a, *x;
+	size_t i, n = pull_notes(b, notes);
+
+	a = json_array(j, p, "manifests");
+	for (i = 0; i < b->nmanifests; i++)
+		json_text(j, a, NULL, b->manifests[i]);
+	json_bool(j, p, "complete", b->complete);
+	a = json_array(j, p, "missing");
+	for (i = 0; i < b->nmissing; i++) {
+		x = json_object(j, a, NULL);
+		json_text(j, x, "what", b->missing[i].what);
+		json_text(j, x, "reason", b->missing[i].reason);
+		json_bool(j, x, "required", b->missing[i].required);
+	}
+	a = json_array(j, p, "notes");
+	for (i = 0; i < n; i++)
+		json_text(j, a, NULL, notes[i]);
 }
 
 cJSON *report_json(const struct report *r)
@@ -292,6 +378,8 @@ cJSON *report_json(const struct report *r)
 	a = json_array(&j, o, "inputs");
 	for (i = 0; i < b->ninputs; i++)
 		input_json(&j, a, b, &b->inputs[i]);
+	if (b->nmanifests)
+		pull_json(&j, o, b);
 	a = json_array(&j, o, "runs");
 	for (i = 0; i < b->nruns; i++) {
 		run_json(&j, a, r, i);
@@ -360,11 +448,52 @@ static void stages_text(const struct run *r, FILE *out)
 	cJSON_Delete(arr);
 }
 
+/* The pull's notes and what it lacks, at the top: they bear on all else. */
+static void pull_text(const struct bundle *b, FILE *out)
+{
+	char notes[PULL_NOTES_MAX][PULL_NOTE_LEN];
+	size_t i, n = pull_notes(b, notes);
+
+	for (i = 0; i < n; i++) {
+		fprintf(out, "note: %s\n", notes[i]);
+		if (i == 0 && !b->complete) {
+			size_t k;
+
+			for (k = 0; k < b->nmissing; k++)
+				fprintf(out, "      missing %s%s: %s\n", b->missing[k].what,
+					b->missing[k].required ? " (required)" : "",
+					b->missing[k].reason);
+		}
+	}
+	if (n && b->nruns) /* the sections after the runs begin with their own */
+		fputc('\n', out);
+}
+
+/* The inputs left out of the report (skipped, copies, blank rings). */
+static void left_out_text(const struct bundle *b, FILE *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < b->ninputs; i++) {
+		const struct bundle_input *in = &b->inputs[i];
+
+		if (!in->skipped[0] && !in->note)
+			continue;
+		if (n++ == 0)
+			fprintf(out, "\ninputs left out:\n");
+		fprintf(out, "  '%s': %s", in->path, in->skipped[0] ? in->skipped : in->note);
+		if (in->duplicate_of)
+			fprintf(out, "; '%s' is read", in->duplicate_of);
+		fputc('\n', out);
+	}
+}
+
 void report_text(const struct report *r, FILE *out)
 {
 	const struct bundle *b = r->bundle;
 	size_t i, k;
 
+	pull_text(b, out);
 	for (i = 0; i < b->nruns; i++) {
 		const struct corr_run *cr = &r->corr.runs[i];
 		const struct run *run = cr->run;
@@ -439,7 +568,8 @@ void report_text(const struct report *r, FILE *out)
 			vocab_name(&vocab_stages, (int)r->loops[i].stage), cand);
 	}
 	if (r->corr.nunmatched)
-		fprintf(out, "\nexit records that match no run:\n");
+		fprintf(out, "\nexit records that match no run%s:\n",
+			b->complete ? "" : " (the pull is partial: see the note at the top)");
 	for (i = 0; i < r->corr.nunmatched; i++) {
 		const struct corr_unmatched *u = &r->corr.unmatched[i];
 		const struct exit_record *e = &u->file->exits[u->index];
@@ -448,6 +578,7 @@ void report_text(const struct report *r, FILE *out)
 			e->line, e->pid, e->process ? e->process : "-", e->reason,
 			corr_reason_text(u->reason));
 	}
+	left_out_text(b, out);
 	if (corr_tz_assumed(&r->corr))
 		fprintf(out, "\nnote: dumpsys and logcat times were taken as UTC; pass --tz to set the "
 			     "device's offset (clock tolerance %" PRId64 " ms)\n",

@@ -1,4 +1,4 @@
-/* Mapping and checking ring files pulled from a device. */
+/* Reading and checking ring files pulled from a device. */
 #include "ring-file.h"
 
 #include <errno.h>
@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "evidence/input.h"
 
 static int sys_fail(struct ring_error *err, int e)
 {
@@ -18,76 +19,172 @@ static int sys_fail(struct ring_error *err, int e)
 	return -e;
 }
 
-static int format_fail(struct ring_error *err, enum ring_header_status st, const char *reason)
+static int format_fail(struct ring_error *err, enum ring_header_status st, size_t offset,
+		       const char *reason)
 {
-	err->offset = 0;
-	snprintf(err->reason, sizeof(err->reason), "%s", reason);
+	err->offset = offset;
+	snprintf(err->reason, sizeof(err->reason), "%.*s", (int)sizeof(err->reason) - 1, reason);
 	return (int)st;
 }
 
-int ring_file_open(const char *path, struct ring_file **out, struct ring_error *err)
+/* Read up to len bytes at off. Returns how many (fewer at the end of the
+ * file), or -errno. */
+static ssize_t read_at(int fd, unsigned char *buf, size_t len, size_t off)
 {
-	struct ring_file *rf;
-	enum ring_header_status st;
-	struct stat sb;
-	void *map;
-	int fd, rc;
+	size_t got = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return sys_fail(err, errno);
-	if (fstat(fd, &sb) != 0) {
-		rc = sys_fail(err, errno);
-		goto fail_close;
+	while (got < len) {
+		ssize_t n = pread(fd, buf + got, len - got, (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		got += (size_t)n;
 	}
-	if (S_ISDIR(sb.st_mode)) {
-		rc = sys_fail(err, EISDIR);
-		goto fail_close;
+	return (ssize_t)got;
+}
+
+/* Read [off, off + len) of the file into buf + off: 0, -errno, or
+ * RING_HEADER_TRUNCATED when the file ends first (it shrank after fstat). */
+static int read_part(int fd, unsigned char *buf, size_t off, size_t len, uint64_t whole,
+		     struct ring_error *err)
+{
+	ssize_t got = read_at(fd, buf + off, len, off);
+	char why[160];
+
+	if (got < 0)
+		return sys_fail(err, (int)-got);
+	if ((size_t)got == len)
+		return 0;
+	snprintf(why, sizeof(why), "the file shrank while it was read: %zu bytes, %llu expected",
+		 off + (size_t)got, (unsigned long long)whole);
+	return format_fail(err, RING_HEADER_TRUNCATED, off + (size_t)got, why);
+}
+
+/* A live ring: read its slots again, and make each slot that changed since
+ * the first read what slot_check() (src/ring.c) makes of a slot that moved
+ * while it was copied: never written (R8) if it was empty, else torn (R9,
+ * an odd seq of the same ticket). Returns 0 or -errno. */
+static int mark_moved(int fd, struct ring_file *rf)
+{
+	unsigned char chunk[256 * LW_RING_SLOT_SIZE];
+	size_t off = rf->hdr->header_size, k;
+
+	while (off < rf->size) {
+		size_t len = rf->size - off < sizeof(chunk) ? rf->size - off : sizeof(chunk);
+		ssize_t got = read_at(fd, chunk, len, off);
+
+		if (got < 0)
+			return (int)got;
+		for (k = 0; k + LW_RING_SLOT_SIZE <= (size_t)got; k += LW_RING_SLOT_SIZE) {
+			struct lw_ring_slot *s = (struct lw_ring_slot *)(rf->bytes + off + k);
+
+			if (memcmp(s, chunk + k, LW_RING_SLOT_SIZE) == 0)
+				continue;
+			if (s->seq == 0)
+				memset(s, 0, sizeof(*s));
+			else if ((s->seq & 1u) == 0)
+				s->seq--; /* 2t+2, published, becomes 2t+1, claimed */
+		}
+		if ((size_t)got < len)
+			break;
+		off += len;
 	}
-	if (!S_ISREG(sb.st_mode)) {
-		rc = format_fail(err, RING_HEADER_FOREIGN, "not a regular file");
-		goto fail_close;
-	}
-	if (sb.st_size == 0) {
-		rc = format_fail(err, RING_HEADER_FOREIGN, "empty file");
-		goto fail_close;
-	}
-	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		rc = sys_fail(err, errno);
-		goto fail_close;
-	}
+	return 0;
+}
+
+/* Read the header, then the rest of the ring it describes (or all of a
+ * blank file), into rf. Returns 0, or what ring_file_open() returns. */
+static int read_ring(int fd, uint64_t file_size, struct ring_file *rf, struct ring_error *err)
+{
+	size_t head = file_size < LW_RING_HEADER_SIZE ? (size_t)file_size : LW_RING_HEADER_SIZE;
+	enum ring_header_status st;
+	unsigned char *nb;
+	uint64_t total;
+	int rc;
+
+	rf->bytes = calloc(1, LW_RING_HEADER_SIZE);
+	if (!rf->bytes)
+		return sys_fail(err, ENOMEM);
+	rc = read_part(fd, rf->bytes, 0, head, file_size, err);
+	if (rc != 0)
+		return rc;
 	/* A header shorter than the struct is refused by R1 before any field
 	 * beyond the magic is read. */
-	st = ring_header_check(map, (size_t)sb.st_size, err);
-	if (st != RING_HEADER_OK && st != RING_HEADER_FIELD) {
-		rc = (int)st;
-		goto fail_unmap;
+	st = ring_header_check(rf->bytes, (size_t)file_size, err);
+	if (st == RING_HEADER_FOREIGN && ring_slots_for_size(file_size) && rf->bytes[0] == 0 &&
+	    memcmp(rf->bytes, rf->bytes + 1, head - 1) == 0)
+		total = file_size; /* a zero header: read it all to see if it is blank */
+	else if (st != RING_HEADER_OK && st != RING_HEADER_FIELD)
+		return (int)st;
+	else
+		total = ring_file_size((const struct lw_ring_header *)rf->bytes);
+	if (total > head) {
+		nb = realloc(rf->bytes, (size_t)total);
+		if (!nb)
+			return sys_fail(err, ENOMEM);
+		rf->bytes = nb;
+		rc = read_part(fd, rf->bytes, head, (size_t)total - head, total, err);
+		if (rc != 0)
+			return rc;
 	}
-	rf = calloc(1, sizeof(*rf));
-	if (!rf || !(rf->path = strdup(path))) {
-		free(rf);
-		rc = sys_fail(err, ENOMEM);
-		goto fail_unmap;
+	rf->size = (size_t)total;
+	rf->hdr = (const struct lw_ring_header *)rf->bytes;
+	if (st == RING_HEADER_FOREIGN) {
+		if (!ring_is_blank(rf->bytes, rf->size))
+			return (int)st; /* *err says why */
+		rf->blank = 1;
+		rf->blank_slots = ring_slots_for_size(rf->size);
+		rf->slots = (const struct lw_ring_slot *)(rf->bytes + LW_RING_HEADER_SIZE);
+		return 0;
 	}
 	if (st == RING_HEADER_FIELD) {
 		rf->header_damaged = 1;
 		rf->damage = *err;
 	}
-	rf->fd = fd;
-	rf->map = map;
-	rf->size = (size_t)sb.st_size;
-	rf->hdr = map;
-	rf->slots = (const struct lw_ring_slot *)((const unsigned char *)map + rf->hdr->header_size);
+	rf->slots = (const struct lw_ring_slot *)(rf->bytes + rf->hdr->header_size);
+	rc = rf->live ? mark_moved(fd, rf) : 0;
+	return rc < 0 ? sys_fail(err, -rc) : 0;
+}
+
+int ring_file_open(const char *path, struct ring_file **out, struct ring_error *err)
+{
+	struct ev_error ierr;
+	struct ring_file *rf;
+	struct stat sb;
+	int fd, rc;
+
+	fd = input_open(path, &sb, &ierr);
+	if (fd == -EINVAL)
+		return format_fail(err, RING_HEADER_FOREIGN, 0, ierr.reason);
+	if (fd < 0)
+		return sys_fail(err, -fd);
+	if (sb.st_size == 0) {
+		rc = format_fail(err, RING_HEADER_FOREIGN, 0, "empty file");
+		goto fail_close;
+	}
+	rf = calloc(1, sizeof(*rf));
+	if (!rf || !(rf->path = strdup(path))) {
+		free(rf);
+		rc = sys_fail(err, ENOMEM);
+		goto fail_close;
+	}
 	if (flock(fd, LOCK_SH | LOCK_NB) != 0)
 		rf->live = errno == EWOULDBLOCK;
 	else
 		flock(fd, LOCK_UN);
+	rc = read_ring(fd, (uint64_t)sb.st_size, rf, err);
+	if (rc != 0) {
+		ring_file_free(rf);
+		goto fail_close;
+	}
+	close(fd);
 	*out = rf;
 	return 0;
 
-fail_unmap:
-	munmap(map, (size_t)sb.st_size);
 fail_close:
 	close(fd);
 	return rc;
@@ -97,14 +194,15 @@ void ring_file_free(struct ring_file *rf)
 {
 	if (!rf)
 		return;
-	munmap((void *)rf->map, rf->size);
-	close(rf->fd);
+	free(rf->bytes);
 	free(rf->path);
 	free(rf);
 }
 
 enum ring_outcome ring_file_outcome(const struct ring_file *rf)
 {
+	if (rf->blank)
+		return RING_OUTCOME_BLANK;
 	if (rf->live)
 		return RING_OUTCOME_LIVE;
 	switch (rf->hdr->state) {
@@ -119,6 +217,10 @@ enum ring_outcome ring_file_outcome(const struct ring_file *rf)
 	}
 }
 
+const char ring_blank_text[] =
+	"never initialized: the ring is all zero (the probe was stopped inside lw_open before it "
+	"wrote the header); an empty run, with no process, pid or record";
+
 const char *ring_outcome_name(enum ring_outcome o)
 {
 	switch (o) {
@@ -130,6 +232,8 @@ const char *ring_outcome_name(enum ring_outcome o)
 		return "crashed";
 	case RING_OUTCOME_DIED:
 		return "died";
+	case RING_OUTCOME_BLANK:
+		return "never_initialized";
 	case RING_OUTCOME_UNKNOWN:
 		break;
 	}
@@ -169,5 +273,10 @@ int ring_file_walk(const struct ring_file *rf, struct ring_facts *facts, ring_ev
 	struct walk w = { facts, fn, arg };
 
 	memset(facts, 0, sizeof(*facts));
+	if (rf->blank) {
+		facts->scan.slot_count = rf->blank_slots;
+		facts->scan.empty = rf->blank_slots;
+		return 0;
+	}
 	return ring_scan(rf->hdr, rf->slots, &facts->scan, NULL, walk_slot, &w);
 }

@@ -1,6 +1,7 @@
 /*
  * Reading a ring file pulled from a device: untrusted input. The file is
- * mapped read-only and its header checked (rules R1..R7 of
+ * read into memory when it is opened (a mapping would die of SIGBUS if the
+ * file shrank under it) and its header checked (rules R1..R7 of
  * schemas/ring-format.md) before any slot is looked at. Never prints.
  */
 #ifndef LW_ANALYZER_RING_FILE_H
@@ -14,12 +15,17 @@
 
 struct ring_file {
 	char *path;
-	int fd;
-	const void *map;
-	size_t size;
+	unsigned char *bytes; /* the header and the slots, as read at open */
+	size_t size;          /* of bytes: the ring's size, or the file's if blank */
 	const struct lw_ring_header *hdr;
 	const struct lw_ring_slot *slots;
-	int live; /* a writer holds the file's flock right now */
+	int live; /* a writer held the file's flock when it was opened */
+	/* Every byte is zero: the probe preallocated the file and was stopped
+	 * (SIGKILL inside lw_open) before it wrote the header. An empty run
+	 * with no process, pid or record; hdr is all zero, blank_slots says
+	 * how many slots the file has room for. */
+	int blank;
+	uint32_t blank_slots;
 	/* R7 failed: a run-time header field holds an impossible value. The
 	 * slots are still read (R1..R6 hold); the outcome is unknown. */
 	int header_damaged;
@@ -33,15 +39,22 @@ enum ring_outcome {
 	RING_OUTCOME_CRASHED, /* the fatal-signal handler ran */
 	RING_OUTCOME_DIED,    /* neither: killed (SIGKILL) or power lost */
 	RING_OUTCOME_UNKNOWN, /* the state field is damaged */
+	RING_OUTCOME_BLANK,   /* never initialized: the file is all zero */
 };
 
 /*
- * Open, map and check a ring file. On success *out is set (free with
+ * Open, read and check a ring file. On success *out is set (free with
  * ring_file_free) and 0 is returned; a file that fails only R7 is opened,
- * with header_damaged set. Otherwise *err holds a one-line reason
- * and the offset it concerns, and the return value is a negative errno for
- * a system error (the reason is then strerror's text) or a positive enum
- * ring_header_status for a file that is not a ring this reader can read.
+ * with header_damaged set, and a blank file (all zero, of a ring's size)
+ * with blank set. Otherwise *err holds a one-line reason and the offset it
+ * concerns, and the return value is a negative errno for a system error
+ * (the reason is then strerror's text) or a positive enum
+ * ring_header_status for a file that is not a ring this reader can read:
+ * not a regular file, or one that shrank while it was read, is one. The
+ * file is never waited on (a FIFO is refused, not opened for reading).
+ * Allocates the ring's size; a live ring (a writer holds it) is read twice,
+ * and a slot that changed between the reads is torn (R9), as a slot the
+ * writer rewrites while a reader copies it is.
  */
 int ring_file_open(const char *path, struct ring_file **out, struct ring_error *err);
 
@@ -50,8 +63,12 @@ void ring_file_free(struct ring_file *rf);
 
 enum ring_outcome ring_file_outcome(const struct ring_file *rf);
 
-/* "live", "clean", "crashed", "died". */
+/* "live", "clean", "crashed", "died", "unknown", "never_initialized". */
 const char *ring_outcome_name(enum ring_outcome o);
+
+/* What a blank ring is, for people: one phrase that dump, verify, inspect
+ * and the report all use. */
+extern const char ring_blank_text[];
 
 
 /* What the valid records say about the run. */

@@ -48,6 +48,12 @@ static int collect(uint64_t ticket, uint32_t index, const struct lw_ring_slot *s
 	return add_event(arg, ticket, s);
 }
 
+int run_is_binary(const char *buf, size_t len)
+{
+	return (len >= LW_RING_MAGIC_LEN && memcmp(buf, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0) ||
+	       ring_is_blank(buf, len);
+}
+
 int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 {
 	struct ring_facts facts;
@@ -166,6 +172,14 @@ static int load_ring_line(struct run *r, const cJSON *o, struct span line, size_
 	uint64_t v;
 	int st;
 
+	if (outcome && strcmp(outcome, ring_outcome_name(RING_OUTCOME_BLANK)) == 0 &&
+	    line_u64(line, "slot_count", &v)) {
+		/* A blank ring: its file's size, and nothing else. */
+		r->outcome = RING_OUTCOME_BLANK;
+		r->scan.slot_count = (uint32_t)v;
+		r->scan.empty = v;
+		return 0;
+	}
 	if (!proc || !outcome || !line_u64(line, "slot_count", &v) || !line_u64(line, "pid", &v))
 		return fail(err, lineno, "expected a ring line with process, pid, outcome and slot_count");
 	snprintf(h->process, sizeof(h->process), "%s", proc);
@@ -360,6 +374,8 @@ int run_load_json(const char *path, const char *buf, size_t len, struct run *out
 				     ? load_ring_line(out, o, t, it.lineno, err)
 				     : fail(err, it.lineno, "expected the ring line first");
 			have_ring = 1;
+		} else if (out->outcome == RING_OUTCOME_BLANK) {
+			rc = fail(err, it.lineno, "expected no record after a never-initialized ring");
 		} else {
 			rc = load_event_line(out, o, t, it.lineno, err);
 		}

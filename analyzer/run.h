@@ -36,8 +36,15 @@ struct run {
 };
 
 /* Load a run from a binary ring file. Returns 0, or the ring_file_open()
- * status with *err set (see ring-file.h). */
+ * status with *err set (see ring-file.h). A blank ring (never initialized)
+ * loads as a run of outcome RING_OUTCOME_BLANK with no record, from the
+ * file as from its JSON line; the bundle names it and leaves it out of its
+ * runs. */
 int run_load_ring(const char *path, struct run *out, struct ring_error *err);
+
+/* Whether buf holds a binary ring (its magic, or a blank file) rather than
+ * JSON lines: which of the loaders below reads it. */
+int run_is_binary(const char *buf, size_t len);
 
 /* Load a run from its JSON lines. Returns 0, or -1 with err naming the line
  * and what was expected. */

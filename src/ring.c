@@ -56,6 +56,31 @@ uint64_t ring_file_size(const struct lw_ring_header *h)
 	return (uint64_t)h->header_size + (uint64_t)h->slot_count * LW_RING_SLOT_SIZE;
 }
 
+uint32_t ring_slots_for_size(uint64_t size)
+{
+	uint64_t n;
+
+	if (size < LW_RING_HEADER_SIZE || (size - LW_RING_HEADER_SIZE) % LW_RING_SLOT_SIZE != 0)
+		return 0;
+	n = (size - LW_RING_HEADER_SIZE) / LW_RING_SLOT_SIZE;
+	if (n < LW_RING_SLOTS_MIN || n > LW_RING_SLOTS_MAX || (n & (n - 1)) != 0)
+		return 0;
+	return (uint32_t)n;
+}
+
+int ring_is_blank(const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	unsigned char acc = 0;
+	size_t i;
+
+	if (!ring_slots_for_size(len))
+		return 0;
+	for (i = 0; i < len; i++)
+		acc |= p[i];
+	return acc == 0;
+}
+
 static enum ring_header_status fail(struct ring_error *err, enum ring_header_status st,
 				    size_t offset, const char *reason)
 {

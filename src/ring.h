@@ -85,6 +85,17 @@ static inline enum lw_stage ring_open_stage(const struct lw_ring_header *h)
 /* Total file size of a ring with this header. */
 uint64_t ring_file_size(const struct lw_ring_header *h);
 
+/* The slot count of a ring file of size bytes with a v1 header
+ * (LW_RING_HEADER_SIZE bytes and a slot count that R5 allows), or 0 when no
+ * such ring has that size. Context: signal-safe; does not allocate. */
+uint32_t ring_slots_for_size(uint64_t size);
+
+/* Whether the len bytes at buf are a ring that was never initialized: all
+ * zero, and of a ring's size (ring_slots_for_size). That is what the probe
+ * leaves when it is stopped after preallocating the file and before writing
+ * the header. Context: signal-safe; does not allocate; does not block. */
+int ring_is_blank(const void *buf, size_t len);
+
 /* Per-slot class after a scan (R8..R12). */
 enum ring_slot_class {
 	RING_SLOT_EMPTY = 0,  /* R8: all 64 bytes zero: never written */

@@ -88,3 +88,50 @@ def finish(summary):
 def lastwords(lw, args, **kw):
     """run() of the lastwords program lw with args."""
     return run([lw] + list(args), **kw)
+
+
+def lastwords_within(lw, args, timeout, **kw):
+    """lastwords(lw, args), or None, counted as a failure, when it still
+    runs after timeout seconds (it waits, or loops); it is then killed."""
+    try:
+        return lastwords(lw, args, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired:
+        fail("lastwords %s still runs after %g s" % (" ".join(str(a) for a in args), timeout))
+        return None
+
+
+def schema_errors(schema, obj):
+    """What obj breaks of the JSON schema in the file schema (Draft 7), as
+    messages; a failure when python3-jsonschema is missing (.ci/install-deps
+    installs it)."""
+    try:
+        import jsonschema
+    except ImportError:
+        fail("python3-jsonschema is not installed (.ci/install-deps installs it)")
+        return []
+    import json
+    with open(schema) as f:
+        s = json.load(f)
+    jsonschema.Draft7Validator.check_schema(s)
+    return ["%s: %s" % ("/".join(str(p) for p in e.absolute_path), e.message[:200])
+            for e in jsonschema.Draft7Validator(s).iter_errors(obj)]
+
+
+def report_json(lw, args, timeout=60):
+    """`lastwords report --format json` of args, checked against
+    schemas/report.schema.json: (the report, its inputs by file), or
+    (None, {}), a failure, when it does not exit 0 within timeout seconds."""
+    import json
+    p = lastwords_within(lw, ["report", "--format", "json"] + list(args), timeout)
+    if not p or not check(p.returncode == 0, "report %s: exit %d, %r"
+                          % (" ".join(args), p.returncode, p.stderr)):
+        return None, {}
+    rep = json.loads(p.stdout)
+    for e in schema_errors("schemas/report.schema.json", rep):
+        fail("report %s: schema: %s" % (" ".join(args), e))
+    return rep, {i["file"]: i for i in rep["inputs"]}
+
+
+def verdicts(rep):
+    """A report's runs as (pid, classification, evidence_level)."""
+    return [(r["pid"], r["classification"], r["evidence_level"]) for r in rep["runs"]]

@@ -3,6 +3,7 @@
 
 #include <lastwords/ring.h>
 
+#include "../../src/ring.h"
 #include "parsers.h"
 #include "text.h"
 
@@ -43,8 +44,9 @@ enum ev_kind ev_detect(const char *buf, size_t len)
 {
 	size_t i;
 
+	/* A blank ring is one too (never initialized: all zero). */
 	if ((len >= LW_RING_MAGIC_LEN && memcmp(buf, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0) ||
-	    ring_json_sniff(buf, len))
+	    ring_is_blank(buf, len) || ring_json_sniff(buf, len))
 		return EV_KIND_RING;
 	for (i = 0; i < sizeof(detectors) / sizeof(detectors[0]); i++)
 		if (detectors[i].sniff(buf, len))

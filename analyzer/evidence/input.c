@@ -1,10 +1,12 @@
 #include "input.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static int fail(struct ev_error *err, const char *reason)
@@ -12,6 +14,13 @@ static int fail(struct ev_error *err, const char *reason)
 	err->line = 0;
 	snprintf(err->reason, sizeof(err->reason), "%s", reason);
 	return -1;
+}
+
+/* -e, with strerror(e) as the reason. */
+static int sys_fail(struct ev_error *err, int e)
+{
+	fail(err, strerror(e));
+	return -e;
 }
 
 static int read_all(FILE *f, char **out, size_t *len, struct ev_error *err)
@@ -120,21 +129,76 @@ fail_inflate:
 	return fail(err, why);
 }
 
+const char *input_not_regular(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return NULL;
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	return "not a regular file";
+}
+
+static int not_regular(struct ev_error *err, mode_t mode)
+{
+	char why[64];
+
+	if (S_ISDIR(mode))
+		return sys_fail(err, EISDIR);
+	snprintf(why, sizeof(why), "not a regular file: %s", input_not_regular(mode));
+	fail(err, why);
+	return -EINVAL;
+}
+
+int input_open(const char *path, struct stat *sb, struct ev_error *err)
+{
+	int fd;
+
+	if (stat(path, sb) != 0)
+		return sys_fail(err, errno);
+	if (!S_ISREG(sb->st_mode))
+		return not_regular(err, sb->st_mode);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return sys_fail(err, errno);
+	if (fstat(fd, sb) != 0) {
+		int e = errno;
+
+		close(fd);
+		return sys_fail(err, e);
+	}
+	if (!S_ISREG(sb->st_mode)) { /* swapped since the stat */
+		close(fd);
+		return not_regular(err, sb->st_mode);
+	}
+	/* A regular file never blocks; reads go on as usual. */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
 int input_read(const char *path, struct input *in, struct ev_error *err)
 {
 	struct stat sb;
 	char *raw;
 	size_t len;
 	FILE *f;
-	int rc;
+	int fd, rc;
 
 	memset(in, 0, sizeof(*in));
-	f = fopen(path, "rb");
-	if (!f)
+	fd = input_open(path, &sb, err);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "rb");
+	if (!f) {
+		close(fd);
 		return fail(err, strerror(errno));
-	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		fclose(f);
-		return fail(err, strerror(EISDIR));
 	}
 	rc = read_all(f, &raw, &len, err);
 	fclose(f);
