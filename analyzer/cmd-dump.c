@@ -274,9 +274,5 @@ int cmd_dump(int argc, char **argv)
 		}
 		ring_file_free(rf);
 	}
-	if (fflush(stdout) != 0) {
-		perror("lastwords: stdout");
-		return LW_EXIT_INPUT;
-	}
 	return unreadable ? LW_EXIT_INPUT : LW_EXIT_OK;
 }

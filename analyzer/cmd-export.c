@@ -174,7 +174,7 @@ int cmd_export(int argc, char **argv)
 			sqlite3_finalize(st);
 			history_close(&h);
 			free(tmp);
-			return LW_EXIT_INPUT;
+			return LW_EXIT_OUTPUT;
 		}
 	}
 	if (csv)
@@ -196,24 +196,17 @@ int cmd_export(int argc, char **argv)
 	}
 	sqlite3_finalize(st);
 	history_close(&h);
-	if (fflush(out) != 0 || ferror(out)) {
-		fprintf(stderr, "lastwords: cannot write '%s': %s\n", output ? tmp : "stdout", strerror(errno));
-		status = status ? status : LW_EXIT_INPUT;
+	if (!output)
+		return status; /* main() closes stdout */
+	status = output_close(out, tmp, status);
+	if (status == LW_EXIT_OK && rename(tmp, output) != 0) {
+		fprintf(stderr, "lastwords: cannot rename '%s' to '%s': %s\n", tmp, output, strerror(errno));
+		status = LW_EXIT_OUTPUT;
 	}
-	if (output) {
-		if (fclose(out) != 0 && status == LW_EXIT_OK) {
-			fprintf(stderr, "lastwords: cannot write '%s': %s\n", tmp, strerror(errno));
-			status = LW_EXIT_INPUT;
-		}
-		if (status == LW_EXIT_OK && rename(tmp, output) != 0) {
-			fprintf(stderr, "lastwords: cannot rename '%s' to '%s': %s\n", tmp, output, strerror(errno));
-			status = LW_EXIT_INPUT;
-		}
-		if (status != LW_EXIT_OK)
-			unlink(tmp);
-		else
-			fprintf(stderr, "lastwords: %zu rows in '%s'\n", rows, output);
-		free(tmp);
-	}
+	if (status != LW_EXIT_OK)
+		unlink(tmp);
+	else
+		fprintf(stderr, "lastwords: %zu rows in '%s'\n", rows, output);
+	free(tmp);
 	return status;
 }

@@ -401,9 +401,5 @@ int cmd_history(int argc, char **argv)
 	}
 	cJSON_Delete(regressions);
 	figures_release(&f);
-	if (fflush(stdout) != 0) {
-		perror("lastwords: stdout");
-		return LW_EXIT_INPUT;
-	}
 	return status;
 }

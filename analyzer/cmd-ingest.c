@@ -152,9 +152,5 @@ int cmd_ingest(int argc, char **argv)
 	history_close(&h);
 	printf("%zu stored, %zu already in, %zu refused%s\n", n[STORED], n[DUPLICATE], n[REFUSED],
 	       n[DB_FAILED] ? ", stopped on a database error" : "");
-	if (fflush(stdout) != 0) {
-		perror("lastwords: stdout");
-		return LW_EXIT_INPUT;
-	}
 	return n[DB_FAILED] ? LW_EXIT_DATABASE : n[REFUSED] ? LW_EXIT_INPUT : LW_EXIT_OK;
 }

@@ -172,9 +172,5 @@ int cmd_inspect(int argc, char **argv)
 		fprintf(stderr, "lastwords: out of memory\n");
 		return LW_EXIT_INPUT;
 	}
-	if (fflush(stdout) != 0) {
-		perror("lastwords: stdout");
-		return LW_EXIT_INPUT;
-	}
 	return failed ? LW_EXIT_INPUT : LW_EXIT_OK;
 }

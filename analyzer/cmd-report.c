@@ -178,9 +178,5 @@ int cmd_report(int argc, char **argv)
 					    : LW_EXIT_OK;
 	report_release(&r);
 	bundle_release(&b);
-	if (fflush(stdout) != 0) {
-		perror("lastwords: stdout");
-		return LW_EXIT_INPUT;
-	}
 	return status;
 }

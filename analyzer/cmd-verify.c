@@ -125,9 +125,5 @@ int cmd_verify(int argc, char **argv)
 		}
 		ring_file_free(rf);
 	}
-	if (fflush(stdout) != 0) {
-		perror("lastwords: stdout");
-		return LW_EXIT_INPUT;
-	}
 	return unreadable ? LW_EXIT_INPUT : corrupt ? LW_EXIT_CORRUPT : LW_EXIT_OK;
 }

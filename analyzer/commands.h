@@ -5,6 +5,8 @@
 #ifndef LW_ANALYZER_COMMANDS_H
 #define LW_ANALYZER_COMMANDS_H
 
+#include <stdio.h>
+
 #include "../src/ring.h"
 #include "bundle.h"
 #include "correlate.h"
@@ -20,6 +22,7 @@ enum lastwords_exit {
 	LW_EXIT_INPUT = 4,   /* an input could not be read; the others were processed */
 	/* 5 to 10: lastwords pull (cmd-pull.c) */
 	LW_EXIT_DATABASE = 11, /* the history database cannot be opened, upgraded or written */
+	LW_EXIT_OUTPUT = 13,   /* the output could not be written (whatever else happened) */
 };
 
 int cmd_dump(int argc, char **argv);
@@ -70,6 +73,12 @@ int help_or_bad_option(int c, const char *usage, int argc, char **argv);
 /* history_open() for ingest, history and export: 0, or the reason on
  * stderr and LW_EXIT_DATABASE. */
 int open_history(const char *db, enum history_mode mode, struct history *h);
+
+/* Close f, a stream the results were written to: stdout (name NULL), which
+ * main() closes after every command, or a file named name. Returns status
+ * when every write, the flush and the close succeeded; else prints "cannot
+ * write" with the reason to stderr and returns LW_EXIT_OUTPUT. */
+int output_close(FILE *f, const char *name, int status);
 
 /* Print a usage error for a command to stderr; returns LW_EXIT_USAGE. */
 int usage_error(const char *usage, const char *fmt, ...);

@@ -3,6 +3,7 @@
  * probe left and the system's own evidence. This file dispatches to the
  * subcommands (cmd-*.c) and holds what they share for messages.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,7 +34,8 @@ static const char usage_text[] =
 	"exit status: 0 ok, 1 corruption found, 2 usage error, 3 a --fail-on verdict,\n"
 	"             4 an input could not be read; pull: 5 no adb, 6 no device,\n"
 	"             7 several devices, 8 no such package, 9 partial, 10 output exists;\n"
-	"             11 the history database cannot be opened, upgraded or written\n"
+	"             11 the history database cannot be opened, upgraded or written;\n"
+	"             13 the output could not be written\n"
 	"see lastwords(1)\n";
 
 struct command {
@@ -195,6 +197,23 @@ int parse_json_options(int argc, char **argv, const char *usage, const char *wha
 	return -1;
 }
 
+int output_close(FILE *f, const char *name, int status)
+{
+	/* A write that failed set the error flag and errno, and a later
+	 * fflush() of the emptied buffer succeeds: ask both. */
+	int failed = fflush(f) != 0;
+
+	failed |= ferror(f) != 0;
+	failed |= fclose(f) != 0;
+	if (!failed)
+		return status;
+	if (name)
+		fprintf(stderr, "lastwords: cannot write '%s': %s\n", name, strerror(errno ? errno : EIO));
+	else
+		fprintf(stderr, "lastwords: cannot write the output: %s\n", strerror(errno ? errno : EIO));
+	return LW_EXIT_OUTPUT;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -207,15 +226,15 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
 		fputs(usage_text, stdout);
-		return LW_EXIT_OK;
+		return output_close(stdout, NULL, LW_EXIT_OK);
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
 		printf("lastwords %s (ring format %d)\n", LASTWORDS_VERSION, LW_RING_VERSION);
-		return LW_EXIT_OK;
+		return output_close(stdout, NULL, LW_EXIT_OK);
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
+			return output_close(stdout, NULL, commands[i].run(argc - 1, argv + 1));
 	fprintf(stderr, "lastwords: unknown command '%s'\n", argv[1]);
 	fputs(usage_text, stderr);
 	return LW_EXIT_USAGE;
