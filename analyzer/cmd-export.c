@@ -5,13 +5,15 @@
  * "export" of schemas/history-queries.sql, as NDJSON or CSV (RFC 4180).
  * The row is documented in schemas/verdict-row.md. A column named "x[]"
  * holds a JSON array: an array in NDJSON, its JSON text in a CSV cell.
- * With -o, the rows go to FILE.tmp, renamed to FILE when all are written.
+ * With -o, the rows go to a new temporary file beside FILE, renamed to FILE
+ * when all are written: a reader sees all the rows or none.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -115,6 +117,54 @@ static void write_csv_row(sqlite3_stmt *st, FILE *out)
 	fputs("\r\n", out);
 }
 
+/*
+ * The stream for -o FILE. A regular FILE, or none yet, is written to a new
+ * temporary beside it, FILE.XXXXXX from mkstemp(): O_EXCL, so that nothing
+ * planted at its name (a symlink to another file) is followed or
+ * overwritten. *tmp names it (free it), to rename over FILE once complete.
+ * Anything else (a device, a FIFO) is written in place, *tmp NULL. Returns
+ * NULL with errno set when it cannot be created.
+ */
+static FILE *open_output(const char *output, char **tmp)
+{
+	struct stat sb;
+	mode_t mask;
+	char *name;
+	FILE *f;
+	int fd, e;
+
+	if (stat(output, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		f = fopen(output, "w");
+		if (f)
+			*tmp = NULL;
+		return f;
+	}
+	name = malloc(strlen(output) + 8);
+	if (!name) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	sprintf(name, "%s.XXXXXX", output);
+	fd = mkstemp(name);
+	if (fd >= 0) {
+		/* mkstemp() makes it 0600; give it the mode of a new file. */
+		mask = umask(0);
+		umask(mask);
+		if (fchmod(fd, 0666 & ~mask) == 0 && (f = fdopen(fd, "w")) != NULL) {
+			*tmp = name;
+			return f;
+		}
+		e = errno;
+		close(fd);
+		unlink(name);
+		errno = e;
+	}
+	e = errno;
+	free(name);
+	errno = e;
+	return NULL;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -164,18 +214,11 @@ int cmd_export(int argc, char **argv)
 		history_close(&h);
 		return LW_EXIT_DATABASE;
 	}
-	if (output) {
-		tmp = malloc(strlen(output) + 5);
-		if (tmp)
-			sprintf(tmp, "%s.tmp", output);
-		out = tmp ? fopen(tmp, "w") : NULL;
-		if (!out) {
-			fprintf(stderr, "lastwords: cannot write '%s': %s\n", tmp ? tmp : output, strerror(errno));
-			sqlite3_finalize(st);
-			history_close(&h);
-			free(tmp);
-			return LW_EXIT_OUTPUT;
-		}
+	if (output && !(out = open_output(output, &tmp))) {
+		fprintf(stderr, "lastwords: cannot write '%s': %s\n", output, strerror(errno));
+		sqlite3_finalize(st);
+		history_close(&h);
+		return LW_EXIT_OUTPUT;
 	}
 	if (csv)
 		write_csv_header(st, out);
@@ -198,14 +241,14 @@ int cmd_export(int argc, char **argv)
 	history_close(&h);
 	if (!output)
 		return status; /* main() closes stdout */
-	status = output_close(out, tmp, status);
-	if (status == LW_EXIT_OK && rename(tmp, output) != 0) {
+	status = output_close(out, output, status);
+	if (tmp && status == LW_EXIT_OK && rename(tmp, output) != 0) {
 		fprintf(stderr, "lastwords: cannot rename '%s' to '%s': %s\n", tmp, output, strerror(errno));
 		status = LW_EXIT_OUTPUT;
 	}
-	if (status != LW_EXIT_OK)
+	if (tmp && status != LW_EXIT_OK)
 		unlink(tmp);
-	else
+	if (status == LW_EXIT_OK)
 		fprintf(stderr, "lastwords: %zu rows in '%s'\n", rows, output);
 	free(tmp);
 	return status;
