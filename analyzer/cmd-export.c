@@ -207,7 +207,7 @@ int cmd_export(int argc, char **argv)
 	if (optind < argc)
 		return usage_error(usage, "unexpected argument '%s'", argv[optind]);
 	csv = strcmp(format, "csv") == 0;
-	if ((status = open_history(db, HISTORY_EXISTING, &h)) != 0)
+	if ((status = open_history(db, HISTORY_READ, &h)) != 0)
 		return status;
 	if (history_prepare(&h, "export", NULL, NULL, &st, err, sizeof(err)) != 0) {
 		fprintf(stderr, "lastwords: '%s': %s\n", db, err);

@@ -377,7 +377,7 @@ int cmd_history(int argc, char **argv)
 		return usage_error(usage, "history needs --db FILE");
 	if (optind < argc)
 		return usage_error(usage, "unexpected argument '%s'", argv[optind]);
-	if ((status = open_history(db, HISTORY_EXISTING, &h)) != 0)
+	if ((status = open_history(db, HISTORY_READ, &h)) != 0)
 		return status;
 	/* One read transaction: the figures agree with each other while an
 	 * ingest writes. */
