@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "commands.h"
+#include "evidence/text.h"
 #include "history/history-db.h"
 
 static const char usage[] = "lastwords export --db FILE --format ndjson|csv [-o FILE]";
@@ -60,7 +61,7 @@ static int write_ndjson_row(sqlite3_stmt *st, FILE *out)
 		if (!ok)
 			cJSON_Delete(v);
 	}
-	text = ok ? cJSON_PrintUnformatted(o) : NULL;
+	text = ok ? json_serialize(o, 0) : NULL;
 	cJSON_Delete(o);
 	if (!text)
 		return -1;
@@ -71,50 +72,50 @@ static int write_ndjson_row(sqlite3_stmt *st, FILE *out)
 }
 
 /* RFC 4180: a field with a comma, a quote, CR or LF (or an empty string,
- * to tell it from NULL) is quoted, its quotes doubled. */
-static void csv_field(const char *s, FILE *out)
+ * to tell it from NULL) is quoted, its quotes doubled. It is valid UTF-8:
+ * a CSV has no escapes, so a NUL (TEXT_NUL) is U+FFFD, as a bad byte is. 0,
+ * or -1 on ENOMEM. */
+static int csv_field(const char *s, FILE *out)
 {
+	char *valid;
 	const char *p;
 
 	if (!s)
-		return;
-	if (*s && !strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
+		return 0;
+	valid = text_utf8_clean(s, "\xef\xbf\xbd");
+	if (!valid)
+		return -1;
+	if (*valid && !strpbrk(valid, ",\"\r\n")) {
+		fputs(valid, out);
+	} else {
+		fputc('"', out);
+		for (p = valid; *p; p++) {
+			if (*p == '"')
+				fputc('"', out);
+			fputc(*p, out);
+		}
+		fputc('"', out);
 	}
-	fputc('"', out);
-	for (p = s; *p; p++) {
-		if (*p == '"')
-			fputc('"', out);
-		fputc(*p, out);
-	}
-	fputc('"', out);
+	free(valid);
+	return 0;
 }
 
-static void write_csv_header(sqlite3_stmt *st, FILE *out)
+/* The header line (names set) or the current row: 0, or -1 on ENOMEM. */
+static int write_csv_line(sqlite3_stmt *st, int names, FILE *out)
 {
 	int i, n = sqlite3_column_count(st);
 	char name[64];
 
 	for (i = 0; i < n; i++) {
-		column_name(st, i, name, sizeof(name));
+		if (names)
+			column_name(st, i, name, sizeof(name));
 		if (i)
 			fputc(',', out);
-		csv_field(name, out);
+		if (csv_field(names ? name : (const char *)sqlite3_column_text(st, i), out) != 0)
+			return -1;
 	}
 	fputs("\r\n", out);
-}
-
-static void write_csv_row(sqlite3_stmt *st, FILE *out)
-{
-	int i, n = sqlite3_column_count(st);
-
-	for (i = 0; i < n; i++) {
-		if (i)
-			fputc(',', out);
-		csv_field((const char *)sqlite3_column_text(st, i), out);
-	}
-	fputs("\r\n", out);
+	return 0;
 }
 
 /*
@@ -220,17 +221,14 @@ int cmd_export(int argc, char **argv)
 		history_close(&h);
 		return LW_EXIT_OUTPUT;
 	}
-	if (csv)
-		write_csv_header(st, out);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (csv) {
-			write_csv_row(st, out);
-		} else if (write_ndjson_row(st, out) != 0) {
-			fprintf(stderr, "lastwords: out of memory\n");
-			status = LW_EXIT_DATABASE;
-			break;
-		}
+	rc = csv ? write_csv_line(st, 1, out) : 0;
+	while (rc == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = csv ? write_csv_line(st, 0, out) : write_ndjson_row(st, out);
 		rows++;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "lastwords: out of memory\n");
+		status = LW_EXIT_DATABASE;
 	}
 	if (status == LW_EXIT_OK && rc != SQLITE_DONE) {
 		history_error(&h, "export", err, sizeof(err));

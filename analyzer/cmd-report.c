@@ -155,7 +155,7 @@ int cmd_report(int argc, char **argv)
 	print_input_errors(&b, "");
 	if (strcmp(format, "json") == 0 || strcmp(format, "html") == 0) {
 		cJSON *j = report_json(&r);
-		char *text = j && strcmp(format, "json") == 0 ? cJSON_Print(j) : NULL;
+		char *text = j && strcmp(format, "json") == 0 ? json_serialize(j, 1) : NULL;
 
 		if (!j || (!text && strcmp(format, "json") == 0)) {
 			fprintf(stderr, "lastwords: out of memory\n");

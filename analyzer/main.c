@@ -151,7 +151,7 @@ size_t print_input_errors(const struct bundle *b, const char *prefix)
 
 int print_json_tree(cJSON *o, int pretty)
 {
-	char *text = !o ? NULL : pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
+	char *text = o ? json_serialize(o, pretty) : NULL;
 
 	cJSON_Delete(o);
 	if (!text)
