@@ -18,7 +18,7 @@ int cmd_digest(int argc, char **argv)
 		if (argv[i][0] == '\0')
 			return usage_error(usage, "an empty name has no digest");
 		fmt_digest(hex, sizeof(hex), digest_name(argv[i]));
-		printf("%s  %s\n", hex, argv[i]);
+		printf("%s  %s\n", hex, fmt_text(argv[i]));
 	}
 	return LW_EXIT_OK;
 }

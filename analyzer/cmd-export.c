@@ -20,6 +20,7 @@
 
 #include "commands.h"
 #include "evidence/text.h"
+#include "format.h"
 #include "history/history-db.h"
 
 static const char usage[] = "lastwords export --db FILE --format ndjson|csv [-o FILE]";
@@ -211,12 +212,12 @@ int cmd_export(int argc, char **argv)
 	if ((status = open_history(db, HISTORY_READ, &h)) != 0)
 		return status;
 	if (history_prepare(&h, "export", NULL, NULL, &st, err, sizeof(err)) != 0) {
-		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
 		history_close(&h);
 		return LW_EXIT_DATABASE;
 	}
 	if (output && !(out = open_output(output, &tmp))) {
-		fprintf(stderr, "lastwords: cannot write '%s': %s\n", output, strerror(errno));
+		fprintf(stderr, "lastwords: cannot write '%s': %s\n", fmt_text(output), strerror(errno));
 		sqlite3_finalize(st);
 		history_close(&h);
 		return LW_EXIT_OUTPUT;
@@ -232,7 +233,7 @@ int cmd_export(int argc, char **argv)
 	}
 	if (status == LW_EXIT_OK && rc != SQLITE_DONE) {
 		history_error(&h, "export", err, sizeof(err));
-		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
 		status = LW_EXIT_DATABASE;
 	}
 	sqlite3_finalize(st);
@@ -241,13 +242,14 @@ int cmd_export(int argc, char **argv)
 		return status; /* main() closes stdout */
 	status = output_close(out, output, status);
 	if (tmp && status == LW_EXIT_OK && rename(tmp, output) != 0) {
-		fprintf(stderr, "lastwords: cannot rename '%s' to '%s': %s\n", tmp, output, strerror(errno));
+		fprintf(stderr, "lastwords: cannot rename '%s' to '%s': %s\n", fmt_text(tmp),
+			fmt_text(output), strerror(errno));
 		status = LW_EXIT_OUTPUT;
 	}
 	if (tmp && status != LW_EXIT_OK)
 		unlink(tmp);
 	if (status == LW_EXIT_OK)
-		fprintf(stderr, "lastwords: %zu rows in '%s'\n", rows, output);
+		fprintf(stderr, "lastwords: %zu rows in '%s'\n", rows, fmt_text(output));
 	free(tmp);
 	return status;
 }

@@ -15,6 +15,7 @@
 #include "evidence/evidence.h"
 #include "evidence/input.h"
 #include "evidence/parsers.h"
+#include "format.h"
 #include "ring-event.h"
 #include "ring-file.h"
 #include "run.h"
@@ -45,7 +46,8 @@ static int inspect_run(const char *path, const struct input *in, struct json *j,
 			return -1;
 		}
 	} else if (run_load_json(path, in->data, in->len, &r, &err) != 0) {
-		fprintf(stderr, "lastwords: '%s': line %zu: %s\n", path, err.line, err.reason);
+		fprintf(stderr, "lastwords: '%s': line %zu: %s\n", fmt_text(path), err.line,
+			fmt_text(err.reason));
 		if (j)
 			json_text(j, obj, "error", err.reason);
 		return -1;
@@ -54,7 +56,7 @@ static int inspect_run(const char *path, const struct input *in, struct json *j,
 		json_text(j, obj, "form", r.from_json ? "json-lines" : "binary");
 		arr = json_array(j, obj, "records");
 	} else {
-		printf("%s: ring%s, %s, %zu records\n", path, r.from_json ? " (JSON lines)" : "",
+		printf("%s: ring%s, %s, %zu records\n", fmt_text(path), r.from_json ? " (JSON lines)" : "",
 		       ring_outcome_name(r.outcome), r.nevents);
 	}
 	for (i = 0; i < r.nevents; i++) {
@@ -91,7 +93,7 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		json_text(j, obj, "file", path);
 	}
 	if (input_read(path, &in, &err) != 0) {
-		fprintf(stderr, "lastwords: cannot read '%s': %s\n", path, err.reason);
+		fprintf(stderr, "lastwords: cannot read '%s': %s\n", fmt_text(path), fmt_text(err.reason));
 		if (j) {
 			json_text(j, obj, "kind", "unknown");
 			json_text(j, obj, "error", err.reason);
@@ -104,7 +106,7 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		json_bool(j, obj, "gzipped", in.gzipped);
 	}
 	if (kind == EV_KIND_UNKNOWN) {
-		fprintf(stderr, "lastwords: '%s': %s\n", path, unknown_reason);
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(path), unknown_reason);
 		if (j)
 			json_text(j, obj, "error", unknown_reason);
 		goto out;
@@ -116,9 +118,10 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 	}
 	if (ev_parse(kind, in.data, in.len, &f, &err) != 0) {
 		if (err.line)
-			fprintf(stderr, "lastwords: '%s': line %zu: %s\n", path, err.line, err.reason);
+			fprintf(stderr, "lastwords: '%s': line %zu: %s\n", fmt_text(path), err.line,
+				fmt_text(err.reason));
 		else
-			fprintf(stderr, "lastwords: '%s': %s\n", path, err.reason);
+			fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(path), fmt_text(err.reason));
 		if (j) {
 			json_text(j, obj, "error", err.reason);
 			if (err.line)
@@ -136,7 +139,7 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 	} else {
 		char line[1024];
 
-		printf("%s: %s%s, %zu record%s, %zu lines", path, ev_kind_name(kind),
+		printf("%s: %s%s, %zu record%s, %zu lines", fmt_text(path), ev_kind_name(kind),
 		       in.gzipped ? " (gzip)" : "", n, n == 1 ? "" : "s", f.stats.lines);
 		if (f.stats.skipped)
 			printf(" (%zu not understood, first at line %zu)", f.stats.skipped,
@@ -144,7 +147,7 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		putchar('\n');
 		for (i = 0; i < n; i++) {
 			ev_record_text(&f, i, line, sizeof(line));
-			printf("  %s\n", line);
+			printf("  %s\n", fmt_text(line));
 		}
 	}
 	rc = 0;

@@ -12,6 +12,7 @@
 #include "../src/signals.h"
 #include "commands.h"
 #include "evidence/json.h"
+#include "format.h"
 #include "ring-file.h"
 
 static const char usage[] = "lastwords verify [--json] RING...";
@@ -40,7 +41,7 @@ static void print_text(const struct ring_file *rf, const struct ring_scan *sc)
 	outcome_short(rf, outcome, sizeof(outcome));
 	printf("%s: %s; %u slots: %" PRIu64 " valid, %" PRIu64 " torn, %" PRIu64 " stale, %" PRIu64
 	       " corrupt, %" PRIu64 " never written; ",
-	       rf->path, outcome, sc->slot_count, sc->valid, sc->torn, sc->stale, sc->corrupt,
+	       fmt_text(rf->path), outcome, sc->slot_count, sc->valid, sc->torn, sc->stale, sc->corrupt,
 	       sc->empty);
 	if (sc->valid)
 		printf("tickets %" PRIu64 "..%" PRIu64 ", %" PRIu64 " missing", sc->first_ticket,

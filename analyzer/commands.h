@@ -62,7 +62,8 @@ int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt
 int parse_tolerance_option(const char *arg, const char *usage, struct corr_options *opt);
 
 /* Print each input of b that could not be read, one line each:
- * "lastwords: PREFIX'FILE': line N: REASON". Returns how many. */
+ * "lastwords: PREFIX'FILE': line N: REASON", FILE and REASON escaped
+ * (fmt_text()), PREFIX as it is. Returns how many. */
 size_t print_input_errors(const struct bundle *b, const char *prefix);
 
 /* The last cases of every command's getopt_long() switch: for 'h' (--help)
@@ -80,7 +81,8 @@ int open_history(const char *db, enum history_mode mode, struct history *h);
  * write" with the reason to stderr and returns LW_EXIT_OUTPUT. */
 int output_close(FILE *f, const char *name, int status);
 
-/* Print a usage error for a command to stderr; returns LW_EXIT_USAGE. */
+/* Print a usage error for a command to stderr, escaped (fmt_text(): it
+ * quotes the command line); returns LW_EXIT_USAGE. */
 int usage_error(const char *usage, const char *fmt, ...);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "../src/cpu.h"
 #include "commands.h"
+#include "format.h"
 
 #define LASTWORDS_VERSION "0.1.0"
 
@@ -59,7 +60,7 @@ static const struct command commands[] = {
 void report_ring_error(const char *path, int rc, const struct ring_error *err)
 {
 	if (rc < 0) {
-		fprintf(stderr, "lastwords: cannot open '%s': %s\n", path, err->reason);
+		fprintf(stderr, "lastwords: cannot open '%s': %s\n", fmt_text(path), err->reason);
 		return;
 	}
 	switch ((enum ring_header_status)rc) {
@@ -68,23 +69,24 @@ void report_ring_error(const char *path, int rc, const struct ring_error *err)
 	case RING_HEADER_CHECKSUM:
 	case RING_HEADER_GEOMETRY:
 	case RING_HEADER_FIELD:
-		fprintf(stderr, "lastwords: '%s': %s (header offset %zu)\n", path, err->reason,
+		fprintf(stderr, "lastwords: '%s': %s (header offset %zu)\n", fmt_text(path), err->reason,
 			err->offset);
 		break;
 	default:
-		fprintf(stderr, "lastwords: '%s': %s\n", path, err->reason);
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(path), err->reason);
 	}
 }
 
 int usage_error(const char *usage, const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
-	fputs("lastwords: ", stderr);
+	/* The arguments quoted in it are the command line's, escaped. */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nusage: %s\n", usage);
+	fprintf(stderr, "lastwords: %s\nusage: %s\n", fmt_text(msg), usage);
 	return LW_EXIT_USAGE;
 }
 
@@ -105,7 +107,7 @@ int open_history(const char *db, enum history_mode mode, struct history *h)
 	char err[512];
 
 	if (history_open(db, mode, h, err, sizeof(err)) != 0) {
-		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
 		return LW_EXIT_DATABASE;
 	}
 	return 0;
@@ -140,10 +142,11 @@ size_t print_input_errors(const struct bundle *b, const char *prefix)
 		if (!in->error[0])
 			continue;
 		if (in->error_line)
-			fprintf(stderr, "lastwords: %s'%s': line %zu: %s\n", prefix, in->path,
-				in->error_line, in->error);
+			fprintf(stderr, "lastwords: %s'%s': line %zu: %s\n", prefix, fmt_text(in->path),
+				in->error_line, fmt_text(in->error));
 		else
-			fprintf(stderr, "lastwords: %s'%s': %s\n", prefix, in->path, in->error);
+			fprintf(stderr, "lastwords: %s'%s': %s\n", prefix, fmt_text(in->path),
+				fmt_text(in->error));
 		n++;
 	}
 	return n;
@@ -208,7 +211,8 @@ int output_close(FILE *f, const char *name, int status)
 	if (!failed)
 		return status;
 	if (name)
-		fprintf(stderr, "lastwords: cannot write '%s': %s\n", name, strerror(errno ? errno : EIO));
+		fprintf(stderr, "lastwords: cannot write '%s': %s\n", fmt_text(name),
+			strerror(errno ? errno : EIO));
 	else
 		fprintf(stderr, "lastwords: cannot write the output: %s\n", strerror(errno ? errno : EIO));
 	return LW_EXIT_OUTPUT;
@@ -235,7 +239,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return output_close(stdout, NULL, commands[i].run(argc - 1, argv + 1));
-	fprintf(stderr, "lastwords: unknown command '%s'\n", argv[1]);
+	fprintf(stderr, "lastwords: unknown command '%s'\n", fmt_text(argv[1]));
 	fputs(usage_text, stderr);
 	return LW_EXIT_USAGE;
 }
