@@ -18,6 +18,7 @@ struct bundle_input {
 	enum ev_kind kind;
 	char error[240]; /* empty when it loaded */
 	size_t error_line;
+	int unopened;    /* the error is the system's: it could not be opened or read */
 };
 
 struct bundle {

@@ -93,7 +93,7 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		json_text(j, obj, "file", path);
 	}
 	if (input_read(path, &in, &err) != 0) {
-		fprintf(stderr, "lastwords: cannot read '%s': %s\n", fmt_text(path), fmt_text(err.reason));
+		fprintf(stderr, "lastwords: cannot open '%s': %s\n", fmt_text(path), fmt_text(err.reason));
 		if (j) {
 			json_text(j, obj, "kind", "unknown");
 			json_text(j, obj, "error", err.reason);

@@ -62,8 +62,9 @@ int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt
 int parse_tolerance_option(const char *arg, const char *usage, struct corr_options *opt);
 
 /* Print each input of b that could not be read, one line each:
- * "lastwords: PREFIX'FILE': line N: REASON", FILE and REASON escaped
- * (fmt_text()), PREFIX as it is. Returns how many. */
+ * "lastwords: PREFIXcannot open 'FILE': REASON" for one that could not be
+ * opened or read, else "lastwords: PREFIX'FILE': line N: REASON", FILE and
+ * REASON escaped (fmt_text()), PREFIX as it is. Returns how many. */
 size_t print_input_errors(const struct bundle *b, const char *prefix);
 
 /* The last cases of every command's getopt_long() switch: for 'h' (--help)

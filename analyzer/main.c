@@ -105,12 +105,15 @@ int help_or_bad_option(int c, const char *usage, int argc, char **argv)
 int open_history(const char *db, enum history_mode mode, struct history *h)
 {
 	char err[512];
+	int rc = history_open(db, mode, h, err, sizeof(err));
 
-	if (history_open(db, mode, h, err, sizeof(err)) != 0) {
+	if (rc == 0)
+		return 0;
+	if (rc == -EINVAL)
 		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
-		return LW_EXIT_DATABASE;
-	}
-	return 0;
+	else
+		fprintf(stderr, "lastwords: cannot open '%s': %s\n", fmt_text(db), fmt_text(err));
+	return LW_EXIT_DATABASE;
 }
 
 int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt)
@@ -141,7 +144,10 @@ size_t print_input_errors(const struct bundle *b, const char *prefix)
 
 		if (!in->error[0])
 			continue;
-		if (in->error_line)
+		if (in->unopened)
+			fprintf(stderr, "lastwords: %scannot open '%s': %s\n", prefix, fmt_text(in->path),
+				fmt_text(in->error));
+		else if (in->error_line)
 			fprintf(stderr, "lastwords: %s'%s': line %zu: %s\n", prefix, fmt_text(in->path),
 				in->error_line, fmt_text(in->error));
 		else

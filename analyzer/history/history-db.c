@@ -216,12 +216,13 @@ int history_open(const char *path, enum history_mode mode, struct history *h, ch
 	h->path = path;
 	h->upgraded_from = -1;
 	if (mode == HISTORY_READ && stat(path, &sb) != 0) {
-		snprintf(err, errlen, "%s", strerror(errno));
-		return -1;
+		rc = -errno;
+		snprintf(err, errlen, "%s", strerror(-rc));
+		return rc;
 	}
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		snprintf(err, errlen, "is a directory, not a database file");
-		return -1;
+		return -EINVAL;
 	}
 	/* SQLite opens a file it cannot write read-only. A database in WAL
 	 * mode stays so (ingest set it), and its reader needs the -shm file,
@@ -242,7 +243,7 @@ int history_open(const char *path, enum history_mode mode, struct history *h, ch
 		free(uri);
 	}
 	if (rc != 0)
-		return -1;
+		return -EINVAL;
 	/* Reading changes nothing, unless the schema is older: it is
 	 * upgraded first, as ingest does, which needs write access. */
 	if (mode == HISTORY_READ && version == history_schema_version())
@@ -252,11 +253,11 @@ int history_open(const char *path, enum history_mode mode, struct history *h, ch
 			 NULL) != SQLITE_OK) {
 		history_error(h, "cannot set WAL mode", err, errlen);
 		history_close(h);
-		return -1;
+		return -EINVAL;
 	}
 	if (version < history_schema_version() && upgrade(h, err, errlen) != 0) {
 		history_close(h);
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }

@@ -28,9 +28,11 @@ enum history_mode {
  * or upgrading the schema as needed (one transaction); for HISTORY_READ
  * changing nothing, so that the file and its directory may be read-only,
  * unless its schema is older: it is then upgraded first, as for
- * HISTORY_CREATE, which needs write access. Returns 0, or -1 with err set:
- * no such file, not a database, not a lastwords history, written by a
- * newer lastwords, or an SQLite error. */
+ * HISTORY_CREATE, which needs write access. Returns 0; or with err set, the
+ * negative errno when the file is not there to read (HISTORY_READ: no such
+ * file, no permission to look), else -EINVAL: a directory, not a database,
+ * not a lastwords history, written by a newer lastwords, or an SQLite
+ * error. */
 int history_open(const char *path, enum history_mode mode, struct history *h, char *err,
 		 size_t errlen);
 void history_close(struct history *h);
