@@ -124,3 +124,12 @@ def ring_edit(src, dst, process=None, slot=None):
         data[at:at + 64] = s
     with open(dst, "wb") as f:
         f.write(data)
+
+
+def demo_history(lw, folder, name="history.db"):
+    """A history database in folder that holds fixtures/demo, as ingest
+    stores it (with the demo's zone, +01:00); returns its path."""
+    db = os.path.join(folder, name)
+    p = lastwords(lw, ["ingest", "--db", db, "--tz", "+01:00", "fixtures/demo"])
+    check(p.returncode == 0, "ingest of the demo: %d %s" % (p.returncode, p.stderr))
+    return db

@@ -14,15 +14,13 @@ import stat
 import sys
 import tempfile
 
-from helpers import check, finish, lastwords, setup
+from helpers import check, demo_history, finish, lastwords, setup
 
 
 def main():
     lw, root = setup("usage: history-export-temporary.py LASTWORDS SOURCE_ROOT")
     with tempfile.TemporaryDirectory() as tmp:
-        db = os.path.join(tmp, "history.db")
-        p = lastwords(lw, ["ingest", "--db", db, "--tz", "+01:00", "fixtures/demo"])
-        check(p.returncode == 0, "ingest of the demo: %d %s" % (p.returncode, p.stderr))
+        db = demo_history(lw, tmp)
         want = lastwords(lw, ["export", "--db", db, "--format", "ndjson"]).stdout
 
         out = os.path.join(tmp, "out")

@@ -18,7 +18,7 @@ import sqlite3
 import sys
 import tempfile
 
-from helpers import check, finish, lastwords, run, setup, skip
+from helpers import check, demo_history, finish, lastwords, run, setup, skip
 
 READS = (["history"], ["history", "--format", "json", "--by", "process"],
          ["export", "--format", "ndjson"], ["export", "--format", "csv"])
@@ -44,9 +44,7 @@ def main():
         os.chmod(tmp, 0o755)
         wal_dir = os.path.join(tmp, "wal")
         os.mkdir(wal_dir)
-        db = os.path.join(wal_dir, "history.db")
-        p = lastwords(lw, ["ingest", "--db", db, "--tz", "+01:00", "fixtures/demo"])
-        check(p.returncode == 0, "ingest of the demo: %d %s" % (p.returncode, p.stderr))
+        db = demo_history(lw, wal_dir)
         want = {}
         for args in READS:
             p = lastwords(lw, [args[0], "--db", db] + args[1:])

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-from helpers import check, fail, finish, lastwords, setup
+from helpers import check, demo_history, fail, finish, lastwords, setup
 
 EXIT_OUTPUT = 13
 RING = "fixtures/rings/killed-inference.lwr"
@@ -67,9 +67,7 @@ def expect_failure(p, what):
 def main():
     lw, root = setup("usage: output-failure.py LASTWORDS SOURCE_ROOT")
     with tempfile.TemporaryDirectory() as tmp:
-        db = os.path.join(tmp, "history.db")
-        p = lastwords(lw, ["ingest", "--db", db, "--tz", "+01:00", "fixtures/demo"])
-        check(p.returncode == 0, "ingest of the demo: %d %s" % (p.returncode, p.stderr))
+        db = demo_history(lw, tmp)
         commands = [
             ["dump", RING], ["dump", "--json", RING], ["verify", RING], ["verify", "--json", RING],
             ["digest", "mobilenet-v3-int8"], ["inspect", "fixtures/demo/logcat.txt"],
