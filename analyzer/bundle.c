@@ -382,6 +382,7 @@ static int load_file(struct loader *ld, const char *path, const char *rel)
 		return -1;
 	if (input_read(path, &data, &err) != 0) {
 		snprintf(in->error, sizeof(in->error), "%s", err.reason);
+		in->unopened = 1;
 		return 0;
 	}
 	b->digest = hash_bytes(b->digest, rel, strlen(rel) + 1);
@@ -496,6 +497,7 @@ static int load_path(struct loader *ld, const char *path, int depth)
 		if (!in)
 			return -1;
 		snprintf(in->error, sizeof(in->error), "%s", strerror(errno));
+		in->unopened = 1;
 		return 0;
 	}
 	while ((de = readdir(d)) != NULL) {

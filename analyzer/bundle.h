@@ -24,6 +24,7 @@ struct bundle_input {
 	enum ev_kind kind;
 	char error[240]; /* empty when it loaded */
 	size_t error_line;
+	int unopened;    /* the error is the system's: it could not be opened or read */
 	/* Left out, and why (not an error): a link, a file that is not
 	 * regular, or a copy of duplicate_of. Empty when it was read. */
 	char skipped[160];

@@ -1,4 +1,5 @@
-/* lastwords digest NAME...: the candidate digest the probe records. */
+/* lastwords digest [--] NAME...: the candidate digest the probe records. */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,17 +9,26 @@
 
 int cmd_digest(int argc, char **argv)
 {
-	static const char usage[] = "lastwords digest NAME...";
+	static const char usage[] = "lastwords digest [--] NAME...";
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	char hex[24];
-	int i;
+	int c, i;
 
-	if (argc < 2)
+	/* No options but --help: a name that starts with '-' comes after "--". */
+	optind = 1;
+	opterr = 0;
+	if ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+		return help_or_bad_option(c, usage, argc, argv);
+	if (optind >= argc)
 		return usage_error(usage, "digest needs at least one name");
-	for (i = 1; i < argc; i++) {
+	for (i = optind; i < argc; i++) {
 		if (argv[i][0] == '\0')
 			return usage_error(usage, "an empty name has no digest");
 		fmt_digest(hex, sizeof(hex), digest_name(argv[i]));
-		printf("%s  %s\n", hex, argv[i]);
+		printf("%s  %s\n", hex, fmt_text(argv[i]));
 	}
 	return LW_EXIT_OK;
 }

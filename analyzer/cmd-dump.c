@@ -86,7 +86,7 @@ static void print_header(const struct ring_file *rf, const struct ring_facts *f)
 	const struct lw_ring_header *h = rf->hdr;
 	const struct ring_scan *sc = &f->scan;
 	static const uint8_t zero[16];
-	char id[40], boot[40], start[48], kb[24];
+	char id[40], boot[40], start[48], kb[24], proc[LW_RING_PROCESS_MAX + 1];
 
 	if (rf->blank) {
 		printf("ring      %s\n", rf->path);
@@ -100,9 +100,11 @@ static void print_header(const struct ring_file *rf, const struct ring_facts *f)
 	else
 		fmt_id128(boot, sizeof(boot), h->boot_id);
 	fmt_utc(start, sizeof(start), h->start_real_ns, 1);
-	printf("ring      %s\n", rf->path);
-	printf("process   %.*s  pid %u  app version %" PRIu64 "\n", (int)sizeof(h->process),
-	       h->process, h->pid, h->app_version);
+	memcpy(proc, h->process, LW_RING_PROCESS_MAX); /* a full name has no NUL */
+	proc[LW_RING_PROCESS_MAX] = '\0';
+	printf("ring      %s\n", fmt_text(rf->path));
+	printf("process   %s  pid %u  app version %" PRIu64 "\n", fmt_text(proc), h->pid,
+	       h->app_version);
 	printf("run       %s  boot %s\n", id, boot);
 	printf("started   %s  (boottime %.3f s)\n", start, (double)h->start_boot_ns / 1e9);
 	print_outcome(rf, f);
@@ -286,14 +288,10 @@ int cmd_dump(int argc, char **argv)
 		if (printed++ && !json)
 			putchar('\n');
 		if (dump_one(rf, json) != 0) {
-			fprintf(stderr, "lastwords: out of memory while dumping '%s'\n", argv[i]);
+			fprintf(stderr, "lastwords: out of memory while dumping '%s'\n", fmt_text(argv[i]));
 			unreadable = 1;
 		}
 		ring_file_free(rf);
-	}
-	if (fflush(stdout) != 0) {
-		perror("lastwords: stdout");
-		return LW_EXIT_INPUT;
 	}
 	return unreadable ? LW_EXIT_INPUT : LW_EXIT_OK;
 }

@@ -5,18 +5,22 @@
  * "export" of schemas/history-queries.sql, as NDJSON or CSV (RFC 4180).
  * The row is documented in schemas/verdict-row.md. A column named "x[]"
  * holds a JSON array: an array in NDJSON, its JSON text in a CSV cell.
- * With -o, the rows go to FILE.tmp, renamed to FILE when all are written.
+ * With -o, the rows go to a new temporary file beside FILE, renamed to FILE
+ * when all are written: a reader sees all the rows or none.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "commands.h"
+#include "evidence/text.h"
+#include "format.h"
 #include "history/history-db.h"
 
 static const char usage[] = "lastwords export --db FILE --format ndjson|csv [-o FILE]";
@@ -58,7 +62,7 @@ static int write_ndjson_row(sqlite3_stmt *st, FILE *out)
 		if (!ok)
 			cJSON_Delete(v);
 	}
-	text = ok ? cJSON_PrintUnformatted(o) : NULL;
+	text = ok ? json_serialize(o, 0) : NULL;
 	cJSON_Delete(o);
 	if (!text)
 		return -1;
@@ -69,50 +73,98 @@ static int write_ndjson_row(sqlite3_stmt *st, FILE *out)
 }
 
 /* RFC 4180: a field with a comma, a quote, CR or LF (or an empty string,
- * to tell it from NULL) is quoted, its quotes doubled. */
-static void csv_field(const char *s, FILE *out)
+ * to tell it from NULL) is quoted, its quotes doubled. It is valid UTF-8:
+ * a CSV has no escapes, so a NUL (TEXT_NUL) is U+FFFD, as a bad byte is. 0,
+ * or -1 on ENOMEM. */
+static int csv_field(const char *s, FILE *out)
 {
+	char *valid;
 	const char *p;
 
 	if (!s)
-		return;
-	if (*s && !strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
+		return 0;
+	valid = text_utf8_clean(s, "\xef\xbf\xbd");
+	if (!valid)
+		return -1;
+	if (*valid && !strpbrk(valid, ",\"\r\n")) {
+		fputs(valid, out);
+	} else {
+		fputc('"', out);
+		for (p = valid; *p; p++) {
+			if (*p == '"')
+				fputc('"', out);
+			fputc(*p, out);
+		}
+		fputc('"', out);
 	}
-	fputc('"', out);
-	for (p = s; *p; p++) {
-		if (*p == '"')
-			fputc('"', out);
-		fputc(*p, out);
-	}
-	fputc('"', out);
+	free(valid);
+	return 0;
 }
 
-static void write_csv_header(sqlite3_stmt *st, FILE *out)
+/* The header line (names set) or the current row: 0, or -1 on ENOMEM. */
+static int write_csv_line(sqlite3_stmt *st, int names, FILE *out)
 {
 	int i, n = sqlite3_column_count(st);
 	char name[64];
 
 	for (i = 0; i < n; i++) {
-		column_name(st, i, name, sizeof(name));
+		if (names)
+			column_name(st, i, name, sizeof(name));
 		if (i)
 			fputc(',', out);
-		csv_field(name, out);
+		if (csv_field(names ? name : (const char *)sqlite3_column_text(st, i), out) != 0)
+			return -1;
 	}
 	fputs("\r\n", out);
+	return 0;
 }
 
-static void write_csv_row(sqlite3_stmt *st, FILE *out)
+/*
+ * The stream for -o FILE. A regular FILE, or none yet, is written to a new
+ * temporary beside it, FILE.XXXXXX from mkstemp(): O_EXCL, so that nothing
+ * planted at its name (a symlink to another file) is followed or
+ * overwritten. *tmp names it (free it), to rename over FILE once complete.
+ * Anything else (a device, a FIFO) is written in place, *tmp NULL. Returns
+ * NULL with errno set when it cannot be created.
+ */
+static FILE *open_output(const char *output, char **tmp)
 {
-	int i, n = sqlite3_column_count(st);
+	struct stat sb;
+	mode_t mask;
+	char *name;
+	FILE *f;
+	int fd, e;
 
-	for (i = 0; i < n; i++) {
-		if (i)
-			fputc(',', out);
-		csv_field((const char *)sqlite3_column_text(st, i), out);
+	if (stat(output, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		f = fopen(output, "w");
+		if (f)
+			*tmp = NULL;
+		return f;
 	}
-	fputs("\r\n", out);
+	name = malloc(strlen(output) + 8);
+	if (!name) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	sprintf(name, "%s.XXXXXX", output);
+	fd = mkstemp(name);
+	if (fd >= 0) {
+		/* mkstemp() makes it 0600; give it the mode of a new file. */
+		mask = umask(0);
+		umask(mask);
+		if (fchmod(fd, 0666 & ~mask) == 0 && (f = fdopen(fd, "w")) != NULL) {
+			*tmp = name;
+			return f;
+		}
+		e = errno;
+		close(fd);
+		unlink(name);
+		errno = e;
+	}
+	e = errno;
+	free(name);
+	errno = e;
+	return NULL;
 }
 
 int cmd_export(int argc, char **argv)
@@ -157,63 +209,47 @@ int cmd_export(int argc, char **argv)
 	if (optind < argc)
 		return usage_error(usage, "unexpected argument '%s'", argv[optind]);
 	csv = strcmp(format, "csv") == 0;
-	if ((status = open_history(db, HISTORY_EXISTING, &h)) != 0)
+	if ((status = open_history(db, HISTORY_READ, &h)) != 0)
 		return status;
 	if (history_prepare(&h, "export", NULL, NULL, &st, err, sizeof(err)) != 0) {
-		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
 		history_close(&h);
 		return LW_EXIT_DATABASE;
 	}
-	if (output) {
-		tmp = malloc(strlen(output) + 5);
-		if (tmp)
-			sprintf(tmp, "%s.tmp", output);
-		out = tmp ? fopen(tmp, "w") : NULL;
-		if (!out) {
-			fprintf(stderr, "lastwords: cannot write '%s': %s\n", tmp ? tmp : output, strerror(errno));
-			sqlite3_finalize(st);
-			history_close(&h);
-			free(tmp);
-			return LW_EXIT_INPUT;
-		}
+	if (output && !(out = open_output(output, &tmp))) {
+		fprintf(stderr, "lastwords: cannot write '%s': %s\n", fmt_text(output), strerror(errno));
+		sqlite3_finalize(st);
+		history_close(&h);
+		return LW_EXIT_OUTPUT;
 	}
-	if (csv)
-		write_csv_header(st, out);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (csv) {
-			write_csv_row(st, out);
-		} else if (write_ndjson_row(st, out) != 0) {
-			fprintf(stderr, "lastwords: out of memory\n");
-			status = LW_EXIT_DATABASE;
-			break;
-		}
+	rc = csv ? write_csv_line(st, 1, out) : 0;
+	while (rc == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = csv ? write_csv_line(st, 0, out) : write_ndjson_row(st, out);
 		rows++;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "lastwords: out of memory\n");
+		status = LW_EXIT_DATABASE;
 	}
 	if (status == LW_EXIT_OK && rc != SQLITE_DONE) {
 		history_error(&h, "export", err, sizeof(err));
-		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
 		status = LW_EXIT_DATABASE;
 	}
 	sqlite3_finalize(st);
 	history_close(&h);
-	if (fflush(out) != 0 || ferror(out)) {
-		fprintf(stderr, "lastwords: cannot write '%s': %s\n", output ? tmp : "stdout", strerror(errno));
-		status = status ? status : LW_EXIT_INPUT;
+	if (!output)
+		return status; /* main() closes stdout */
+	status = output_close(out, output, status);
+	if (tmp && status == LW_EXIT_OK && rename(tmp, output) != 0) {
+		fprintf(stderr, "lastwords: cannot rename '%s' to '%s': %s\n", fmt_text(tmp),
+			fmt_text(output), strerror(errno));
+		status = LW_EXIT_OUTPUT;
 	}
-	if (output) {
-		if (fclose(out) != 0 && status == LW_EXIT_OK) {
-			fprintf(stderr, "lastwords: cannot write '%s': %s\n", tmp, strerror(errno));
-			status = LW_EXIT_INPUT;
-		}
-		if (status == LW_EXIT_OK && rename(tmp, output) != 0) {
-			fprintf(stderr, "lastwords: cannot rename '%s' to '%s': %s\n", tmp, output, strerror(errno));
-			status = LW_EXIT_INPUT;
-		}
-		if (status != LW_EXIT_OK)
-			unlink(tmp);
-		else
-			fprintf(stderr, "lastwords: %zu rows in '%s'\n", rows, output);
-		free(tmp);
-	}
+	if (tmp && status != LW_EXIT_OK)
+		unlink(tmp);
+	if (status == LW_EXIT_OK)
+		fprintf(stderr, "lastwords: %zu rows in '%s'\n", rows, fmt_text(output));
+	free(tmp);
 	return status;
 }

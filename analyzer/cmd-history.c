@@ -19,6 +19,7 @@
 #include "../src/vocab.h"
 #include "commands.h"
 #include "evidence/json.h"
+#include "format.h"
 #include "history/history-db.h"
 
 static const char usage[] =
@@ -248,7 +249,7 @@ static void print_text(const char *by, const char *since, const struct history_f
 	for (i = 0; i < f->ngroups; i++) {
 		const struct group *g = &f->groups[i];
 
-		fprintf(out, "\n%s %s: %lld run%s, %lld died\n", by, g->name, g->runs,
+		fprintf(out, "\n%s %s: %lld run%s, %lld died\n", by, fmt_text(g->name), g->runs,
 			g->runs == 1 ? "" : "s", g->died);
 		for (c = 1; c < NCLASSES; c++) {
 			const char *sep = "";
@@ -288,14 +289,14 @@ static void print_text(const char *by, const char *since, const struct history_f
 		fprintf(out,
 			"  %s %s %s: confirmed %s in %.0f of %.0f runs (%.1f%%), up from %.0f of %.0f "
 			"(%.1f%%) with %s %s",
-			cJSON_GetObjectItem(x, "package")->valuestring, dim,
-			cJSON_GetObjectItem(x, "group")->valuestring,
-			cJSON_GetObjectItem(x, "class")->valuestring, count, runs,
+			fmt_text(cJSON_GetObjectItem(x, "package")->valuestring), dim,
+			fmt_text(cJSON_GetObjectItem(x, "group")->valuestring),
+			fmt_text(cJSON_GetObjectItem(x, "class")->valuestring), count, runs,
 			100.0 * cJSON_GetObjectItem(x, "rate")->valuedouble, pcount, pruns,
 			100.0 * cJSON_GetObjectItem(x, "previous_rate")->valuedouble, dim,
-			cJSON_GetObjectItem(x, "previous")->valuestring);
+			fmt_text(cJSON_GetObjectItem(x, "previous")->valuestring));
 		cJSON_ArrayForEach(stage, cJSON_GetObjectItem(x, "stages")) {
-			fprintf(out, "%s%s %.0f", sep, stage->string, stage->valuedouble);
+			fprintf(out, "%s%s %.0f", sep, fmt_text(stage->string), stage->valuedouble);
 			sep = ", ";
 		}
 		fputc('\n', out);
@@ -377,14 +378,14 @@ int cmd_history(int argc, char **argv)
 		return usage_error(usage, "history needs --db FILE");
 	if (optind < argc)
 		return usage_error(usage, "unexpected argument '%s'", argv[optind]);
-	if ((status = open_history(db, HISTORY_EXISTING, &h)) != 0)
+	if ((status = open_history(db, HISTORY_READ, &h)) != 0)
 		return status;
 	/* One read transaction: the figures agree with each other while an
 	 * ingest writes. */
 	if (sqlite3_exec(h.db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
 	    read_rates(&h, by, since, &f, err, sizeof(err)) != 0 ||
 	    read_regressions(&h, since, &regressions, err, sizeof(err)) != 0) {
-		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
 		status = LW_EXIT_DATABASE;
 	}
 	sqlite3_exec(h.db, "COMMIT", NULL, NULL, NULL);
@@ -401,9 +402,5 @@ int cmd_history(int argc, char **argv)
 	}
 	cJSON_Delete(regressions);
 	figures_release(&f);
-	if (fflush(stdout) != 0) {
-		perror("lastwords: stdout");
-		return LW_EXIT_INPUT;
-	}
 	return status;
 }

@@ -15,6 +15,7 @@
 
 #include "bundle.h"
 #include "commands.h"
+#include "format.h"
 #include "history/history-store.h"
 #include "report.h"
 
@@ -24,14 +25,14 @@ static const char usage[] =
 /* Why a loaded bundle is refused, on stderr; 1 if it is. */
 static int refused(const char *source, const struct bundle *b)
 {
-	char prefix[PATH_MAX + 16];
+	char prefix[4 * PATH_MAX + 16]; /* escaped, a byte is at most 4 */
 
-	snprintf(prefix, sizeof(prefix), "refused '%s': ", source);
+	snprintf(prefix, sizeof(prefix), "refused '%s': ", fmt_text(source));
 	if (print_input_errors(b, prefix))
 		return 1;
 	if (b->nruns == 0) {
 		fprintf(stderr, "lastwords: refused '%s': no ring and no seed events in it: no run to store\n",
-			source);
+			fmt_text(source));
 		return 1;
 	}
 	return 0;
@@ -49,7 +50,7 @@ static enum outcome ingest_one(struct history_store *s, char *source, struct cor
 	int rc;
 
 	if (bundle_load(&source, 1, &b) != 0) {
-		fprintf(stderr, "lastwords: refused '%s': out of memory\n", source);
+		fprintf(stderr, "lastwords: refused '%s': out of memory\n", fmt_text(source));
 		return REFUSED;
 	}
 	if (refused(source, &b)) {
@@ -61,18 +62,19 @@ static enum outcome ingest_one(struct history_store *s, char *source, struct cor
 		opt.tz_known = 1;
 	}
 	if (report_build(&b, &opt, &r) != 0) {
-		fprintf(stderr, "lastwords: refused '%s': out of memory\n", source);
+		fprintf(stderr, "lastwords: refused '%s': out of memory\n", fmt_text(source));
 		bundle_release(&b);
 		return REFUSED;
 	}
 	rc = history_store_bundle(s, source, &b, &r, with_events, &c, err, sizeof(err));
 	if (rc != 0)
-		fprintf(stderr, "lastwords: '%s': %s: %s\n", s->h->path, source, err);
+		fprintf(stderr, "lastwords: '%s': %s: %s\n", fmt_text(s->h->path), fmt_text(source),
+			fmt_text(err));
 	else if (c.duplicate)
-		printf("%s: already in the history (bundle %016llx): nothing added\n", source,
+		printf("%s: already in the history (bundle %016llx): nothing added\n", fmt_text(source),
 		       (unsigned long long)b.digest);
 	else {
-		printf("%s: %zu run%s: %zu new, %zu replaced, %zu kept", source,
+		printf("%s: %zu run%s: %zu new, %zu replaced, %zu kept", fmt_text(source),
 		       b.nruns, b.nruns == 1 ? "" : "s", c.added, c.replaced, c.kept);
 		if (with_events)
 			printf(", %zu events", c.events);
@@ -130,10 +132,10 @@ int cmd_ingest(int argc, char **argv)
 	if ((status = open_history(db, HISTORY_CREATE, &h)) != 0)
 		return status;
 	if (h.upgraded_from > 0)
-		fprintf(stderr, "lastwords: '%s': upgraded the schema from version %d to %d\n", db,
+		fprintf(stderr, "lastwords: '%s': upgraded the schema from version %d to %d\n", fmt_text(db),
 			h.upgraded_from, history_schema_version());
 	if (history_store_open(&h, &s, err, sizeof(err)) != 0) {
-		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
 		history_close(&h);
 		return LW_EXIT_DATABASE;
 	}
@@ -144,7 +146,7 @@ int cmd_ingest(int argc, char **argv)
 		if (o == DB_FAILED) {
 			if (i + 1 < argc)
 				fprintf(stderr, "lastwords: stopped: %d bundle%s after '%s' not tried\n",
-					argc - i - 1, argc - i - 1 == 1 ? "" : "s", argv[i]);
+					argc - i - 1, argc - i - 1 == 1 ? "" : "s", fmt_text(argv[i]));
 			break;
 		}
 	}
@@ -152,9 +154,5 @@ int cmd_ingest(int argc, char **argv)
 	history_close(&h);
 	printf("%zu stored, %zu already in, %zu refused%s\n", n[STORED], n[DUPLICATE], n[REFUSED],
 	       n[DB_FAILED] ? ", stopped on a database error" : "");
-	if (fflush(stdout) != 0) {
-		perror("lastwords: stdout");
-		return LW_EXIT_INPUT;
-	}
 	return n[DB_FAILED] ? LW_EXIT_DATABASE : n[REFUSED] ? LW_EXIT_INPUT : LW_EXIT_OK;
 }

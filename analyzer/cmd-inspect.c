@@ -15,6 +15,7 @@
 #include "evidence/evidence.h"
 #include "evidence/input.h"
 #include "evidence/parsers.h"
+#include "format.h"
 #include "ring-event.h"
 #include "ring-file.h"
 #include "run.h"
@@ -45,7 +46,8 @@ static int inspect_run(const char *path, const struct input *in, struct json *j,
 			return -1;
 		}
 	} else if (run_load_json(path, in->data, in->len, &r, &err) != 0) {
-		fprintf(stderr, "lastwords: '%s': line %zu: %s\n", path, err.line, err.reason);
+		fprintf(stderr, "lastwords: '%s': line %zu: %s\n", fmt_text(path), err.line,
+			fmt_text(err.reason));
 		if (j)
 			json_text(j, obj, "error", err.reason);
 		return -1;
@@ -58,7 +60,7 @@ static int inspect_run(const char *path, const struct input *in, struct json *j,
 	} else if (r.outcome == RING_OUTCOME_BLANK) {
 		printf("%s: ring%s, %s\n", path, r.from_json ? " (JSON lines)" : "", ring_blank_text);
 	} else {
-		printf("%s: ring%s, %s, %zu records\n", path, r.from_json ? " (JSON lines)" : "",
+		printf("%s: ring%s, %s, %zu records\n", fmt_text(path), r.from_json ? " (JSON lines)" : "",
 		       ring_outcome_name(r.outcome), r.nevents);
 	}
 	for (i = 0; i < r.nevents; i++) {
@@ -95,7 +97,7 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		json_text(j, obj, "file", path);
 	}
 	if (input_read(path, &in, &err) != 0) {
-		fprintf(stderr, "lastwords: cannot read '%s': %s\n", path, err.reason);
+		fprintf(stderr, "lastwords: cannot open '%s': %s\n", fmt_text(path), fmt_text(err.reason));
 		if (j) {
 			json_text(j, obj, "kind", "unknown");
 			json_text(j, obj, "error", err.reason);
@@ -108,7 +110,7 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		json_bool(j, obj, "gzipped", in.gzipped);
 	}
 	if (kind == EV_KIND_UNKNOWN) {
-		fprintf(stderr, "lastwords: '%s': %s\n", path, unknown_reason);
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(path), unknown_reason);
 		if (j)
 			json_text(j, obj, "error", unknown_reason);
 		goto out;
@@ -120,9 +122,10 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 	}
 	if (ev_parse(kind, in.data, in.len, &f, &err) != 0) {
 		if (err.line)
-			fprintf(stderr, "lastwords: '%s': line %zu: %s\n", path, err.line, err.reason);
+			fprintf(stderr, "lastwords: '%s': line %zu: %s\n", fmt_text(path), err.line,
+				fmt_text(err.reason));
 		else
-			fprintf(stderr, "lastwords: '%s': %s\n", path, err.reason);
+			fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(path), fmt_text(err.reason));
 		if (j) {
 			json_text(j, obj, "error", err.reason);
 			if (err.line)
@@ -140,7 +143,7 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 	} else {
 		char line[1024];
 
-		printf("%s: %s%s, %zu record%s, %zu lines", path, ev_kind_name(kind),
+		printf("%s: %s%s, %zu record%s, %zu lines", fmt_text(path), ev_kind_name(kind),
 		       in.gzipped ? " (gzip)" : "", n, n == 1 ? "" : "s", f.stats.lines);
 		if (f.stats.skipped)
 			printf(" (%zu not understood, first at line %zu)", f.stats.skipped,
@@ -148,7 +151,7 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		putchar('\n');
 		for (i = 0; i < n; i++) {
 			ev_record_text(&f, i, line, sizeof(line));
-			printf("  %s\n", line);
+			printf("  %s\n", fmt_text(line));
 		}
 	}
 	rc = 0;
@@ -174,10 +177,6 @@ int cmd_inspect(int argc, char **argv)
 			failed = 1;
 	if (json && print_json_tree(json_end(&j), 1) != 0) {
 		fprintf(stderr, "lastwords: out of memory\n");
-		return LW_EXIT_INPUT;
-	}
-	if (fflush(stdout) != 0) {
-		perror("lastwords: stdout");
 		return LW_EXIT_INPUT;
 	}
 	return failed ? LW_EXIT_INPUT : LW_EXIT_OK;

@@ -1095,9 +1095,5 @@ free_all:
 	cJSON_Delete(p.manifest);
 	free(serial);
 	free(p.work);
-	if (fflush(stdout) != 0) {
-		perror("lastwords: stdout");
-		return PULL_EXIT_OUTPUT;
-	}
 	return status;
 }

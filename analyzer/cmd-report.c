@@ -157,7 +157,7 @@ int cmd_report(int argc, char **argv)
 	print_input_errors(&b, "");
 	if (strcmp(format, "json") == 0 || strcmp(format, "html") == 0) {
 		cJSON *j = report_json(&r);
-		char *text = j && strcmp(format, "json") == 0 ? cJSON_Print(j) : NULL;
+		char *text = j && strcmp(format, "json") == 0 ? json_serialize(j, 1) : NULL;
 
 		if (!j || (!text && strcmp(format, "json") == 0)) {
 			fprintf(stderr, "lastwords: out of memory\n");
@@ -185,9 +185,5 @@ int cmd_report(int argc, char **argv)
 				"--fail-on has nothing to judge\n");
 	report_release(&r);
 	bundle_release(&b);
-	if (fflush(stdout) != 0) {
-		perror("lastwords: stdout");
-		return LW_EXIT_INPUT;
-	}
 	return status;
 }

@@ -12,6 +12,7 @@
 #include "../src/signals.h"
 #include "commands.h"
 #include "evidence/json.h"
+#include "format.h"
 #include "ring-file.h"
 
 static const char usage[] = "lastwords verify [--json] RING...";
@@ -42,7 +43,7 @@ static void print_text(const struct ring_file *rf, const struct ring_scan *sc)
 	outcome_short(rf, outcome, sizeof(outcome));
 	printf("%s: %s; %u slots: %" PRIu64 " valid, %" PRIu64 " torn, %" PRIu64 " stale, %" PRIu64
 	       " corrupt, %" PRIu64 " never written; ",
-	       rf->path, outcome, sc->slot_count, sc->valid, sc->torn, sc->stale, sc->corrupt,
+	       fmt_text(rf->path), outcome, sc->slot_count, sc->valid, sc->torn, sc->stale, sc->corrupt,
 	       sc->empty);
 	if (sc->valid)
 		printf("tickets %" PRIu64 "..%" PRIu64 ", %" PRIu64 " missing", sc->first_ticket,
@@ -126,10 +127,6 @@ int cmd_verify(int argc, char **argv)
 			print_text(rf, &f.scan);
 		}
 		ring_file_free(rf);
-	}
-	if (fflush(stdout) != 0) {
-		perror("lastwords: stdout");
-		return LW_EXIT_INPUT;
 	}
 	return unreadable ? LW_EXIT_INPUT : corrupt ? LW_EXIT_CORRUPT : LW_EXIT_OK;
 }

@@ -5,6 +5,8 @@
 #ifndef LW_ANALYZER_COMMANDS_H
 #define LW_ANALYZER_COMMANDS_H
 
+#include <stdio.h>
+
 #include "../src/ring.h"
 #include "bundle.h"
 #include "correlate.h"
@@ -21,6 +23,7 @@ enum lastwords_exit {
 	/* 5 to 10: lastwords pull (cmd-pull.c) */
 	LW_EXIT_DATABASE = 11, /* the history database cannot be opened, upgraded or written */
 	LW_EXIT_NO_DATA = 12,  /* report --fail-on: the inputs hold no run and no exit record */
+	LW_EXIT_OUTPUT = 13,   /* the output could not be written (whatever else happened) */
 };
 
 int cmd_dump(int argc, char **argv);
@@ -60,7 +63,9 @@ int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt
 int parse_tolerance_option(const char *arg, const char *usage, struct corr_options *opt);
 
 /* Print each input of b that could not be read, one line each:
- * "lastwords: PREFIX'FILE': line N: REASON". Returns how many. */
+ * "lastwords: PREFIXcannot open 'FILE': REASON" for one that could not be
+ * opened or read, else "lastwords: PREFIX'FILE': line N: REASON", FILE and
+ * REASON escaped (fmt_text()), PREFIX as it is. Returns how many. */
 size_t print_input_errors(const struct bundle *b, const char *prefix);
 
 /* The last cases of every command's getopt_long() switch: for 'h' (--help)
@@ -72,7 +77,14 @@ int help_or_bad_option(int c, const char *usage, int argc, char **argv);
  * stderr and LW_EXIT_DATABASE. */
 int open_history(const char *db, enum history_mode mode, struct history *h);
 
-/* Print a usage error for a command to stderr; returns LW_EXIT_USAGE. */
+/* Close f, a stream the results were written to: stdout (name NULL), which
+ * main() closes after every command, or a file named name. Returns status
+ * when every write, the flush and the close succeeded; else prints "cannot
+ * write" with the reason to stderr and returns LW_EXIT_OUTPUT. */
+int output_close(FILE *f, const char *name, int status);
+
+/* Print a usage error for a command to stderr, escaped (fmt_text(): it
+ * quotes the command line); returns LW_EXIT_USAGE. */
 int usage_error(const char *usage, const char *fmt, ...);
 
 #endif

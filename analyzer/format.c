@@ -2,7 +2,11 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+#include "evidence/text.h"
 
 void fmt_kb(char *buf, size_t len, uint64_t kb)
 {
@@ -65,4 +69,70 @@ void fmt_id128(char *buf, size_t len, const uint8_t id[16])
 		buf[2 * i + 1] = hex[id[i] & 15];
 	}
 	buf[32] = '\0';
+}
+
+/* fmt_text()'s text into out, or only its length when out is NULL. */
+static size_t escape_into(char *out, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0, len, i;
+	uint32_t cp;
+
+	while (*s) {
+		enum text_char k = text_char_next(s, &len, &cp);
+		const char *named = cp == '\t' ? "\\t" : cp == '\n' ? "\\n" : cp == '\r' ? "\\r" : NULL;
+
+		if (k == TEXT_CHAR && cp >= 0x20 && cp != 0x7f && (cp < 0x80 || cp > 0x9f)) {
+			if (out)
+				memcpy(out + n, s, len);
+			n += len;
+		} else if (k == TEXT_CHAR && named) {
+			if (out)
+				memcpy(out + n, named, 2);
+			n += 2;
+		} else if (k == TEXT_CHAR_NUL) {
+			if (out)
+				memcpy(out + n, "\\x00", 4);
+			n += 4;
+		} else {
+			for (i = 0; i < len; i++, n += 4)
+				if (out) {
+					out[n] = '\\';
+					out[n + 1] = 'x';
+					out[n + 2] = hex[(unsigned char)s[i] >> 4];
+					out[n + 3] = hex[(unsigned char)s[i] & 15];
+				}
+		}
+		s += len;
+	}
+	if (out)
+		out[n] = '\0';
+	return n;
+}
+
+const char *fmt_text(const char *s)
+{
+	static char *slot[FMT_TEXT_SLOTS];
+	static size_t size[FMT_TEXT_SLOTS];
+	static unsigned next;
+	size_t n;
+	unsigned i;
+
+	if (!s)
+		return "";
+	/* Every escape is longer than what it stands for. */
+	n = escape_into(NULL, s);
+	if (n == strlen(s))
+		return s;
+	i = next++ % FMT_TEXT_SLOTS;
+	if (size[i] < n + 1) {
+		char *nv = realloc(slot[i], n + 1);
+
+		if (!nv)
+			return "(text not shown: out of memory)";
+		slot[i] = nv;
+		size[i] = n + 1;
+	}
+	escape_into(slot[i], s);
+	return slot[i];
 }

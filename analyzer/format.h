@@ -1,4 +1,5 @@
-/* Formatting helpers for people: sizes, times, digests. Never print. */
+/* Formatting helpers for people: sizes, times, digests, and untrusted text
+ * made safe for a terminal. Never print. */
 #ifndef LW_ANALYZER_FORMAT_H
 #define LW_ANALYZER_FORMAT_H
 
@@ -19,5 +20,24 @@ void fmt_digest(char *buf, size_t len, uint64_t digest);
 
 /* 32 lowercase hex digits of 16 bytes. */
 void fmt_id128(char *buf, size_t len, const uint8_t id[16]);
+
+/*
+ * s as it may be shown on a terminal or in a one-line message: each control
+ * character (C0, DEL, and C1, U+0080 to U+009F, which terminals also obey)
+ * written as \t, \n, \r or \xHH per byte, a NUL the readers kept
+ * (TEXT_NUL) as \x00, each byte that is not part of well-formed UTF-8 as
+ * \xHH, the rest as it is; NULL gives "". Every text printer passes what
+ * came from a file (names, fields, file names) through it, so that an
+ * escape sequence cannot reach the terminal and a newline cannot make two
+ * lines of one. A backslash stays as it is.
+ *
+ * Returns s itself when nothing needs escaping, else the escaped text in
+ * one of FMT_TEXT_SLOTS buffers that later calls reuse: it stays valid
+ * until the FMT_TEXT_SLOTS-th call after this one (so that many may be
+ * arguments of one printf()). Not thread-safe: the analyzer has one thread.
+ * Context: allocates (the buffers, kept for later calls); no blocking.
+ */
+#define FMT_TEXT_SLOTS 8
+const char *fmt_text(const char *s);
 
 #endif

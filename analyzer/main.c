@@ -3,6 +3,7 @@
  * probe left and the system's own evidence. This file dispatches to the
  * subcommands (cmd-*.c) and holds what they share for messages.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "../src/cpu.h"
 #include "commands.h"
+#include "format.h"
 
 #define LASTWORDS_VERSION "0.1.0"
 
@@ -35,6 +37,7 @@ static const char usage_text[] =
 	"             7 several devices, 8 no such package, 9 partial, 10 output exists;\n"
 	"             11 the history database cannot be opened, upgraded or written;\n"
 	"             12 report --fail-on on no data (no run and no exit record)\n"
+	"             13 the output could not be written\n"
 	"see lastwords(1)\n";
 
 struct command {
@@ -58,7 +61,7 @@ static const struct command commands[] = {
 void report_ring_error(const char *path, int rc, const struct ring_error *err)
 {
 	if (rc < 0) {
-		fprintf(stderr, "lastwords: cannot open '%s': %s\n", path, err->reason);
+		fprintf(stderr, "lastwords: cannot open '%s': %s\n", fmt_text(path), err->reason);
 		return;
 	}
 	switch ((enum ring_header_status)rc) {
@@ -67,23 +70,24 @@ void report_ring_error(const char *path, int rc, const struct ring_error *err)
 	case RING_HEADER_CHECKSUM:
 	case RING_HEADER_GEOMETRY:
 	case RING_HEADER_FIELD:
-		fprintf(stderr, "lastwords: '%s': %s (header offset %zu)\n", path, err->reason,
+		fprintf(stderr, "lastwords: '%s': %s (header offset %zu)\n", fmt_text(path), err->reason,
 			err->offset);
 		break;
 	default:
-		fprintf(stderr, "lastwords: '%s': %s\n", path, err->reason);
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(path), err->reason);
 	}
 }
 
 int usage_error(const char *usage, const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
-	fputs("lastwords: ", stderr);
+	/* The arguments quoted in it are the command line's, escaped. */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nusage: %s\n", usage);
+	fprintf(stderr, "lastwords: %s\nusage: %s\n", fmt_text(msg), usage);
 	return LW_EXIT_USAGE;
 }
 
@@ -102,12 +106,15 @@ int help_or_bad_option(int c, const char *usage, int argc, char **argv)
 int open_history(const char *db, enum history_mode mode, struct history *h)
 {
 	char err[512];
+	int rc = history_open(db, mode, h, err, sizeof(err));
 
-	if (history_open(db, mode, h, err, sizeof(err)) != 0) {
-		fprintf(stderr, "lastwords: '%s': %s\n", db, err);
-		return LW_EXIT_DATABASE;
-	}
-	return 0;
+	if (rc == 0)
+		return 0;
+	if (rc == -EINVAL)
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
+	else
+		fprintf(stderr, "lastwords: cannot open '%s': %s\n", fmt_text(db), fmt_text(err));
+	return LW_EXIT_DATABASE;
 }
 
 int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt)
@@ -138,11 +145,15 @@ size_t print_input_errors(const struct bundle *b, const char *prefix)
 
 		if (!in->error[0])
 			continue;
-		if (in->error_line)
-			fprintf(stderr, "lastwords: %s'%s': line %zu: %s\n", prefix, in->path,
-				in->error_line, in->error);
+		if (in->unopened)
+			fprintf(stderr, "lastwords: %scannot open '%s': %s\n", prefix, fmt_text(in->path),
+				fmt_text(in->error));
+		else if (in->error_line)
+			fprintf(stderr, "lastwords: %s'%s': line %zu: %s\n", prefix, fmt_text(in->path),
+				in->error_line, fmt_text(in->error));
 		else
-			fprintf(stderr, "lastwords: %s'%s': %s\n", prefix, in->path, in->error);
+			fprintf(stderr, "lastwords: %s'%s': %s\n", prefix, fmt_text(in->path),
+				fmt_text(in->error));
 		n++;
 	}
 	return n;
@@ -150,7 +161,7 @@ size_t print_input_errors(const struct bundle *b, const char *prefix)
 
 int print_json_tree(cJSON *o, int pretty)
 {
-	char *text = !o ? NULL : pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
+	char *text = o ? json_serialize(o, pretty) : NULL;
 
 	cJSON_Delete(o);
 	if (!text)
@@ -196,6 +207,24 @@ int parse_json_options(int argc, char **argv, const char *usage, const char *wha
 	return -1;
 }
 
+int output_close(FILE *f, const char *name, int status)
+{
+	/* A write that failed set the error flag and errno, and a later
+	 * fflush() of the emptied buffer succeeds: ask both. */
+	int failed = fflush(f) != 0;
+
+	failed |= ferror(f) != 0;
+	failed |= fclose(f) != 0;
+	if (!failed)
+		return status;
+	if (name)
+		fprintf(stderr, "lastwords: cannot write '%s': %s\n", fmt_text(name),
+			strerror(errno ? errno : EIO));
+	else
+		fprintf(stderr, "lastwords: cannot write the output: %s\n", strerror(errno ? errno : EIO));
+	return LW_EXIT_OUTPUT;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -208,16 +237,16 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
 		fputs(usage_text, stdout);
-		return LW_EXIT_OK;
+		return output_close(stdout, NULL, LW_EXIT_OK);
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
 		printf("lastwords %s (ring format %d)\n", LASTWORDS_VERSION, LW_RING_VERSION);
-		return LW_EXIT_OK;
+		return output_close(stdout, NULL, LW_EXIT_OK);
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "lastwords: unknown command '%s'\n", argv[1]);
+			return output_close(stdout, NULL, commands[i].run(argc - 1, argv + 1));
+	fprintf(stderr, "lastwords: unknown command '%s'\n", fmt_text(argv[1]));
 	fputs(usage_text, stderr);
 	return LW_EXIT_USAGE;
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "evidence/json.h"
+#include "format.h"
 #include "report.h"
 
 #define TIMELINE_MAX 40 /* stage rows shown; the middle of longer runs is folded */
@@ -39,10 +40,11 @@ static const char style[] =
 	".bar i{position:absolute;top:-3px;bottom:-3px;width:2px;margin-left:-1px;background:var(--fg)}"
 	"ol,ul{margin:.3em 0;padding-left:1.4em}code{font-size:.95em}";
 
-/* Text with &, <, >, " and ' escaped. */
+/* Text with &, <, >, " and ' escaped, and what fmt_text() escapes for a
+ * terminal (control characters, a NUL) shown as it shows them. */
 static void esc(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
+	for (s = fmt_text(s); *s; s++) {
 		switch (*s) {
 		case '&':
 			fputs("&amp;", out);

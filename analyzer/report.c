@@ -507,8 +507,8 @@ void report_text(const struct report *r, FILE *out)
 			fmt_utc(start, sizeof(start), run->hdr.start_real_ns, 1);
 		if (f->candidate)
 			fmt_digest(cand, sizeof(cand), f->candidate);
-		fprintf(out, "%s== %s  pid %u  (%s)\n", i ? "\n" : "", run->hdr.process, run->hdr.pid,
-			run->path);
+		fprintf(out, "%s== %s  pid %u  (%s)\n", i ? "\n" : "", fmt_text(run->hdr.process),
+			run->hdr.pid, fmt_text(run->path));
 		fprintf(out, "started    %s, app version %" PRIu64 ", candidate %s\n", start,
 			run->hdr.app_version, cand);
 		fprintf(out, "outcome    %s%s%s%s\n", ring_outcome_name(f->outcome),
@@ -544,18 +544,19 @@ void report_text(const struct report *r, FILE *out)
 		fprintf(out, "verdict    %s, %s\n", vocab_name(&vocab_exit_classes, (int)v->cls),
 			vocab_name(&vocab_evidence_levels, (int)v->level));
 		if (v->contradiction[0])
-			fprintf(out, "           contradiction: %s\n", v->contradiction);
+			fprintf(out, "           contradiction: %s\n", fmt_text(v->contradiction));
 		fprintf(out, "rules      ");
 		for (k = 0; k < v->nrules; k++)
 			fprintf(out, "%s%s", k ? ", " : "", v->rules[k]);
 		fprintf(out, "%s\n", v->nrules ? "" : "none fired");
 		for (k = 0; k < v->nevidence; k++)
-			fprintf(out, "%s %s\n", k ? "          " : "evidence  ", v->evidence[k]);
+			fprintf(out, "%s %s\n", k ? "          " : "evidence  ", fmt_text(v->evidence[k]));
 		for (k = 0; k < v->nmissing; k++)
-			fprintf(out, "%s %s\n", k ? "          " : "missing   ", v->missing[k]);
+			fprintf(out, "%s %s\n", k ? "          " : "missing   ", fmt_text(v->missing[k]));
 		for (k = 0; k < v->nactions; k++)
 			fprintf(out, "%s %zu. %s: %s\n", k ? "          " : "recovery  ", k + 1,
-				vocab_name(&vocab_actions, (int)v->actions[k].action), v->actions[k].why);
+				vocab_name(&vocab_actions, (int)v->actions[k].action),
+				fmt_text(v->actions[k].why));
 	}
 	for (i = 0; i < r->nloops; i++) {
 		char cand[24] = "none";
@@ -564,7 +565,7 @@ void report_text(const struct report *r, FILE *out)
 			fmt_digest(cand, sizeof(cand), r->loops[i].candidate);
 		fprintf(out, "\nboot loop: %s died %zu times in a row in %s with candidate %s: "
 			     "skip prewarm and quarantine that candidate\n",
-			r->loops[i].process, r->loops[i].count,
+			fmt_text(r->loops[i].process), r->loops[i].count,
 			vocab_name(&vocab_stages, (int)r->loops[i].stage), cand);
 	}
 	if (r->corr.nunmatched)
@@ -574,8 +575,9 @@ void report_text(const struct report *r, FILE *out)
 		const struct corr_unmatched *u = &r->corr.unmatched[i];
 		const struct exit_record *e = &u->file->exits[u->index];
 
-		fprintf(out, "  %s line %zu: pid %" PRId64 " %s reason %" PRId64 ": %s\n", u->file->path,
-			e->line, e->pid, e->process ? e->process : "-", e->reason,
+		fprintf(out, "  %s line %zu: pid %" PRId64 " %s reason %" PRId64 ": %s\n",
+			fmt_text(u->file->path), e->line, e->pid, e->process ? fmt_text(e->process) : "-",
+			e->reason,
 			corr_reason_text(u->reason));
 	}
 	left_out_text(b, out);

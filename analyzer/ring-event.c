@@ -3,7 +3,6 @@
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "../src/signals.h"
 #include "../src/vocab.h"
@@ -55,7 +54,7 @@ static void crash_detail(const struct lw_ring_slot *s, char *buf, size_t len)
 {
 	const char *sig = signal_name(s->code);
 	const char *code = signal_code_name(s->code, (int)(int64_t)s->b);
-	char sigbuf[16], codebuf[24], stagebuf[32];
+	char sigbuf[16], codebuf[24], stagebuf[32], where[32];
 
 	if (!sig) {
 		snprintf(sigbuf, sizeof(sigbuf), "signal %u", s->code);
@@ -65,11 +64,17 @@ static void crash_detail(const struct lw_ring_slot *s, char *buf, size_t len)
 		snprintf(codebuf, sizeof(codebuf), "code %" PRId64, (int64_t)s->b);
 		code = codebuf;
 	}
-	snprintf(buf, len, "%s (%s) at 0x%" PRIx64 " in %s", sig, code, s->a,
+	/* si_code <= 0: a process sent the signal (kill, tgkill, abort()), and
+	 * si_addr shares its bytes with si_pid and si_uid: no address. */
+	if ((int64_t)s->b <= 0 && s->d)
+		snprintf(where, sizeof(where), "sent by pid %u", s->d);
+	else if ((int64_t)s->b <= 0)
+		snprintf(where, sizeof(where), "sent by a process");
+	else
+		snprintf(where, sizeof(where), "at 0x%" PRIx64, s->a);
+	snprintf(buf, len, "%s (%s) %s in %s", sig, code, where,
 		 s->stage ? name_or(&vocab_stages, s->stage, stagebuf, sizeof(stagebuf))
 			  : "no open stage");
-	if ((int64_t)s->b <= 0 && s->d)
-		snprintf(buf + strlen(buf), len - strlen(buf), ", sent by pid %u", s->d);
 }
 
 void ring_event_text(const struct lw_ring_header *h, const struct lw_ring_slot *s, char *label,

@@ -12,6 +12,11 @@
 -- the vocabulary of include/lastwords/vocab.h and schemas/report.schema.json.
 -- Each ingested bundle is one transaction: a bundle is in, with all its
 -- runs, or not at all.
+--
+-- Text is what the report's JSON says, as UTF-8 (a byte of the evidence
+-- that is not UTF-8 is U+FFFD), except a NUL byte of the evidence, kept as
+-- the two bytes C0 80 (NUL in modified UTF-8) so that SQLite's text does
+-- not end there; export writes it as \u0000 in NDJSON.
 
 -- version 1
 CREATE TABLE bundle (

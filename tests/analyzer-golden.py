@@ -157,10 +157,15 @@ def meaning(lw):
           "mixed inputs: %d %r" % (p.returncode, p.stdout))
 
     # Usage errors exit 2.
-    for args in (["dump"], ["verify"], ["dump", "--bogus", "x"], ["frobnicate"], [], ["digest"]):
+    for args in (["dump"], ["verify"], ["dump", "--bogus", "x"], ["frobnicate"], [], ["digest"],
+                 ["digest", "--frobnicate"], ["digest", "model", "-x"]):
         p = lastwords(lw, args)
         check(p.returncode == 2 and p.stderr.startswith("lastwords: ") or (
            not args and p.returncode == 2), "usage %r exits %d" % (args, p.returncode))
+    # A name that starts with '-' comes after "--".
+    p = lastwords(lw, ["digest", "--", "-model"])
+    check(p.returncode == 0 and p.stdout.endswith("  -model\n") and len(p.stdout.split()[0]) == 16,
+          "digest -- -model: %d %r" % (p.returncode, p.stdout))
     p = lastwords(lw, ["--version"])
     check(p.returncode == 0 and p.stdout.startswith("lastwords "), "--version")
 

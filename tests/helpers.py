@@ -135,3 +135,48 @@ def report_json(lw, args, timeout=60):
 def verdicts(rep):
     """A report's runs as (pid, classification, evidence_level)."""
     return [(r["pid"], r["classification"], r["evidence_level"]) for r in rep["runs"]]
+
+
+def crc32c(data):
+    """CRC-32C (Castagnoli) of data, as the ring format uses it."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def ring_edit(src, dst, process=None, slot=None):
+    """Copy the binary ring src to dst, as a writer could have written it:
+    with the header's process name set to the bytes process, and each
+    published slot passed to slot(ticket, bytearray of its 64 bytes),
+    which may change bytes [8, 60) in place; checksums are recomputed
+    (schemas/ring-format.md)."""
+    import struct
+    data = bytearray(open(src, "rb").read())
+    if process is not None:
+        data[112:176] = process[:63].ljust(64, b"\0")
+        struct.pack_into("<I", data, 252, crc32c(bytes(data[0:252])))
+    header_size, _, slot_count = struct.unpack_from("<HHI", data, 12)
+    for i in range(slot_count if slot else 0):
+        at = header_size + 64 * i
+        seq = struct.unpack_from("<Q", data, at)[0]
+        if seq == 0 or seq % 2:
+            continue
+        ticket = seq // 2 - 1
+        s = data[at:at + 64]
+        slot(ticket, s)
+        struct.pack_into("<I", s, 60, crc32c(struct.pack("<Q", ticket) + bytes(s[8:60])))
+        data[at:at + 64] = s
+    with open(dst, "wb") as f:
+        f.write(data)
+
+
+def demo_history(lw, folder, name="history.db"):
+    """A history database in folder that holds fixtures/demo, as ingest
+    stores it (with the demo's zone, +01:00); returns its path."""
+    db = os.path.join(folder, name)
+    p = lastwords(lw, ["ingest", "--db", db, "--tz", "+01:00", "fixtures/demo"])
+    check(p.returncode == 0, "ingest of the demo: %d %s" % (p.returncode, p.stderr))
+    return db

@@ -189,8 +189,8 @@ def main():
               "-o writes the same bytes, and no .tmp is left")
         bad = os.path.join(tmp, "no-such-dir", "rows.csv")
         r = lastwords(lw, ["export", "--db", db, "--format", "csv", "-o", bad])
-        check(r.returncode == 4 and "no-such-dir" in r.stderr and not os.path.exists(bad),
-              "-o into a missing directory: exit 4 naming it: %d %s" % (r.returncode, r.stderr))
+        check(r.returncode == 13 and "no-such-dir" in r.stderr and not os.path.exists(bad),
+              "-o into a missing directory: exit 13 naming it: %d %s" % (r.returncode, r.stderr))
         for args, what in ((["--db", db], "--format"), (["--db", db, "--format", "xml"], "xml"),
                            (["--format", "csv"], "--db"), (["--db", db, "--format", "csv", "extra"], "extra")):
             r = lastwords(lw, ["export"] + args)

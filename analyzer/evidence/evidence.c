@@ -8,6 +8,7 @@
 
 #include "../../src/signals.h"
 #include "json.h"
+#include "text.h"
 
 static const char *const kind_names[] = {
 #define X(up, name) #name,
@@ -33,12 +34,23 @@ const char *log_event_name(enum log_event_type t)
 
 char *ev_strndup(const char *s, size_t n)
 {
-	char *p = malloc(n + 1);
+	size_t nuls = 0, i, k = 0;
+	char *p;
 
+	for (i = 0; i < n; i++)
+		nuls += s[i] == '\0';
+	p = malloc(n + nuls + 1);
 	if (!p)
 		return NULL;
-	memcpy(p, s, n);
-	p[n] = '\0';
+	for (i = 0; i < n; i++) {
+		if (s[i] != '\0') {
+			p[k++] = s[i];
+		} else {
+			memcpy(p + k, TEXT_NUL, 2);
+			k += 2;
+		}
+	}
+	p[k] = '\0';
 	return p;
 }
 

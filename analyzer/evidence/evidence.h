@@ -222,7 +222,8 @@ struct anr_trace *ev_add_anr(struct ev_file *f);
 struct log_event *ev_add_log(struct ev_file *f);
 struct frame *ev_add_frame(struct tombstone *t);
 
-/* A heap copy of n bytes of s, NUL-terminated; NULL on ENOMEM. */
+/* A heap copy of n bytes of s, NUL-terminated, each NUL byte in it kept as
+ * TEXT_NUL (text.h); NULL on ENOMEM. */
 char *ev_strndup(const char *s, size_t n);
 
 /* Free everything a file's lists hold, and reset it. Accepts NULL. */

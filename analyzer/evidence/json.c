@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "text.h"
+
 static cJSON *begin(struct json *j, cJSON *root)
 {
 	j->root = root;
@@ -55,8 +57,21 @@ void json_null(struct json *j, cJSON *parent, const char *key)
 
 void json_text(struct json *j, cJSON *parent, const char *key, const char *s)
 {
-	if (!j->err)
-		put(j, parent, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+	char *valid;
+
+	if (j->err)
+		return;
+	if (!s) {
+		put(j, parent, key, cJSON_CreateNull());
+		return;
+	}
+	if (text_utf8_valid(s)) {
+		put(j, parent, key, cJSON_CreateString(s));
+		return;
+	}
+	valid = text_utf8_clean(s, TEXT_NUL);
+	put(j, parent, key, valid ? cJSON_CreateString(valid) : NULL);
+	free(valid);
 }
 
 void json_bool(struct json *j, cJSON *parent, const char *key, int b)
@@ -138,6 +153,21 @@ cJSON *json_array(struct json *j, cJSON *parent, const char *key)
 void json_item(struct json *j, cJSON *parent, const char *key, cJSON *item)
 {
 	put(j, parent, key, item);
+}
+
+char *json_serialize(const cJSON *o, int pretty)
+{
+	char *raw = pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o), *text;
+
+	if (!raw || text_utf8_valid(raw))
+		return raw;
+	/* cJSON escapes the control characters below 0x20 and copies every
+	 * other byte: make them valid, and escape TEXT_NUL. Both can only be
+	 * inside strings (a raw value's too), where U+FFFD and \u0000 are
+	 * valid. */
+	text = text_utf8_clean(raw, "\\u0000");
+	free(raw);
+	return text;
 }
 
 const char *json_get_string(const cJSON *obj, const char *key)

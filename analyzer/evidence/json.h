@@ -14,6 +14,9 @@
  * a cJSON double; json_int() and json_u64() write raw decimal text, exact
  * over all 64 bits, which json_get_int() reads back exactly.
  *
+ * Strings are made valid UTF-8 as they are added (json_text()), and the
+ * text of a tree once more as it is written (json_serialize()).
+ *
  * Never prints. A tree is used by one thread at a time.
  */
 #ifndef LW_ANALYZER_JSON_H
@@ -47,7 +50,8 @@ cJSON *json_end(struct json *j);
 /* null. */
 void json_null(struct json *j, cJSON *parent, const char *key);
 
-/* A string (copied), or null for NULL. */
+/* A string, or null for NULL: a copy of s made valid UTF-8, TEXT_NUL kept
+ * (text_utf8_clean()), which json_serialize() writes as \u0000. */
 void json_text(struct json *j, cJSON *parent, const char *key, const char *s);
 
 /* true or false. */
@@ -79,6 +83,12 @@ cJSON *json_array(struct json *j, cJSON *parent, const char *key);
 /* A tree built elsewhere (such as another json_end()'s), which j owns from
  * here on, even on failure, when it is freed. A NULL item is a failure. */
 void json_item(struct json *j, cJSON *parent, const char *key, cJSON *item);
+
+/* The tree as JSON text (free with free()), indented (pretty) or on one
+ * line: valid UTF-8 whatever bytes its strings and raw values hold, each
+ * TEXT_NUL written as \u0000. NULL on ENOMEM. Context: allocates; no
+ * blocking. */
+char *json_serialize(const cJSON *o, int pretty);
 
 /* Reading back. A member's string, or NULL; borrowed, valid while obj is.
  * Keys are matched case-sensitively. Context: no allocation; no blocking. */

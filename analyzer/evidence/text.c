@@ -1,5 +1,6 @@
 #include "text.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../src/hex.h"
@@ -242,4 +243,103 @@ size_t text_parse_datetime(struct span s, int64_t *ms)
 	*ms = ((text_days_from_civil(y, (unsigned)mo, (unsigned)d) * 24 + h) * 60 + mi) * 60000 +
 	      sec * 1000 + frac;
 	return used;
+}
+
+enum text_char text_char_next(const char *s, size_t *len, uint32_t *cp)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+	uint32_t c;
+
+	if (u[0] < 0x80) {
+		*len = 1;
+		*cp = u[0];
+		return TEXT_CHAR;
+	}
+	if (u[0] == 0xc0 && u[1] == 0x80) {
+		*len = 2;
+		*cp = 0;
+		return TEXT_CHAR_NUL;
+	}
+	/* RFC 3629, table 3-7 of Unicode: the second byte's range excludes
+	 * overlong forms, surrogates and code points past U+10FFFF. */
+	if (u[0] >= 0xc2 && u[0] <= 0xdf) {
+		n = 2;
+		c = u[0] & 0x1f;
+	} else if (u[0] >= 0xe0 && u[0] <= 0xef) {
+		n = 3;
+		c = u[0] & 0x0f;
+		lo = u[0] == 0xe0 ? 0xa0 : 0x80;
+		hi = u[0] == 0xed ? 0x9f : 0xbf;
+	} else if (u[0] >= 0xf0 && u[0] <= 0xf4) {
+		n = 4;
+		c = u[0] & 0x07;
+		lo = u[0] == 0xf0 ? 0x90 : 0x80;
+		hi = u[0] == 0xf4 ? 0x8f : 0xbf;
+	} else {
+		i = 1;
+		goto bad;
+	}
+	for (i = 1; i < n; i++) {
+		/* The terminating NUL is no continuation byte: never read past it. */
+		if (u[i] < lo || u[i] > hi)
+			goto bad;
+		c = c << 6 | (u[i] & 0x3f);
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	*len = n;
+	*cp = c;
+	return TEXT_CHAR;
+bad:
+	/* The bytes so far began a character: a maximal subpart, one U+FFFD
+	 * (as WHATWG's decoder, and Python's, count them). */
+	*len = i;
+	*cp = u[0];
+	return TEXT_CHAR_BAD;
+}
+
+int text_utf8_valid(const char *s)
+{
+	size_t len;
+	uint32_t cp;
+
+	for (; *s; s += len) {
+		len = 1;
+		if ((unsigned char)*s >= 0x80 && text_char_next(s, &len, &cp) != TEXT_CHAR)
+			return 0;
+	}
+	return 1;
+}
+
+/* text_utf8_clean() into out, or only its length when out is NULL. */
+static size_t clean_into(char *out, const char *s, const char *nul)
+{
+	static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
+	size_t n = 0, len, nl = strlen(nul);
+	uint32_t cp;
+
+	while (*s) {
+		enum text_char k = text_char_next(s, &len, &cp);
+		const char *put = k == TEXT_CHAR ? s : k == TEXT_CHAR_NUL ? nul : replacement;
+		size_t m = k == TEXT_CHAR ? len : k == TEXT_CHAR_NUL ? nl : sizeof(replacement) - 1;
+
+		if (out)
+			memcpy(out + n, put, m);
+		n += m;
+		s += len;
+	}
+	if (out)
+		out[n] = '\0';
+	return n;
+}
+
+char *text_utf8_clean(const char *s, const char *nul)
+{
+	char *out = malloc(clean_into(NULL, s, nul) + 1);
+
+	if (out)
+		clean_into(out, s, nul);
+	return out;
 }

@@ -118,30 +118,21 @@ fail:
 	return -1;
 }
 
-int history_open(const char *path, enum history_mode mode, struct history *h, char *err,
-		 size_t errlen)
+/* Open path with flags (SQLITE_OPEN_*) and check what it holds: 0 with
+ * *version, its schema version, set; or with err set and h closed, the
+ * SQLite error's extended code, or -1 when it is not a history this
+ * program can use. */
+static int open_checked(const char *path, int flags, struct history *h, long long *version,
+			char *err, size_t errlen)
 {
-	/* One thread per connection: no SQLite mutexes. */
-	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
-		    (mode == HISTORY_CREATE ? SQLITE_OPEN_CREATE : 0);
-	long long app_id, version, objects;
-	struct stat sb;
+	long long app_id, objects;
+	int rc = -1;
 
-	memset(h, 0, sizeof(*h));
-	h->path = path;
-	h->upgraded_from = -1;
-	if (mode == HISTORY_EXISTING && stat(path, &sb) != 0) {
-		snprintf(err, errlen, "%s", strerror(errno));
-		return -1;
-	}
-	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		snprintf(err, errlen, "is a directory, not a database file");
-		return -1;
-	}
-	if (sqlite3_open_v2(path, &h->db, flags, NULL) != SQLITE_OK) {
+	/* One thread per connection: no SQLite mutexes. */
+	if (sqlite3_open_v2(path, &h->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		rc = h->db ? sqlite3_extended_errcode(h->db) : SQLITE_NOMEM;
 		history_error(h, "cannot open", err, errlen);
-		history_close(h);
-		return -1;
+		goto fail;
 	}
 	sqlite3_busy_timeout(h->db, BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(h->db, 1);
@@ -149,36 +140,124 @@ int history_open(const char *path, enum history_mode mode, struct history *h, ch
 	 * meanwhile, and the three must come from the same state. */
 	if (sqlite3_exec(h->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
 	    pragma_int(h, "PRAGMA application_id", &app_id) != 0 ||
-	    pragma_int(h, "PRAGMA user_version", &version) != 0 ||
+	    pragma_int(h, "PRAGMA user_version", version) != 0 ||
 	    pragma_int(h, "SELECT count(*) FROM sqlite_schema", &objects) != 0 ||
 	    sqlite3_exec(h->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = sqlite3_extended_errcode(h->db);
 		history_error(h, "cannot read", err, errlen);
-		history_close(h);
-		return -1;
+		goto fail;
 	}
-	if (app_id != HISTORY_APPLICATION_ID && (app_id != 0 || version != 0 || objects != 0)) {
+	if (app_id != HISTORY_APPLICATION_ID && (app_id != 0 || *version != 0 || objects != 0)) {
 		snprintf(err, errlen, "not a lastwords history database (its application_id is %lld)",
 			 app_id);
-		history_close(h);
-		return -1;
+		goto fail;
 	}
-	if (version > history_schema_version()) {
+	if (*version > history_schema_version()) {
 		snprintf(err, errlen,
 			 "written by a newer lastwords: schema version %lld, this one knows up to %d",
-			 version, history_schema_version());
-		history_close(h);
-		return -1;
+			 *version, history_schema_version());
+		goto fail;
 	}
+	return 0;
+fail:
+	history_close(h);
+	return rc;
+}
+
+/* Whether path-wal exists (or cannot be looked for). */
+static int has_wal(const char *path)
+{
+	char *wal = malloc(strlen(path) + 5);
+	struct stat sb;
+	int rc;
+
+	if (!wal)
+		return 1;
+	sprintf(wal, "%s-wal", path);
+	rc = lstat(wal, &sb) == 0 || errno != ENOENT;
+	free(wal);
+	return rc;
+}
+
+/* path as an SQLite URI that opens it immutable (free with free()); NULL on
+ * ENOMEM. Every byte but letters, digits and "/._-~" is %-encoded. */
+static char *immutable_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char *uri = malloc(3 * strlen(path) + 32), *p;
+
+	if (!uri)
+		return NULL;
+	p = uri + sprintf(uri, "file:%s", path[0] == '/' ? "//" : "");
+	for (; *path; path++) {
+		unsigned char c = (unsigned char)*path;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("/._-~", c)) {
+			*p++ = (char)c;
+		} else {
+			*p++ = '%';
+			*p++ = hex[c >> 4];
+			*p++ = hex[c & 15];
+		}
+	}
+	strcpy(p, "?immutable=1");
+	return uri;
+}
+
+int history_open(const char *path, enum history_mode mode, struct history *h, char *err,
+		 size_t errlen)
+{
+	long long version;
+	struct stat sb;
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	h->path = path;
+	h->upgraded_from = -1;
+	if (mode == HISTORY_READ && stat(path, &sb) != 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s", strerror(-rc));
+		return rc;
+	}
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		snprintf(err, errlen, "is a directory, not a database file");
+		return -EINVAL;
+	}
+	/* SQLite opens a file it cannot write read-only. A database in WAL
+	 * mode stays so (ingest set it), and its reader needs the -shm file,
+	 * which SQLite makes when it is not there. Where it cannot (the
+	 * directory is read-only), no writer has the file open either, as a
+	 * writer would have made it: the file is read as immutable, unless a
+	 * -wal file left there holds what the file alone would not. */
+	rc = open_checked(path, SQLITE_OPEN_READWRITE | (mode == HISTORY_CREATE ? SQLITE_OPEN_CREATE : 0),
+			  h, &version, err, errlen);
+	if (rc == SQLITE_READONLY_DIRECTORY && mode == HISTORY_READ && !has_wal(path)) {
+		char *uri = immutable_uri(path);
+
+		rc = uri ? open_checked(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, h, &version, err,
+					errlen)
+			 : -1;
+		if (!uri)
+			snprintf(err, errlen, "out of memory");
+		free(uri);
+	}
+	if (rc != 0)
+		return -EINVAL;
+	/* Reading changes nothing, unless the schema is older: it is
+	 * upgraded first, as ingest does, which needs write access. */
+	if (mode == HISTORY_READ && version == history_schema_version())
+		return 0;
 	if (set_wal(h) != SQLITE_OK ||
 	    sqlite3_exec(h->db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", NULL, NULL,
 			 NULL) != SQLITE_OK) {
 		history_error(h, "cannot set WAL mode", err, errlen);
 		history_close(h);
-		return -1;
+		return -EINVAL;
 	}
 	if (version < history_schema_version() && upgrade(h, err, errlen) != 0) {
 		history_close(h);
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }

@@ -20,14 +20,19 @@ struct history {
 };
 
 enum history_mode {
-	HISTORY_CREATE,   /* create the file if there is none */
-	HISTORY_EXISTING, /* the file must exist */
+	HISTORY_CREATE, /* to write: create the file if there is none */
+	HISTORY_READ,   /* to read: the file must exist, and need not be writable */
 };
 
-/* Open path in WAL mode with foreign keys on, creating or upgrading the
- * schema as needed (one transaction). Returns 0, or -1 with err set: no
- * such file, not a database, not a lastwords history, written by a newer
- * lastwords, or an SQLite error. */
+/* Open path: for HISTORY_CREATE in WAL mode with foreign keys on, creating
+ * or upgrading the schema as needed (one transaction); for HISTORY_READ
+ * changing nothing, so that the file and its directory may be read-only,
+ * unless its schema is older: it is then upgraded first, as for
+ * HISTORY_CREATE, which needs write access. Returns 0; or with err set, the
+ * negative errno when the file is not there to read (HISTORY_READ: no such
+ * file, no permission to look), else -EINVAL: a directory, not a database,
+ * not a lastwords history, written by a newer lastwords, or an SQLite
+ * error. */
 int history_open(const char *path, enum history_mode mode, struct history *h, char *err,
 		 size_t errlen);
 void history_close(struct history *h);
