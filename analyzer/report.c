@@ -455,14 +455,14 @@ static void pull_text(const struct bundle *b, FILE *out)
 	size_t i, n = pull_notes(b, notes);
 
 	for (i = 0; i < n; i++) {
-		fprintf(out, "note: %s\n", notes[i]);
+		fprintf(out, "note: %s\n", fmt_text(notes[i]));
 		if (i == 0 && !b->complete) {
 			size_t k;
 
 			for (k = 0; k < b->nmissing; k++)
-				fprintf(out, "      missing %s%s: %s\n", b->missing[k].what,
+				fprintf(out, "      missing %s%s: %s\n", fmt_text(b->missing[k].what),
 					b->missing[k].required ? " (required)" : "",
-					b->missing[k].reason);
+					fmt_text(b->missing[k].reason));
 		}
 	}
 	if (n && b->nruns) /* the sections after the runs begin with their own */
@@ -481,9 +481,10 @@ static void left_out_text(const struct bundle *b, FILE *out)
 			continue;
 		if (n++ == 0)
 			fprintf(out, "\ninputs left out:\n");
-		fprintf(out, "  '%s': %s", in->path, in->skipped[0] ? in->skipped : in->note);
+		fprintf(out, "  '%s': %s", fmt_text(in->path),
+			fmt_text(in->skipped[0] ? in->skipped : in->note));
 		if (in->duplicate_of)
-			fprintf(out, "; '%s' is read", in->duplicate_of);
+			fprintf(out, "; '%s' is read", fmt_text(in->duplicate_of));
 		fputc('\n', out);
 	}
 }
