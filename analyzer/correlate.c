@@ -201,9 +201,42 @@ static int64_t run_time_ms(const struct run *r, uint64_t t_mono_ns)
 	return (int64_t)((r->hdr.start_real_ns + (t_mono_ns - r->hdr.start_mono_ns)) / 1000000u);
 }
 
-static int push(struct corr_list *l, const struct ev_file *f, size_t i, int by_id, int64_t t)
+/* The lists of a run, by the kind of record they hold. */
+enum corr_kind { CORR_EXITS, CORR_TOMBSTONES, CORR_ANRS, CORR_LOGS };
+
+/* Whether record i of f is one that m already holds, read from another
+ * input (two pulls of one device share exit records and log lines). */
+static int same_record(enum corr_kind k, const struct corr_match *m, const struct ev_file *f,
+		       size_t i)
 {
-	struct corr_match *nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
+	switch (k) {
+	case CORR_EXITS:
+		return exit_record_same(&m->file->exits[m->index], &f->exits[i]);
+	case CORR_TOMBSTONES:
+		return tombstone_same(&m->file->tombstones[m->index], &f->tombstones[i]);
+	case CORR_ANRS:
+		return anr_trace_same(&m->file->anrs[m->index], &f->anrs[i]);
+	case CORR_LOGS:
+		return log_event_same(&m->file->logs[m->index], &f->logs[i]);
+	}
+	return 0;
+}
+
+/* Add record i of f to a run's list l of kind k, unless the list holds
+ * the same record from another input: that counts once (c->repeats). */
+static int push(struct correlation *c, struct corr_list *l, enum corr_kind k,
+		const struct ev_file *f, size_t i, int by_id, int64_t t)
+{
+	struct corr_match *nv;
+	size_t n;
+
+	for (n = 0; n < l->n; n++) {
+		if (l->v[n].file != f && same_record(k, &l->v[n], f, i)) {
+			c->repeats++;
+			return 0;
+		}
+	}
+	nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
 
 	if (!nv)
 		return -1;
@@ -219,7 +252,18 @@ static int push(struct corr_list *l, const struct ev_file *f, size_t i, int by_i
 static int add_unmatched(struct correlation *c, const struct ev_file *f, size_t i,
 			 enum corr_reason why)
 {
-	struct corr_unmatched *nv = realloc(c->unmatched, (c->nunmatched + 1) * sizeof(*nv));
+	struct corr_unmatched *nv;
+	size_t n;
+
+	for (n = 0; n < c->nunmatched; n++) {
+		const struct corr_unmatched *u = &c->unmatched[n];
+
+		if (u->file != f && exit_record_same(&u->file->exits[u->index], &f->exits[i])) {
+			c->repeats++;
+			return 0;
+		}
+	}
+	nv = realloc(c->unmatched, (c->nunmatched + 1) * sizeof(*nv));
 
 	if (!nv)
 		return -1;
@@ -267,7 +311,8 @@ static int join_exit(struct correlation *c, const struct ev_file *f, size_t i)
 		return add_unmatched(c, f, i, CORR_NO_PROCESS);
 	for (k = 0; k < c->nruns; k++)
 		if (run_id_is(c->runs[k].run, r->state) && same_process(c->runs[k].run, r->process))
-			return push(&c->runs[k].exits, f, i, 1, corr_exit_time(r, &c->opt, &slack));
+			return push(c, &c->runs[k].exits, CORR_EXITS, f, i, 1,
+				    corr_exit_time(r, &c->opt, &slack));
 	t = corr_exit_time(r, &c->opt, &slack);
 	for (k = 0; k < c->nruns; k++) {
 		const struct corr_run *cr = &c->runs[k];
@@ -296,7 +341,7 @@ static int join_exit(struct correlation *c, const struct ev_file *f, size_t i)
 		return add_unmatched(c, f, i, CORR_OUTSIDE_WINDOW);
 	if (nfit > 1)
 		return add_unmatched(c, f, i, t == EV_NO_TIME ? CORR_NO_TIME : CORR_AMBIGUOUS);
-	return push(&c->runs[found].exits, f, i, 0, t);
+	return push(c, &c->runs[found].exits, CORR_EXITS, f, i, 0, t);
 }
 
 /* Other evidence: pid (and a compatible name), in the run's window when it
@@ -361,7 +406,8 @@ static int join_other(struct correlation *c, const struct ev_file *f)
 		int64_t when = parse_zoned(t->timestamp_text, &c->opt, NULL);
 
 		k = find_run_by_pid(c, t->pid, t->process, when);
-		if (k != SIZE_MAX && push(&c->runs[k].tombstones, f, i, 0, when) != 0)
+		if (k != SIZE_MAX &&
+		    push(c, &c->runs[k].tombstones, CORR_TOMBSTONES, f, i, 0, when) != 0)
 			return -1;
 	}
 	for (i = 0; i < f->nanrs; i++) {
@@ -369,7 +415,7 @@ static int join_other(struct correlation *c, const struct ev_file *f)
 		int64_t when = parse_zoned(a->time_text, &c->opt, NULL);
 
 		k = find_run_by_pid(c, a->pid, a->cmdline, when);
-		if (k != SIZE_MAX && push(&c->runs[k].anrs, f, i, 0, when) != 0)
+		if (k != SIZE_MAX && push(c, &c->runs[k].anrs, CORR_ANRS, f, i, 0, when) != 0)
 			return -1;
 	}
 	for (i = 0; i < f->nlogs; i++) {
@@ -386,7 +432,7 @@ static int join_other(struct correlation *c, const struct ev_file *f)
 							    &c->opt);
 			k = find_run_by_pid(c, e->pid, e->process, when);
 		}
-		if (k != SIZE_MAX && push(&c->runs[k].logs, f, i, 0, when) != 0)
+		if (k != SIZE_MAX && push(c, &c->runs[k].logs, CORR_LOGS, f, i, 0, when) != 0)
 			return -1;
 	}
 	return 0;

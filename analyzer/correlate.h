@@ -83,6 +83,7 @@ struct correlation {
 	struct corr_unmatched *unmatched; /* exit records only */
 	size_t nunmatched;
 	int local_times;        /* some evidence has a wall time with no zone */
+	size_t repeats;         /* records left out: the same one was read from another input */
 };
 
 /* Whether local times were taken as UTC: no offset was known, and some

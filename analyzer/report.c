@@ -131,6 +131,13 @@ static size_t pull_notes(const struct bundle *b, char notes[PULL_NOTES_MAX][PULL
 	return n;
 }
 
+/* Records that more than one input held (two pulls of one device). */
+static void repeats_note(const struct correlation *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%zu record%s held by more than one input counted once", c->repeats,
+		 c->repeats == 1 ? "" : "s");
+}
+
 /* JSON. */
 
 /* A time in ms since the epoch as ISO 8601, or null when unknown. */
@@ -402,6 +409,12 @@ cJSON *report_json(const struct report *r)
 		json_text(&j, a, NULL,
 			  "dumpsys and logcat times are local; they were taken as UTC (pass --tz to "
 			  "set the device's offset)");
+	if (r->corr.repeats) {
+		char note[120];
+
+		repeats_note(&r->corr, note, sizeof(note));
+		json_text(&j, a, NULL, note);
+	}
 	return json_end(&j);
 }
 
@@ -582,6 +595,12 @@ void report_text(const struct report *r, FILE *out)
 			corr_reason_text(u->reason));
 	}
 	left_out_text(b, out);
+	if (r->corr.repeats) {
+		char note[120];
+
+		repeats_note(&r->corr, note, sizeof(note));
+		fprintf(out, "\nnote: %s\n", note);
+	}
 	if (corr_tz_assumed(&r->corr))
 		fprintf(out, "\nnote: dumpsys and logcat times were taken as UTC; pass --tz to set the "
 			     "device's offset (clock tolerance %" PRId64 " ms)\n",

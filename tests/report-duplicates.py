@@ -12,6 +12,9 @@
   first.
 - A directory that holds two pulls (a manifest.json each) is read as one
   report that says it merged them.
+- Two pulls an hour apart, whose files differ: a record both hold (an exit
+  record, a log line) is one witness, counted once, and the report says
+  how many were.
 
 usage: report-duplicates.py LASTWORDS SOURCE_ROOT
 """
@@ -97,6 +100,43 @@ def main():
         p = lastwords(lw, ["report", "--tz", "+01:00", pulls])
         check(p.stdout.startswith("note: the inputs hold 2 pulls (a manifest.json each), read "
                                   "as one report"), "the text says so: %r" % p.stdout[:300])
+
+        # Two pulls taken an hour apart: the second's dumpsys holds the
+        # first's records and a newer one, and its logcat one more line, so
+        # the files differ and are both read. Each record both hold counts
+        # once: one exit record per run, the stale one listed once.
+        later = os.path.join(d, "later")
+        for name in ("a", "b"):
+            shutil.copytree("fixtures/demo", os.path.join(later, name))
+        dump = os.path.join(later, "b", "dumpsys-exit-info.txt")
+        with open(dump) as f:
+            text = f.read()
+        at = text.index("        ApplicationExitInfo #0:")
+        with open(dump, "w") as f:
+            f.write(text[:at] +
+                    "        ApplicationExitInfo #0:\n"
+                    "          timestamp=2026-11-30 02:28:04.873 pid=26711 realUid=10187 "
+                    "packageUid=10187 definingUid=10187 user=0\n"
+                    "          process=com.example.demo:inference reason=3 (LOW_MEMORY) "
+                    "subreason=0 (UNKNOWN) status=0\n"
+                    "          importance=125 pss=104MB rss=118MB description=null "
+                    "state=empty trace=null\n" + text[at:])
+        with open(os.path.join(later, "b", "logcat.txt"), "a") as f:
+            f.write("11-30 02:28:05.000  1580  1612 I ActivityManager: Start proc 26800\n")
+        rep, _ = report(lw, [later])
+        if rep:
+            check(verdicts(rep) == verdicts(want), "two later pulls: runs %r" % verdicts(rep))
+            joined = {r["pid"]: len(r["exit_records"]) for r in rep["runs"] if r["exit_records"]}
+            check(joined == {25706: 1, 25711: 1}, "each exit record joins once: %r" % joined)
+            one = lastwords(lw, ["report", "--format", "json", "--tz", "+01:00",
+                                 "fixtures/demo"]).stdout
+            ev = {r["pid"]: r["evidence"] for r in json.loads(one)["runs"]}
+            check(all(r["evidence"] == ev[r["pid"]] for r in rep["runs"]),
+                  "the evidence lines are the demo's, none twice")
+            check(len(rep["unmatched_exit_records"]) == 2,
+                  "the stale record once, the newer one once: %r" % rep["unmatched_exit_records"])
+            check(any(n.endswith("held by more than one input counted once")
+                      for n in rep["device"]["notes"]), "the report says so: %r" % rep["device"])
 
         # ingest stores the confirmed verdicts.
         db = os.path.join(d, "history.db")

@@ -116,6 +116,45 @@ static void *grow(void **v, size_t n, size_t sz)
 	return (char *)*v + n * sz;
 }
 
+/* Both absent, or the same text. */
+static int same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+int exit_record_same(const struct exit_record *a, const struct exit_record *b)
+{
+	return a->pid == b->pid && a->uid == b->uid && a->reason == b->reason &&
+	       a->subreason == b->subreason && a->status == b->status &&
+	       a->importance == b->importance && a->timestamp_ms == b->timestamp_ms &&
+	       same_text(a->timestamp_text, b->timestamp_text) && same_text(a->process, b->process) &&
+	       same_text(a->description, b->description) && same_text(a->state, b->state);
+}
+
+int tombstone_same(const struct tombstone *a, const struct tombstone *b)
+{
+	return a->pid == b->pid && a->tid == b->tid && a->signo == b->signo &&
+	       a->code == b->code && a->has_fault_addr == b->has_fault_addr &&
+	       a->fault_addr == b->fault_addr && a->nframes == b->nframes &&
+	       same_text(a->timestamp_text, b->timestamp_text) && same_text(a->process, b->process) &&
+	       same_text(a->abort_message, b->abort_message);
+}
+
+int anr_trace_same(const struct anr_trace *a, const struct anr_trace *b)
+{
+	return a->pid == b->pid && same_text(a->time_text, b->time_text) &&
+	       same_text(a->cmdline, b->cmdline) && same_text(a->subject, b->subject) &&
+	       same_text(a->main_state, b->main_state);
+}
+
+int log_event_same(const struct log_event *a, const struct log_event *b)
+{
+	return a->type == b->type && a->pid == b->pid && a->uid == b->uid &&
+	       a->time_ms == b->time_ms && a->rss_kb == b->rss_kb && a->signo == b->signo &&
+	       a->oom_score_adj == b->oom_score_adj && same_text(a->time_text, b->time_text) &&
+	       same_text(a->process, b->process) && same_text(a->reason, b->reason);
+}
+
 struct exit_record *ev_add_exit(struct ev_file *f)
 {
 	struct exit_record *r = grow((void **)&f->exits, f->nexits, sizeof(*r));

@@ -209,6 +209,16 @@ struct ev_file {
 	size_t nseeds;
 };
 
+/* Whether two records are the same witness of the same event, read from
+ * two inputs (two pulls of one device hold the same exit records and log
+ * lines): every field that says what happened, when and to whom is equal;
+ * where the record stands in its file (line) is not compared. Does not
+ * allocate or block. */
+int exit_record_same(const struct exit_record *a, const struct exit_record *b);
+int tombstone_same(const struct tombstone *a, const struct tombstone *b);
+int anr_trace_same(const struct anr_trace *a, const struct anr_trace *b);
+int log_event_same(const struct log_event *a, const struct log_event *b);
+
 /* Initialise records with every field absent. */
 void exit_record_init(struct exit_record *r);
 void tombstone_init(struct tombstone *t);
