@@ -65,6 +65,9 @@ int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 		return rc;
 	out->path = strdup(path);
 	memcpy(&out->hdr, rf->hdr, sizeof(out->hdr));
+	/* The writer leaves a NUL in the name's field; a hostile file need not,
+	 * and every reader of the run takes the name as a C string. */
+	out->hdr.process[sizeof(out->hdr.process) - 1] = '\0';
 	out->outcome = ring_file_outcome(rf);
 	out->open_stage = ring_open_stage(rf->hdr);
 	out->header_damaged = rf->header_damaged;
