@@ -36,6 +36,8 @@
 #include "../src/run-name.h"
 #include "adb.h"
 #include "commands.h"
+#include "evidence/json.h"
+#include "format.h"
 
 static const char usage[] =
 	"lastwords pull --package PKG [--serial S] [--process NAME] [--timeout SECONDS] -o DIR";
@@ -83,7 +85,7 @@ struct pull {
  * stops with PULL_EXIT_OUTPUT. */
 static int local_error(const char *what, const char *reason)
 {
-	fprintf(stderr, "lastwords: %s: %s\n", what, reason);
+	fprintf(stderr, "lastwords: %s: %s\n", fmt_text(what), fmt_text(reason));
 	return -1;
 }
 
@@ -142,8 +144,8 @@ static int add_missing(struct pull *p, const char *what, int required, const cha
 	cJSON_AddItemToArray(p->missing, m);
 	if (required)
 		p->required_missing++;
-	fprintf(stderr, "lastwords: %s %s%s: %s\n", required ? "missing" : "no", what,
-		required ? "" : " (optional)", reason);
+	fprintf(stderr, "lastwords: %s %s%s: %s\n", required ? "missing" : "no", fmt_text(what),
+		required ? "" : " (optional)", fmt_text(reason));
 	return 0;
 }
 
@@ -292,14 +294,14 @@ static int find_device(struct pull *p, const char *want, char **serial)
 		return PULL_EXIT_NO_ADB;
 	}
 	if (rc != 0) {
-		fprintf(stderr, "lastwords: cannot run adb ('%s'): %s\n", p->adb.program,
+		fprintf(stderr, "lastwords: cannot run adb ('%s'): %s\n", fmt_text(p->adb.program),
 			strerror(-rc));
 		return PULL_EXIT_NO_ADB;
 	}
 	if (res.status != 0 || !b.data) {
 		fprintf(stderr, "lastwords: adb devices failed: %s\n",
 			res.status == ADB_STOPPED ? "out of memory"
-			: res.err[0]		  ? res.err
+			: res.err[0]		  ? fmt_text(res.err)
 						  : "no output");
 		free(b.data);
 		return res.status == ADB_STOPPED ? PULL_EXIT_OUTPUT : PULL_EXIT_NO_DEVICE;
@@ -327,14 +329,15 @@ static int find_device(struct pull *p, const char *want, char **serial)
 		if (n++ == 0)
 			found = s;
 		else if (n == 2)
-			fprintf(stderr, "lastwords: several devices are attached (%s, %s", found, s);
+			fprintf(stderr, "lastwords: several devices are attached (%s, %s", fmt_text(found),
+				fmt_text(s));
 		else
-			fprintf(stderr, ", %s", s);
+			fprintf(stderr, ", %s", fmt_text(s));
 		if (n == 1)
 			state_of_want = state;
 	}
 	if (want && !state_of_want) {
-		fprintf(stderr, "lastwords: no device '%s' (see adb devices)\n", want);
+		fprintf(stderr, "lastwords: no device '%s' (see adb devices)\n", fmt_text(want));
 		rc = PULL_EXIT_NO_DEVICE;
 	} else if (!want && n == 0) {
 		fprintf(stderr, "lastwords: no device attached (see adb devices)\n");
@@ -344,7 +347,8 @@ static int find_device(struct pull *p, const char *want, char **serial)
 		rc = PULL_EXIT_DEVICES;
 	} else if (strcmp(state_of_want, "device") != 0) {
 		fprintf(stderr, "lastwords: device '%s' is not ready: %s%s (see adb devices)\n",
-			want ? want : found, state_of_want[0] ? state_of_want : "in an unknown state",
+			fmt_text(want ? want : found),
+			state_of_want[0] ? fmt_text(state_of_want) : "in an unknown state",
 			strcmp(state_of_want, "unauthorized") == 0
 				? "; accept the debugging prompt on the device"
 				: "");
@@ -378,12 +382,12 @@ static int check_package(struct pull *p)
 	if (rc == 0)
 		free(b.data);
 	if (rc > 0 && !reached) {
-		fprintf(stderr, "lastwords: cannot ask '%s' for package '%s': %s\n", p->adb.serial,
-			p->package, why);
+		fprintf(stderr, "lastwords: cannot ask '%s' for package '%s': %s\n",
+			fmt_text(p->adb.serial), p->package, fmt_text(why));
 		return PULL_EXIT_NO_DEVICE;
 	}
 	fprintf(stderr, "lastwords: package '%s' is not installed on '%s'%s%s\n", p->package,
-		p->adb.serial, why[0] ? ": " : "", why);
+		fmt_text(p->adb.serial), why[0] ? ": " : "", fmt_text(why));
 	return PULL_EXIT_PACKAGE;
 }
 
@@ -536,7 +540,7 @@ static struct dir_name *dir_take(struct dir_pull *d, const char *name, int *stop
 	n = dir_find(d, name);
 	if (n && n->pass == d->pass) {
 		fprintf(stderr, "lastwords: the device listed '%s/%s' twice; only the first is taken\n",
-			d->sub, name);
+			fmt_text(d->sub), fmt_text(name));
 		return NULL;
 	}
 	if (n) {
@@ -776,7 +780,7 @@ static long pull_rings(struct pull *p, const char *prefix, const char *dir, int 
 		int second;
 
 		fprintf(stderr, "lastwords: %s; pulling the rings again\n",
-			cut ? why : "a ring came shorter than its header says");
+			cut ? fmt_text(why) : "a ring came shorter than its header says");
 		second = dir_call(d, cmd, why2, sizeof(why2));
 		if (second < 0)
 			first = -1;
@@ -822,8 +826,8 @@ static int collect_rings(struct pull *p)
 		return -1;
 	p->nrings = (size_t)got;
 	if (got > 0) {
-		fprintf(stderr, "lastwords: run-as failed (%s); rings taken from '%s'\n", runas_why,
-			ext_dir);
+		fprintf(stderr, "lastwords: run-as failed (%s); rings taken from '%s'\n",
+			fmt_text(runas_why), fmt_text(ext_dir));
 		return cJSON_AddStringToObject(p->manifest, "rings_from", ext_dir) ? 0
 		       : local_error("manifest", "out of memory");
 	}
@@ -914,7 +918,7 @@ static int write_manifest(struct pull *p)
 	if (!path)
 		return local_error("manifest", "out of memory");
 	if (!cJSON_AddBoolToObject(p->manifest, "complete", p->required_missing == 0) ||
-	    !(text = cJSON_Print(p->manifest))) {
+	    !(text = json_serialize(p->manifest, 1))) {
 		free(path);
 		return local_error("manifest", "out of memory");
 	}
@@ -983,13 +987,13 @@ static int prepare_output(const char *dir, char **work)
 	sprintf(*work, "%.*s.partial", (int)n, dir);
 	if (dir_state(dir) < 0) {
 		fprintf(stderr, "lastwords: '%s' already exists and is not an empty directory: "
-				"choose another -o\n", dir);
+				"choose another -o\n", fmt_text(dir));
 		return -1;
 	}
 	st = dir_state(*work);
 	if (st < 0) {
 		fprintf(stderr, "lastwords: '%s' exists (an earlier partial pull?): remove it or "
-				"choose another -o\n", *work);
+				"choose another -o\n", fmt_text(*work));
 		return -1;
 	}
 	if (st == 0 && mkdir(*work, 0755) != 0)
@@ -1072,19 +1076,20 @@ int cmd_pull(int argc, char **argv)
 		goto free_all;
 	}
 	if (collect(&p) != 0) {
-		fprintf(stderr, "lastwords: pull stopped; what it got is in '%s'\n", p.work);
+		fprintf(stderr, "lastwords: pull stopped; what it got is in '%s'\n", fmt_text(p.work));
 		status = PULL_EXIT_OUTPUT;
 		goto free_all;
 	}
 	if (p.required_missing) {
 		fprintf(stderr, "lastwords: partial pull: %d required item%s missing; the bundle is "
 				"in '%s', with \"complete\": false in its manifest.json\n",
-			p.required_missing, p.required_missing == 1 ? "" : "s", p.work);
+			p.required_missing, p.required_missing == 1 ? "" : "s", fmt_text(p.work));
 		status = PULL_EXIT_PARTIAL;
 		goto free_all;
 	}
 	if (rename(p.work, dir) != 0) {
-		fprintf(stderr, "lastwords: cannot rename '%s' to '%s': %s\n", p.work, dir,
+		fprintf(stderr, "lastwords: cannot rename '%s' to '%s': %s\n", fmt_text(p.work),
+			fmt_text(dir),
 			strerror(errno));
 		status = PULL_EXIT_OUTPUT;
 		goto free_all;

@@ -16,7 +16,8 @@ A device's filesystem is a directory (its root), built once from a scenario
    "exit_info": {"com.example.demo": "host/path"},
    "logcat": {"main,system,crash": "host/path", "events": "host/path"},
    "dirs": {"/data/tombstones": {"tombstone_00": "host/path"}},
-   "getprop_bytes": N}                          # getprop prints N bytes
+   "getprop_bytes": N,                          # getprop prints N bytes
+   "props_file": "host/path"}                   # getprop prints these bytes
 
 A directory not in "dirs" (nor an app's external one) is not there, as
 /data/tombstones and /data/anr are unreadable without root.
@@ -122,8 +123,11 @@ class Device:
             with open(os.path.join(bindir, name), "w") as f:
                 f.write("#!/bin/sh\n" + text)
             os.chmod(os.path.join(bindir, name), 0o755)
-        with open(os.path.join(lwdev, "props"), "w") as f:
-            f.write("".join("[%s]: [%s]\n" % kv for kv in sorted(dev.get("props", {}).items())))
+        if "props_file" in dev:
+            shutil.copy(os.path.join(base, dev["props_file"]), os.path.join(lwdev, "props"))
+        else:
+            with open(os.path.join(lwdev, "props"), "w") as f:
+                f.write("".join("[%s]: [%s]\n" % kv for kv in sorted(dev.get("props", {}).items())))
         with open(os.path.join(lwdev, "tz"), "w") as f:
             f.write(dev.get("tz", "+0000") + "\n")
         if "getprop_bytes" in dev:

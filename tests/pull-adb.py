@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 
-from helpers import check, finish, run, setup
+from helpers import check, fail, finish, run, setup
 from pull_scenario import (EXIT_DEVICES, EXIT_NO_ADB, EXIT_NO_DEVICE, EXIT_OUTPUT, EXIT_PACKAGE,
                            EXIT_PARTIAL, PKG, check_complete, demo_device, demo_rings, manifest,
                            ring_names)
@@ -253,6 +253,32 @@ def test_getprop_flood(e):
     print("getprop flood: peak memory %d KiB" % p.maxrss_kb)
 
 
+def test_hostile_props(e):
+    """A device whose properties hold bytes that are not UTF-8, NUL-free
+    control bytes and an ESC sequence: the manifest is still valid UTF-8
+    JSON, and nothing raw reaches the terminal."""
+    d = device(e.root)
+    props = os.path.join(e.tmp, "hostile-props")
+    with open(props, "wb") as f:
+        f.write(b"[ro.product.model]: [Pixel \xff\xfe\x1b[2J\x1b]0;owned\x07]\n"
+                b"[ro.build.version.release]: [14]\n"
+                b"[ro.build.fingerprint]: [google/\xc3\x28/x:14/AP2A/1:user/release-keys]\n"
+                b"[persist.sys.timezone]: [Europe/Paris]\n")
+    d["props_file"] = props
+    d.pop("props", None)
+    p, out, _ = e.pull([d], ["--package", PKG])
+    check(p.returncode == 0, "hostile props: pull exits %d: %s" % (p.returncode, p.stderr))
+    try:
+        with open(os.path.join(out, "manifest.json"), "rb") as f:
+            m = json.loads(f.read().decode("utf-8"))
+        check("\ufffd" in m["device"]["model"] and "\x1b" in m["device"]["model"],
+              "hostile props: the model is kept, its bad bytes as U+FFFD: %r" % m["device"])
+    except (OSError, UnicodeDecodeError, ValueError, KeyError) as err:
+        fail("hostile props: manifest.json is not valid UTF-8 JSON: %s" % err)
+    check("\x1b" not in p.stderr and "\x1b" not in p.stdout,
+          "hostile props: a raw ESC reached the terminal: %r" % p.stderr)
+
+
 def test_cut(e):
     """An exec-out stream cut in the middle of a ring (adb still exits 0)
     is pulled again; cut every time, the rings are missing."""
@@ -392,13 +418,15 @@ def main():
     try:
         e = Env(lw, root, tmp)
         for t in (test_stand_in, test_complete, test_process, test_not_debuggable, test_external,
-                  test_many, test_twice, test_getprop_flood, test_cut, test_short_ring,
+                  test_many, test_twice, test_getprop_flood, test_hostile_props, test_cut,
+                  test_short_ring,
                   test_offline, test_timeout, test_errors):
             t(e)
     finally:
         shutil.rmtree(tmp)
     return finish("pull-adb: the stand-in, a complete pull, --process, not debuggable, external, "
-                  "1,000 rings, a name twice, getprop flood, cut streams, a short ring, offline, "
+                  "1,000 rings, a name twice, getprop flood, hostile props, cut streams, a short "
+                  "ring, offline, "
                   "timeout, errors")
 
 
