@@ -26,9 +26,31 @@ static const char unknown_reason[] =
 	"unknown kind: not a ring, seed events, exit-info (dump, JSON or toString), "
 	"tombstone, ANR trace, logcat or event log";
 
+/* A file that could not be used: it could not be read (read: its error is
+ * the system's, as for a file that cannot be opened), or its content is
+ * not what its kind says, at err->line if not 0. */
+static void input_failed(const char *path, int read, const struct ev_error *err, struct json *j,
+			 cJSON *obj)
+{
+	if (read)
+		fprintf(stderr, "lastwords: cannot open '%s': %s\n", fmt_text(path),
+			fmt_text(err->reason));
+	else if (err->line)
+		fprintf(stderr, "lastwords: '%s': line %zu: %s\n", fmt_text(path), err->line,
+			fmt_text(err->reason));
+	else
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(path), fmt_text(err->reason));
+	if (j) {
+		json_text(j, obj, "error", err->reason);
+		if (err->line && !read)
+			json_number(j, obj, "error_line", (double)err->line);
+	}
+}
+
 /* A ring, binary or as dump --json lines: its valid records, into obj of
  * j's tree with --json (j not NULL), else on stdout. */
-static int inspect_run(const char *path, const struct input *in, struct json *j, cJSON *obj)
+static int inspect_run(const char *path, struct input *in, int binary, struct json *j,
+		       cJSON *obj)
 {
 	struct ev_error err = { 0, "" };
 	struct ring_error rerr;
@@ -37,7 +59,7 @@ static int inspect_run(const char *path, const struct input *in, struct json *j,
 	size_t i;
 	int rc;
 
-	if (run_is_binary(in->data, in->len)) {
+	if (binary) {
 		rc = run_load_ring(path, &r, &rerr);
 		if (rc != 0) {
 			report_ring_error(path, rc, &rerr);
@@ -45,7 +67,11 @@ static int inspect_run(const char *path, const struct input *in, struct json *j,
 				json_text(j, obj, "error", rerr.reason);
 			return -1;
 		}
-	} else if (run_load_json(path, in->data, in->len, &r, &err) != 0) {
+	} else if (run_load_json(path, in, &r, &err) != 0) {
+		if (in->failed) {
+			input_failed(path, 1, &err, j, obj);
+			return -1;
+		}
 		fprintf(stderr, "lastwords: '%s': line %zu: %s\n", fmt_text(path), err.line,
 			fmt_text(err.reason));
 		if (j)
@@ -80,6 +106,17 @@ static int inspect_run(const char *path, const struct input *in, struct json *j,
 	return 0;
 }
 
+/* The counts of what was cut to a limit, in JSON (only when some was). */
+static void cut_json(struct json *j, cJSON *obj, const struct ev_stats *st)
+{
+	if (st->cut_lines) {
+		json_number(j, obj, "cut_lines", (double)st->cut_lines);
+		json_number(j, obj, "first_cut_line", (double)st->first_cut);
+	}
+	if (st->cut_frames)
+		json_number(j, obj, "cut_frames", (double)st->cut_frames);
+}
+
 /* One file: into a new object of list, j's tree, with --json (j not
  * NULL), else on stdout. */
 static int inspect_one(const char *path, struct json *j, cJSON *list)
@@ -87,6 +124,7 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 	struct ev_file f = { 0 };
 	struct ev_error err = { 0, "" };
 	struct input in;
+	struct span head;
 	cJSON *obj = NULL;
 	enum ev_kind kind;
 	size_t i, n;
@@ -96,15 +134,16 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		obj = json_object(j, list, NULL);
 		json_text(j, obj, "file", path);
 	}
-	if (input_read(path, &in, &err) != 0) {
-		fprintf(stderr, "lastwords: cannot open '%s': %s\n", fmt_text(path), fmt_text(err.reason));
-		if (j) {
+	if (input_init_file(&in, path, &err) != 0 || input_head(&in, &head) != 0 ||
+	    ((kind = ev_detect(&in)), in.failed)) {
+		if (in.failed)
+			err = in.err;
+		if (j)
 			json_text(j, obj, "kind", "unknown");
-			json_text(j, obj, "error", err.reason);
-		}
+		input_failed(path, 1, &err, j, obj);
+		input_release(&in);
 		return -1;
 	}
-	kind = ev_detect(in.data, in.len);
 	if (j) {
 		json_text(j, obj, "kind", ev_kind_name(kind));
 		json_bool(j, obj, "gzipped", in.gzipped);
@@ -116,21 +155,12 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		goto out;
 	}
 	if (kind == EV_KIND_RING) {
-		rc = inspect_run(path, &in, j, obj);
+		rc = inspect_run(path, &in, run_is_binary(head), j, obj);
 		input_release(&in);
 		return rc;
 	}
-	if (ev_parse(kind, in.data, in.len, &f, &err) != 0) {
-		if (err.line)
-			fprintf(stderr, "lastwords: '%s': line %zu: %s\n", fmt_text(path), err.line,
-				fmt_text(err.reason));
-		else
-			fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(path), fmt_text(err.reason));
-		if (j) {
-			json_text(j, obj, "error", err.reason);
-			if (err.line)
-				json_number(j, obj, "error_line", (double)err.line);
-		}
+	if (ev_parse(kind, &in, &f, &err) != 0) {
+		input_failed(path, in.failed, &err, j, obj);
 		goto out;
 	}
 	n = ev_record_count(&f);
@@ -139,6 +169,7 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		json_number(j, obj, "skipped", (double)f.stats.skipped);
 		if (f.stats.first_skipped)
 			json_number(j, obj, "first_skipped_line", (double)f.stats.first_skipped);
+		cut_json(j, obj, &f.stats);
 		json_item(j, obj, "records", ev_records_json(&f));
 	} else {
 		char line[1024];
@@ -148,6 +179,8 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		if (f.stats.skipped)
 			printf(" (%zu not understood, first at line %zu)", f.stats.skipped,
 			       f.stats.first_skipped);
+		if (ev_cut_text(&f.stats, line, sizeof(line)))
+			printf("; %s", line);
 		putchar('\n');
 		for (i = 0; i < n; i++) {
 			ev_record_text(&f, i, line, sizeof(line));

@@ -10,6 +10,7 @@
 
 #include "../src/signals.h"
 #include "../src/vocab.h"
+#include "evidence/input.h"
 #include "evidence/json.h"
 #include "evidence/text.h"
 
@@ -48,10 +49,10 @@ static int collect(uint64_t ticket, uint32_t index, const struct lw_ring_slot *s
 	return add_event(arg, ticket, s);
 }
 
-int run_is_binary(const char *buf, size_t len)
+int run_is_binary(struct span head)
 {
-	return (len >= LW_RING_MAGIC_LEN && memcmp(buf, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0) ||
-	       ring_is_blank(buf, len);
+	return (head.n >= LW_RING_MAGIC_LEN && memcmp(head.s, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0) ||
+	       (head.n && head.s[0] == 0 && memcmp(head.s, head.s + 1, head.n - 1) == 0);
 }
 
 int run_load_ring(const char *path, struct run *out, struct ring_error *err)
@@ -341,20 +342,17 @@ static int load_event_line(struct run *r, const cJSON *o, struct span line, size
 	return 0;
 }
 
-int run_load_json(const char *path, const char *buf, size_t len, struct run *out,
-		  struct ev_error *err)
+int run_load_json(const char *path, struct input *in, struct run *out, struct ev_error *err)
 {
-	struct line_iter it;
 	struct span line;
-	int have_ring = 0;
+	int have_ring = 0, got;
 
 	memset(out, 0, sizeof(*out));
 	out->from_json = 1;
 	out->path = strdup(path);
 	if (!out->path)
 		return fail(err, 0, strerror(ENOMEM));
-	line_iter_init(&it, buf, len);
-	while (line_next(&it, &line)) {
+	while ((got = input_line(in, &line)) > 0) {
 		struct span t = span_trim(line);
 		cJSON *o;
 		int rc;
@@ -365,25 +363,29 @@ int run_load_json(const char *path, const char *buf, size_t len, struct run *out
 		if (!cJSON_IsObject(o)) {
 			cJSON_Delete(o);
 			run_release(out);
-			return fail(err, it.lineno, "expected one JSON object per line");
+			return fail(err, in->lineno, "expected one JSON object per line");
 		}
 		if (!have_ring) {
 			const char *type = json_get_string(o, "type");
 
 			rc = type && strcmp(type, "ring") == 0
-				     ? load_ring_line(out, o, t, it.lineno, err)
-				     : fail(err, it.lineno, "expected the ring line first");
+				     ? load_ring_line(out, o, t, in->lineno, err)
+				     : fail(err, in->lineno, "expected the ring line first");
 			have_ring = 1;
 		} else if (out->outcome == RING_OUTCOME_BLANK) {
-			rc = fail(err, it.lineno, "expected no record after a never-initialized ring");
+			rc = fail(err, in->lineno, "expected no record after a never-initialized ring");
 		} else {
-			rc = load_event_line(out, o, t, it.lineno, err);
+			rc = load_event_line(out, o, t, in->lineno, err);
 		}
 		cJSON_Delete(o);
 		if (rc != 0) {
 			run_release(out);
 			return -1;
 		}
+	}
+	if (got < 0) {
+		run_release(out);
+		return input_error(in, err);
 	}
 	if (!have_ring) {
 		run_release(out);

@@ -13,6 +13,7 @@
 #include <lastwords/ring.h>
 
 #include "evidence/evidence.h"
+#include "evidence/input.h"
 #include "ring-file.h"
 
 struct run_event {
@@ -42,14 +43,15 @@ struct run {
  * runs. */
 int run_load_ring(const char *path, struct run *out, struct ring_error *err);
 
-/* Whether buf holds a binary ring (its magic, or a blank file) rather than
- * JSON lines: which of the loaders below reads it. */
-int run_is_binary(const char *buf, size_t len);
+/* Whether a file that ev_detect() finds is a ring, whose first bytes are
+ * head (input_head()), is a binary ring (its magic, or zeros: a blank
+ * file) rather than JSON lines: which of the loaders below reads it. */
+int run_is_binary(struct span head);
 
-/* Load a run from its JSON lines. Returns 0, or -1 with err naming the line
- * and what was expected. */
-int run_load_json(const char *path, const char *buf, size_t len, struct run *out,
-		  struct ev_error *err);
+/* Load a run from its JSON lines, read from in. Returns 0, or -1 with err
+ * naming the line and what was expected, or the input's error when a read
+ * failed (in->failed). */
+int run_load_json(const char *path, struct input *in, struct run *out, struct ev_error *err);
 
 /* A ring-less run from the seed's events (seeds/lifecycle_probe.py): each
  * event becomes a record of its stage, RSS and sessions; the budget is the

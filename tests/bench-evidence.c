@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "../analyzer/evidence/evidence.h"
+#include "../analyzer/evidence/input.h"
 #include "../analyzer/evidence/parsers.h"
 #include "../src/exit-info.h"
 
@@ -429,9 +430,11 @@ static double run_best(char *const argv[], char *out, size_t outlen, int *status
 	return best;
 }
 
-typedef int (*parse_fn)(const char *, size_t, struct ev_file *, struct ev_error *);
+typedef int (*parse_fn)(struct input *, struct ev_file *, struct ev_error *);
 
-/* The best of RUNS in-process parses; *f keeps the last one's records. */
+/* The best of RUNS in-process parses of the bytes in memory (read as a
+ * file would be, through the same buffer); *f keeps the last one's
+ * records. */
 static double parse_best(parse_fn parse, const char *buf, size_t len, struct ev_file *f,
 			 int *rc)
 {
@@ -440,12 +443,15 @@ static double parse_best(parse_fn parse, const char *buf, size_t len, struct ev_
 
 	for (r = 0; r < RUNS; r++) {
 		struct ev_error err = { 0, "" };
+		struct input in;
 		double t0, t;
 
 		ev_file_release(f);
+		input_init_mem(&in, buf, len);
 		t0 = now();
-		*rc = parse(buf, len, f, &err);
+		*rc = parse(&in, f, &err);
 		t = now() - t0;
+		input_release(&in);
 		if (*rc != 0)
 			fprintf(stderr, "bench-evidence: parse error at line %zu: %s\n", err.line,
 				err.reason);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../src/signals.h"
+#include "input.h"
 #include "json.h"
 #include "text.h"
 
@@ -59,6 +60,21 @@ void ev_skip(struct ev_stats *st, size_t line)
 	st->skipped++;
 	if (!st->first_skipped)
 		st->first_skipped = line;
+}
+
+int ev_cut_text(const struct ev_stats *st, char *buf, size_t len)
+{
+	char lines[128] = "", frames[96] = "";
+
+	if (st->cut_lines)
+		snprintf(lines, sizeof(lines),
+			 "%zu line%s longer than %zu KiB read cut to it, the first at line %zu",
+			 st->cut_lines, st->cut_lines == 1 ? "" : "s", INPUT_LINE_MAX >> 10,
+			 st->first_cut);
+	if (st->cut_frames)
+		snprintf(frames, sizeof(frames), "%zu tombstone frame%s past the first %d not kept",
+			 st->cut_frames, st->cut_frames == 1 ? "" : "s", EV_FRAMES_MAX);
+	return snprintf(buf, len, "%s%s%s", lines, lines[0] && frames[0] ? "; " : "", frames);
 }
 
 void exit_record_init(struct exit_record *r)
