@@ -107,7 +107,8 @@ static int more_records(const struct run *x, const struct run *y)
 {
 	if (x->nevents != y->nevents)
 		return x->nevents > y->nevents;
-	return x->nevents && x->events[x->nevents - 1].ticket > y->events[y->nevents - 1].ticket;
+	return x->nevents && run_event_ticket(&x->events[x->nevents - 1]) >
+				      run_event_ticket(&y->events[y->nevents - 1]);
 }
 
 /* Add a run, once: of two rings of the same run (the same ring under two

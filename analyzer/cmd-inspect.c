@@ -90,16 +90,16 @@ static int inspect_run(const char *path, struct input *in, int binary, struct js
 		       ring_outcome_name(r.outcome), r.nevents);
 	}
 	for (i = 0; i < r.nevents; i++) {
-		const struct run_event *e = &r.events[i];
+		const struct lw_ring_slot *e = &r.events[i];
 
 		if (j) {
-			json_item(j, arr, NULL, ring_event_json(path, e->ticket, &r.hdr, &e->slot));
+			json_item(j, arr, NULL, ring_event_json(path, run_event_ticket(e), &r.hdr, e));
 		} else {
 			char label[48], detail[160];
 
-			ring_event_text(&r.hdr, &e->slot, label, sizeof(label), detail,
+			ring_event_text(&r.hdr, e, label, sizeof(label), detail,
 					sizeof(detail));
-			printf("  ticket %llu: %s %s\n", (unsigned long long)e->ticket, label, detail);
+			printf("  ticket %llu: %s %s\n", (unsigned long long)run_event_ticket(e), label, detail);
 		}
 	}
 	run_release(&r);

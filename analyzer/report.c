@@ -166,7 +166,7 @@ static cJSON *stages_json(const struct run *r)
 	cJSON *arr = json_begin_array(&j), *o;
 
 	for (i = 0; i < r->nevents; i++) {
-		const struct lw_ring_slot *s = &r->events[i].slot;
+		const struct lw_ring_slot *s = &r->events[i];
 		double ms = (double)ring_event_rel_ns(&r->hdr, s) / 1e6;
 
 		if (s->stage >= LW_STAGE_COUNT)

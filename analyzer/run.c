@@ -23,30 +23,24 @@ void run_release(struct run *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* Append a record of ticket (below 2^63, as a ring's are). */
 static int add_event(struct run *r, uint64_t ticket, const struct lw_ring_slot *s)
 {
-	struct run_event *e;
+	struct lw_ring_slot *e;
 
 	if (r->nevents == 0 || (r->nevents >= 64 && (r->nevents & (r->nevents - 1)) == 0)) {
 		size_t cap = r->nevents < 64 ? 64 : 2 * r->nevents;
-		struct run_event *nv = realloc(r->events, cap * sizeof(*nv));
+		struct lw_ring_slot *nv = realloc(r->events, cap * sizeof(*nv));
 
 		if (!nv)
 			return -1;
 		r->events = nv;
 	}
 	e = &r->events[r->nevents++];
-	e->ticket = ticket;
-	e->slot = *s;
-	e->slot.seq = 0;
-	e->slot.crc = 0;
+	*e = *s;
+	e->seq = 2 * ticket + 2;
+	e->crc = 0;
 	return 0;
-}
-
-static int collect(uint64_t ticket, uint32_t index, const struct lw_ring_slot *s, void *arg)
-{
-	(void)index;
-	return add_event(arg, ticket, s);
 }
 
 int run_is_binary(struct span head)
@@ -57,7 +51,6 @@ int run_is_binary(struct span head)
 
 int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 {
-	struct ring_facts facts;
 	struct ring_file *rf;
 	int rc = ring_file_open(path, &rf, err);
 
@@ -71,14 +64,14 @@ int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 	out->header_damaged = rf->header_damaged;
 	if (rf->header_damaged)
 		snprintf(out->damage, sizeof(out->damage), "%s", rf->damage.reason);
-	if (!out->path || ring_file_walk(rf, &facts, collect, out) != 0) {
+	if (!out->path ||
+	    ring_file_take_records(rf, &out->events, &out->nevents, &out->scan) != 0) {
 		ring_file_free(rf);
 		run_release(out);
 		err->offset = 0;
 		snprintf(err->reason, sizeof(err->reason), "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	out->scan = facts.scan;
 	ring_file_free(rf);
 	return 0;
 }
@@ -335,8 +328,10 @@ static int load_event_line(struct run *r, const cJSON *o, struct span line, size
 		if (line_u64(line, "d", &v))
 			s.d = (uint32_t)v;
 	}
-	if (r->nevents && ticket <= r->events[r->nevents - 1].ticket)
+	if (r->nevents && ticket <= run_event_ticket(&r->events[r->nevents - 1]))
 		return fail(err, lineno, "expected tickets in increasing order");
+	if (ticket >= (UINT64_MAX >> 1))
+		return fail(err, lineno, "expected a ticket below 2^63");
 	if (add_event(r, ticket, &s) != 0)
 		return fail(err, lineno, strerror(ENOMEM));
 	return 0;
@@ -435,7 +430,7 @@ int run_from_seed(const char *path, const struct ev_file *seed, struct run *out,
 		return fail(err, 0, "the seed events hold no usable event (time, stage and memory)");
 	}
 	out->hdr.memory_budget_kb = (uint32_t)(last->budget_mb * 1024);
-	out->hdr.start_mono_ns = out->events[0].slot.t_mono_ns;
+	out->hdr.start_mono_ns = out->events[0].t_mono_ns;
 	out->hdr.head = out->nevents;
 	out->scan.valid = out->nevents;
 	if (last->exit_reason && strcmp(last->exit_reason, "none") != 0) {
@@ -443,7 +438,7 @@ int run_from_seed(const char *path, const struct ev_file *seed, struct run *out,
 
 		out->seed_exit_class = c > 0 ? c : LW_EXIT_UNKNOWN;
 		out->outcome = RING_OUTCOME_DIED;
-		out->open_stage = (enum lw_stage)out->events[out->nevents - 1].slot.stage;
+		out->open_stage = (enum lw_stage)out->events[out->nevents - 1].stage;
 	} else {
 		out->outcome = RING_OUTCOME_CLEAN;
 	}
@@ -458,7 +453,7 @@ int run_facts_died(const struct run_facts *f)
 
 void run_facts_get(const struct run *r, struct run_facts *f)
 {
-	const struct run_event *last_rss = NULL, *back = NULL;
+	const struct lw_ring_slot *last_rss = NULL, *back = NULL;
 	struct ring_facts rec;
 	size_t i;
 
@@ -471,7 +466,7 @@ void run_facts_get(const struct run *r, struct run_facts *f)
 	f->crash_signo = (int)r->hdr.crash_signo;
 	f->budget_kb = r->hdr.memory_budget_kb;
 	for (i = 0; i < r->nevents; i++) {
-		const struct lw_ring_slot *s = &r->events[i].slot;
+		const struct lw_ring_slot *s = &r->events[i];
 
 		/* Seed events are samples at a stage, not begin/end pairs. */
 		if (s->type == LW_EV_STAGE_BEGIN || s->type == LW_EV_STAGE_END || r->from_seed)
@@ -489,17 +484,17 @@ void run_facts_get(const struct run *r, struct run_facts *f)
 	f->have_rss = 1;
 	f->peak_kb = rec.peak_rss_kb;
 	f->peak_stage = (enum lw_stage)rec.peak.stage;
-	f->last_rss_kb = last_rss->slot.rss_kb;
+	f->last_rss_kb = last_rss->rss_kb;
 	/* The slope over the last 10 s of samples before the last one. */
 	for (i = 0; i < r->nevents; i++) {
-		const struct run_event *e = &r->events[i];
+		const struct lw_ring_slot *e = &r->events[i];
 
-		if (e->slot.rss_kb && last_rss->slot.t_mono_ns - e->slot.t_mono_ns <= 10000000000ull) {
+		if (e->rss_kb && last_rss->t_mono_ns - e->t_mono_ns <= 10000000000ull) {
 			back = e;
 			break;
 		}
 	}
-	if (back && last_rss->slot.t_mono_ns > back->slot.t_mono_ns)
-		f->slope_kb_per_s = ((double)last_rss->slot.rss_kb - (double)back->slot.rss_kb) /
-				    ((double)(last_rss->slot.t_mono_ns - back->slot.t_mono_ns) / 1e9);
+	if (back && last_rss->t_mono_ns > back->t_mono_ns)
+		f->slope_kb_per_s = ((double)last_rss->rss_kb - (double)back->rss_kb) /
+				    ((double)(last_rss->t_mono_ns - back->t_mono_ns) / 1e9);
 }

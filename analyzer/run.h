@@ -16,11 +16,6 @@
 #include "evidence/input.h"
 #include "ring-file.h"
 
-struct run_event {
-	uint64_t ticket;
-	struct lw_ring_slot slot; /* seq and crc are not kept */
-};
-
 struct run {
 	char *path;
 	int from_json;
@@ -30,14 +25,24 @@ struct run {
 	struct ring_scan scan;      /* slot counts */
 	int header_damaged;
 	char damage[160];
-	struct run_event *events;   /* valid records, in ticket order */
+	/* Its valid records in ticket order, whatever form the run came in,
+	 * as a ring's slots hold them: seq is 2 * ticket + 2 (R9, see
+	 * run_event_ticket()), crc is not kept (0). */
+	struct lw_ring_slot *events;
 	size_t nevents;
 	int from_seed;              /* a ring-less run from the seed's events JSON */
 	int seed_exit_class;        /* its last event's exit_reason, an lw_exit_class; 0 for none */
 };
 
+/* The ticket of one of a run's records. Does not allocate or block. */
+static inline uint64_t run_event_ticket(const struct lw_ring_slot *e)
+{
+	return e->seq / 2 - 1;
+}
+
 /* Load a run from a binary ring file. Returns 0, or the ring_file_open()
- * status with *err set (see ring-file.h). A blank ring (never initialized)
+ * status with *err set (see ring-file.h). Its records stay in the memory
+ * the file was read into (ring_file_take_records()). A blank ring (never initialized)
  * loads as a run of outcome RING_OUTCOME_BLANK with no record, from the
  * file as from its JSON line; the bundle names it and leaves it out of its
  * runs. */

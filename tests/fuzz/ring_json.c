@@ -20,9 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	input_init_mem(&in, (const char *)data, size);
 	if (run_load_json("fuzz", &in, &r, &err) == 0) {
 		for (i = 0; i < r.nevents; i++) {
-			cJSON *j = ring_event_json("fuzz", r.events[i].ticket, &r.hdr, &r.events[i].slot);
+			cJSON *j = ring_event_json("fuzz", run_event_ticket(&r.events[i]), &r.hdr, &r.events[i]);
 
-			ring_event_text(&r.hdr, &r.events[i].slot, label, sizeof(label), detail,
+			ring_event_text(&r.hdr, &r.events[i], label, sizeof(label), detail,
 					sizeof(detail));
 			cJSON_Delete(j);
 		}
