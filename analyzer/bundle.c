@@ -34,12 +34,10 @@ struct loader {
 
 static struct bundle_input *add_input(struct bundle *b, const char *path)
 {
-	struct bundle_input *nv = realloc(b->inputs, (b->ninputs + 1) * sizeof(*nv));
+	struct bundle_input *nv = ev_grow((void **)&b->inputs, b->ninputs, sizeof(*nv));
 
 	if (!nv)
 		return NULL;
-	b->inputs = nv;
-	nv = &b->inputs[b->ninputs];
 	memset(nv, 0, sizeof(*nv));
 	nv->path = strdup(path);
 	if (!nv->path)
@@ -50,12 +48,12 @@ static struct bundle_input *add_input(struct bundle *b, const char *path)
 
 static int add_run(struct bundle *b, struct run *r)
 {
-	struct run *nv = realloc(b->runs, (b->nruns + 1) * sizeof(*nv));
+	struct run *nv = ev_grow((void **)&b->runs, b->nruns, sizeof(*nv));
 
 	if (!nv)
 		return -1;
-	b->runs = nv;
-	b->runs[b->nruns++] = *r;
+	*nv = *r;
+	b->nruns++;
 	return 0;
 }
 
@@ -148,12 +146,12 @@ static int add_run_once(struct bundle *b, struct bundle_input *in, struct run *r
 
 static int add_file(struct bundle *b, struct ev_file *f)
 {
-	struct ev_file *nv = realloc(b->files, (b->nfiles + 1) * sizeof(*nv));
+	struct ev_file *nv = ev_grow((void **)&b->files, b->nfiles, sizeof(*nv));
 
 	if (!nv)
 		return -1;
-	b->files = nv;
-	b->files[b->nfiles++] = *f;
+	*nv = *f;
+	b->nfiles++;
 	return 0;
 }
 
@@ -263,11 +261,9 @@ static int add_missing(struct bundle *b, const cJSON *list)
 
 		if (missing_known(b, x))
 			continue;
-		nv = realloc(b->missing, (b->nmissing + 1) * sizeof(*nv));
+		nv = ev_grow((void **)&b->missing, b->nmissing, sizeof(*nv));
 		if (!nv)
 			return -1;
-		b->missing = nv;
-		nv = &b->missing[b->nmissing];
 		nv->what = dup_string(x, "what");
 		nv->reason = dup_string(x, "reason");
 		nv->required = cJSON_IsTrue(cJSON_GetObjectItem(x, "required"));
@@ -305,14 +301,11 @@ static int is_manifest(struct bundle *b, const char *path)
 		cJSON_Delete(m);
 		return 0;
 	}
-	nv = realloc(b->manifests, (b->nmanifests + 1) * sizeof(*nv));
-	if (!nv || !(nv[b->nmanifests] = strdup(path))) {
-		if (nv)
-			b->manifests = nv;
+	nv = ev_grow((void **)&b->manifests, b->nmanifests, sizeof(*nv));
+	if (!nv || !(*nv = strdup(path))) {
 		cJSON_Delete(m);
 		return -1;
 	}
-	b->manifests = nv;
 	if (b->nmanifests++ == 0) {
 		const cJSON *dev = cJSON_GetObjectItem(m, "device");
 
@@ -505,13 +498,13 @@ static int load_file(struct loader *ld, const char *path, const char *rel)
 					      "the same bytes as another input: read once");
 		}
 	}
-	nv = realloc(ld->seen, (ld->nseen + 1) * sizeof(*nv));
+	nv = ev_grow((void **)&ld->seen, ld->nseen, sizeof(*nv));
 	if (!nv) {
 		content_release(&c);
 		return -1;
 	}
-	ld->seen = nv;
-	nv[ld->nseen++] = (struct seen){ hash, fh.len, b->ninputs - 1 };
+	*nv = (struct seen){ hash, fh.len, b->ninputs - 1 };
+	ld->nseen++;
 	if (in->kind == EV_KIND_UNKNOWN)
 		snprintf(c.error, sizeof(c.error), "unknown kind");
 	return add_content(b, in, &c);
@@ -608,14 +601,16 @@ static int load_path(struct loader *ld, const char *path, int depth)
 		/* Hidden files are read: a ring named .x.lwr is a ring. */
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		nv = realloc(names, (n + 1) * sizeof(*nv));
-		if (!nv || !(nv[n] = malloc(strlen(path) + strlen(de->d_name) + 2))) {
-			free(nv ? nv : names);
+		nv = ev_grow((void **)&names, n, sizeof(*nv));
+		if (!nv || !(*nv = malloc(strlen(path) + strlen(de->d_name) + 2))) {
+			for (i = 0; i < n; i++)
+				free(names[i]);
+			free(names);
 			closedir(d);
 			return -1;
 		}
-		names = nv;
-		sprintf(names[n++], "%s/%s", path, de->d_name);
+		sprintf(*nv, "%s/%s", path, de->d_name);
+		n++;
 	}
 	closedir(d);
 	if (n)

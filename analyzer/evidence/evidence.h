@@ -224,6 +224,12 @@ void tombstone_init(struct tombstone *t);
 void anr_trace_init(struct anr_trace *a);
 void log_event_init(struct log_event *e);
 
+/* Room for item n of the array *v of n items of sz bytes: its capacity
+ * doubles when n is a power of two (8 at first), so that appending one at
+ * a time costs amortized constant time. Returns the item's place, or NULL
+ * on ENOMEM (*v is then as it was). */
+void *ev_grow(void **v, size_t n, size_t sz);
+
 /* Append a zeroed-then-initialised record to a list; NULL on ENOMEM. */
 struct exit_record *ev_add_exit(struct ev_file *f);
 struct tombstone *ev_add_tombstone(struct ev_file *f);

@@ -103,6 +103,7 @@ int input_init_file(struct input *in, const char *path, struct ev_error *err)
 		return -1;
 	in->file = 1;
 	in->fd = fd;
+	in->size = (uint64_t)sb.st_size;
 	return 0;
 }
 
@@ -134,7 +135,7 @@ static int raw_more(struct input *in)
 		in->raw_pos = 0;
 	}
 	do
-		got = read(in->fd, in->raw_own + in->raw_end, RAW_CHUNK - in->raw_end);
+		got = read(in->fd, in->raw_own + in->raw_end, in->raw_cap - in->raw_end);
 	while (got < 0 && errno == EINTR);
 	if (got < 0)
 		return read_fail(in, strerror(errno));
@@ -153,7 +154,8 @@ static int start(struct input *in)
 
 	in->started = 1;
 	if (in->file) {
-		in->raw = in->raw_own = malloc(RAW_CHUNK);
+		in->raw_cap = in->size < RAW_CHUNK ? (size_t)in->size + 2 : RAW_CHUNK;
+		in->raw = in->raw_own = malloc(in->raw_cap);
 		if (!in->raw_own)
 			return read_fail(in, strerror(ENOMEM));
 		while (in->raw_end < 2 && !in->raw_eof)
@@ -166,8 +168,9 @@ static int start(struct input *in)
 		in->raw_eof = 1;
 	}
 	gz = in->raw_end >= 2 && in->raw[0] == 0x1f && in->raw[1] == 0x8b;
-	if (!in->file && !gz && in->mem_len < cap)
-		cap = in->mem_len + 1; /* it all fits */
+	/* What it all fits in (a file that grows gets more: fill()). */
+	if (!gz && (in->file ? in->size : in->mem_len) < cap)
+		cap = (size_t)(in->file ? in->size : in->mem_len) + 1;
 	in->buf = malloc(cap);
 	if (!in->buf)
 		return read_fail(in, strerror(ENOMEM));
@@ -282,8 +285,21 @@ static int fill(struct input *in)
 	/* While peeking nothing moves: input_line() left room enough. */
 	if (!in->peeking && in->cap - in->end < READ_CHUNK && in->pos > 0)
 		compact(in);
-	if (in->end == in->cap) /* cannot happen: see PEEK_ROOM */
-		return read_fail(in, "the line buffer is full");
+	if (in->end == in->cap) {
+		/* A buffer of the file's size is full: it grew since it was
+		 * opened. A full one holds what is kept (see PEEK_ROOM); while
+		 * peeking nothing may move, and a small one is always at the
+		 * end of the file then, unless it grows. */
+		char *nb;
+
+		if (in->cap == BUF_CAP || in->peeking)
+			return read_fail(in, "the file grew while it was read");
+		nb = realloc(in->buf, BUF_CAP);
+		if (!nb)
+			return read_fail(in, strerror(ENOMEM));
+		in->buf = nb;
+		in->cap = BUF_CAP;
+	}
 	got = source_read(in, in->buf + in->end, in->cap - in->end);
 	if (got < 0)
 		return -1;
@@ -360,9 +376,10 @@ int input_line(struct input *in, struct span *line)
 				cut_line(in, s, nl);
 				continue;
 			}
-			if (!in->eof && !in->peeking && in->pos &&
+			if (!in->eof && !in->peeking && in->pos && in->cap == BUF_CAP &&
 			    in->cap - (in->pos + whole) < PEEK_ROOM + 1) {
-				/* Room for a peek after the line (PEEK_ROOM). */
+				/* Room for a peek after the line (PEEK_ROOM); a
+				 * buffer of the file's size holds it all. */
 				compact(in);
 				continue;
 			}
@@ -481,7 +498,7 @@ static void reset(struct input *in)
 	in->raw = in->raw_own = NULL;
 	in->buf = NULL;
 	in->started = in->raw_eof = in->z_end = in->eof = in->discard = in->peeking = 0;
-	in->raw_pos = in->raw_end = in->cap = in->pos = in->end = 0;
+	in->raw_cap = in->raw_pos = in->raw_end = in->cap = in->pos = in->end = 0;
 	in->raw_read = in->plain = 0;
 	in->lineno = in->cut_lines = in->first_cut = 0;
 }

@@ -47,13 +47,14 @@ struct input {
 	/* where the bytes come from */
 	int file;                    /* fd is open; else the bytes are mem's */
 	int fd;
+	uint64_t size;               /* the file's, when it was opened */
 	const char *mem;
 	size_t mem_len;
 	int started;                 /* the first bytes were looked at */
 	struct z_stream_s *zs;       /* while inflating */
 	const unsigned char *raw;    /* bytes read (or mem): raw[raw_pos, raw_end) not used yet */
 	unsigned char *raw_own;
-	size_t raw_pos, raw_end;
+	size_t raw_cap, raw_pos, raw_end;
 	uint64_t raw_read;           /* bytes read from the file */
 	int raw_eof;
 	int z_end;                   /* the last gzip member ended */
@@ -82,7 +83,8 @@ struct input {
  * Start reading path, a regular file (input_open() checks it). Nothing is
  * read yet. Returns 0, or -1 with err->reason set ("No such file or
  * directory", "not a regular file: a FIFO"). Release with input_release().
- * Allocates its buffers (about half a megabyte) at the first read.
+ * Allocates its buffers at the first read: about 1.2 MiB, or the file's
+ * size when it is smaller and not gzip data.
  */
 int input_init_file(struct input *in, const char *path, struct ev_error *err);
 
