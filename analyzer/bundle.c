@@ -447,7 +447,7 @@ static int load_file(struct loader *ld, const char *path, const char *rel)
 	struct seen *nv;
 	uint64_t hash;
 	size_t i;
-	int rc;
+	int rc, binary;
 
 	rc = is_manifest(b, path);
 	if (rc != 0)
@@ -466,9 +466,10 @@ static int load_file(struct loader *ld, const char *path, const char *rel)
 	fh.content.h = 0x6c61737477726473u;
 	input_tap(&src, hash_tap, &fh);
 	rc = input_head(&src, &head);
+	binary = rc == 0 && run_is_binary(head); /* before detection reads on */
 	in->kind = rc == 0 ? ev_detect(&src) : EV_KIND_UNKNOWN;
 	if (in->kind == EV_KIND_RING)
-		rc = read_run(&c, path, &src, run_is_binary(head));
+		rc = read_run(&c, path, &src, binary);
 	else if (in->kind != EV_KIND_UNKNOWN)
 		rc = read_evidence(&c, in->kind, path, &src);
 	if (rc == 0)

@@ -126,16 +126,20 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 	struct input in;
 	struct span head;
 	cJSON *obj = NULL;
-	enum ev_kind kind;
+	enum ev_kind kind = EV_KIND_UNKNOWN;
 	size_t i, n;
-	int rc = -1;
+	int rc, binary = 0;
 
 	if (j) {
 		obj = json_object(j, list, NULL);
 		json_text(j, obj, "file", path);
 	}
-	if (input_init_file(&in, path, &err) != 0 || input_head(&in, &head) != 0 ||
-	    ((kind = ev_detect(&in)), in.failed)) {
+	rc = input_init_file(&in, path, &err);
+	if (rc == 0 && input_head(&in, &head) == 0) {
+		binary = run_is_binary(head); /* seen before detection reads on */
+		kind = ev_detect(&in);
+	}
+	if (rc != 0 || in.failed) {
 		if (in.failed)
 			err = in.err;
 		if (j)
@@ -148,6 +152,7 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		json_text(j, obj, "kind", ev_kind_name(kind));
 		json_bool(j, obj, "gzipped", in.gzipped);
 	}
+	rc = -1;
 	if (kind == EV_KIND_UNKNOWN) {
 		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(path), unknown_reason);
 		if (j)
@@ -155,7 +160,7 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		goto out;
 	}
 	if (kind == EV_KIND_RING) {
-		rc = inspect_run(path, &in, run_is_binary(head), j, obj);
+		rc = inspect_run(path, &in, binary, j, obj);
 		input_release(&in);
 		return rc;
 	}

@@ -194,19 +194,20 @@ static ssize_t inflate_some(struct input *in, char *dst, size_t n)
 {
 	z_stream *zs = in->zs;
 	char why[200];
-	size_t got;
+	size_t got, fed;
 	int rc;
 
 	while (!in->z_end) {
 		if (in->raw_pos == in->raw_end && !in->raw_eof && raw_more(in) != 0)
 			return -1;
+		fed = in->raw_end - in->raw_pos < UINT32_MAX ? in->raw_end - in->raw_pos : UINT32_MAX;
 		zs->next_in = (Bytef *)(uintptr_t)(in->raw + in->raw_pos);
-		zs->avail_in = (uInt)(in->raw_end - in->raw_pos);
+		zs->avail_in = (uInt)fed;
 		zs->next_out = (Bytef *)dst;
 		zs->avail_out = (uInt)n;
 		rc = inflate(zs, Z_NO_FLUSH);
 		got = n - zs->avail_out;
-		in->raw_pos = in->raw_end - zs->avail_in;
+		in->raw_pos += fed - zs->avail_in;
 		if (rc == Z_STREAM_END) {
 			/* Another member follows: gzip files may be concatenated;
 			 * anything else after the data is ignored. */
@@ -218,7 +219,7 @@ static ssize_t inflate_some(struct input *in, char *dst, size_t n)
 				inflateReset(zs);
 			else
 				in->z_end = 1;
-		} else if (rc == Z_BUF_ERROR && zs->avail_in == 0 && in->raw_eof) {
+		} else if (rc == Z_BUF_ERROR && in->raw_pos == in->raw_end && in->raw_eof) {
 			snprintf(why, sizeof(why), "gzip data ends early (truncated after %llu bytes)",
 				 (unsigned long long)in->raw_read);
 			return read_fail(in, why);
