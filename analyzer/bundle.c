@@ -19,7 +19,7 @@
 /* A file read so far: the hash and length of its bytes, to tell a copy. */
 struct seen {
 	uint64_t hash;
-	size_t len;
+	uint64_t len;
 	size_t input; /* into b->inputs */
 };
 
@@ -34,12 +34,10 @@ struct loader {
 
 static struct bundle_input *add_input(struct bundle *b, const char *path)
 {
-	struct bundle_input *nv = realloc(b->inputs, (b->ninputs + 1) * sizeof(*nv));
+	struct bundle_input *nv = ev_grow((void **)&b->inputs, b->ninputs, sizeof(*nv));
 
 	if (!nv)
 		return NULL;
-	b->inputs = nv;
-	nv = &b->inputs[b->ninputs];
 	memset(nv, 0, sizeof(*nv));
 	nv->path = strdup(path);
 	if (!nv->path)
@@ -50,12 +48,12 @@ static struct bundle_input *add_input(struct bundle *b, const char *path)
 
 static int add_run(struct bundle *b, struct run *r)
 {
-	struct run *nv = realloc(b->runs, (b->nruns + 1) * sizeof(*nv));
+	struct run *nv = ev_grow((void **)&b->runs, b->nruns, sizeof(*nv));
 
 	if (!nv)
 		return -1;
-	b->runs = nv;
-	b->runs[b->nruns++] = *r;
+	*nv = *r;
+	b->nruns++;
 	return 0;
 }
 
@@ -107,7 +105,8 @@ static int more_records(const struct run *x, const struct run *y)
 {
 	if (x->nevents != y->nevents)
 		return x->nevents > y->nevents;
-	return x->nevents && x->events[x->nevents - 1].ticket > y->events[y->nevents - 1].ticket;
+	return x->nevents && run_event_ticket(&x->events[x->nevents - 1]) >
+				      run_event_ticket(&y->events[y->nevents - 1]);
 }
 
 /* Add a run, once: of two rings of the same run (the same ring under two
@@ -147,49 +146,12 @@ static int add_run_once(struct bundle *b, struct bundle_input *in, struct run *r
 
 static int add_file(struct bundle *b, struct ev_file *f)
 {
-	struct ev_file *nv = realloc(b->files, (b->nfiles + 1) * sizeof(*nv));
+	struct ev_file *nv = ev_grow((void **)&b->files, b->nfiles, sizeof(*nv));
 
 	if (!nv)
 		return -1;
-	b->files = nv;
-	b->files[b->nfiles++] = *f;
-	return 0;
-}
-
-/* Evidence: parse it; the seed's events also become a ring-less run.
- * Returns -1 on ENOMEM only: a parse failure is the input's error. */
-static int load_evidence(struct bundle *b, struct bundle_input *in, const char *path,
-			 const struct input *data)
-{
-	struct ev_error err = { 0, "" };
-	struct ev_file f;
-	struct run r;
-
-	memset(&f, 0, sizeof(f));
-	if (ev_parse(in->kind, data->data, data->len, &f, &err) != 0) {
-		snprintf(in->error, sizeof(in->error), "%s", err.reason);
-		in->error_line = err.line;
-		ev_file_release(&f);
-		return 0;
-	}
-	if (in->kind == EV_KIND_SEED_EVENTS) {
-		if (run_from_seed(path, &f, &r, &err) != 0) {
-			snprintf(in->error, sizeof(in->error), "%s", err.reason);
-			ev_file_release(&f);
-			return 0;
-		}
-		if (add_run(b, &r) != 0) {
-			run_release(&r);
-			ev_file_release(&f);
-			return -1;
-		}
-	}
-	f.path = strdup(path);
-	f.gzipped = data->gzipped;
-	if (!f.path || add_file(b, &f) != 0) {
-		ev_file_release(&f);
-		return -1;
-	}
+	*nv = *f;
+	b->nfiles++;
 	return 0;
 }
 
@@ -206,20 +168,56 @@ static uint64_t mix64(uint64_t h)
 	return h;
 }
 
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+/* The digest of bytes that come in pieces: hasher_add() them in order,
+ * then hasher_end() gives what hash_bytes() gives of them all at once. */
+struct hasher {
+	uint64_t h;
+	unsigned char tail[8]; /* the bytes of a word not complete yet */
+	size_t ntail;
+};
+
+static void hasher_word(struct hasher *x, const unsigned char *s)
 {
-	const unsigned char *s = p;
 	uint64_t w;
 
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h ^= w * 0x9e3779b97f4a7c15u;
-		h = ((h << 27) | (h >> 37)) * 0x87c37b91114253d5u;
+	memcpy(&w, s, 8);
+	x->h ^= w * 0x9e3779b97f4a7c15u;
+	x->h = ((x->h << 27) | (x->h >> 37)) * 0x87c37b91114253d5u;
+}
+
+static void hasher_add(struct hasher *x, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	while (n && x->ntail) {
+		x->tail[x->ntail++] = *s++;
+		n--;
+		if (x->ntail == 8) {
+			hasher_word(x, x->tail);
+			x->ntail = 0;
+		}
 	}
-	w = 0;
-	memcpy(&w, s, n);
-	h ^= (w + n) * 0x9e3779b97f4a7c15u;
+	for (; n >= 8; s += 8, n -= 8)
+		hasher_word(x, s);
+	memcpy(x->tail + x->ntail, s, n);
+	x->ntail += n;
+}
+
+static uint64_t hasher_end(const struct hasher *x)
+{
+	uint64_t w = 0, h = x->h;
+
+	memcpy(&w, x->tail, x->ntail);
+	h ^= (w + x->ntail) * 0x9e3779b97f4a7c15u;
 	return ((h << 31) | (h >> 33)) * 0x4cf5ad432745937fu;
+}
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	struct hasher x = { h, { 0 }, 0 };
+
+	hasher_add(&x, p, n);
+	return hasher_end(&x);
 }
 
 static void copy_string(const cJSON *o, const char *key, char *out, size_t size)
@@ -263,11 +261,9 @@ static int add_missing(struct bundle *b, const cJSON *list)
 
 		if (missing_known(b, x))
 			continue;
-		nv = realloc(b->missing, (b->nmissing + 1) * sizeof(*nv));
+		nv = ev_grow((void **)&b->missing, b->nmissing, sizeof(*nv));
 		if (!nv)
 			return -1;
-		b->missing = nv;
-		nv = &b->missing[b->nmissing];
 		nv->what = dup_string(x, "what");
 		nv->reason = dup_string(x, "reason");
 		nv->required = cJSON_IsTrue(cJSON_GetObjectItem(x, "required"));
@@ -287,29 +283,29 @@ static int is_manifest(struct bundle *b, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	struct ev_error err;
-	struct input data;
-	char **nv;
+	struct input src;
+	char **nv, *text;
+	size_t len;
 	cJSON *m;
 	int rc = 1;
 
 	if (strcmp(base ? base + 1 : path, "manifest.json") != 0)
 		return 0;
-	if (input_read(path, &data, &err) != 0)
+	if (input_init_file(&src, path, &err) != 0)
 		return 0;
-	m = cJSON_ParseWithLength(data.data, data.len);
-	input_release(&data);
+	text = input_whole(&src, INPUT_JSON_MAX, &len, &err);
+	input_release(&src);
+	m = text ? cJSON_ParseWithLength(text, len) : NULL;
+	free(text);
 	if (!cJSON_IsObject(m)) {
 		cJSON_Delete(m);
 		return 0;
 	}
-	nv = realloc(b->manifests, (b->nmanifests + 1) * sizeof(*nv));
-	if (!nv || !(nv[b->nmanifests] = strdup(path))) {
-		if (nv)
-			b->manifests = nv;
+	nv = ev_grow((void **)&b->manifests, b->nmanifests, sizeof(*nv));
+	if (!nv || !(*nv = strdup(path))) {
 		cJSON_Delete(m);
 		return -1;
 	}
-	b->manifests = nv;
 	if (b->nmanifests++ == 0) {
 		const cJSON *dev = cJSON_GetObjectItem(m, "device");
 
@@ -329,50 +325,129 @@ static int is_manifest(struct bundle *b, const char *path)
 	return rc;
 }
 
-/* A ring, binary or as dump --json lines. A blank ring is named, and no
- * run. Returns -1 on ENOMEM only. */
-static int load_run(struct bundle *b, struct bundle_input *in, const char *path,
-		    const struct input *data)
+/* What a file holds, read before it is known whether it repeats a file
+ * read before: a run (a ring, or the seed's events), evidence, a blank
+ * ring, or the error that stopped it. */
+struct content {
+	struct run run;
+	int have_run;
+	struct ev_file file;
+	int have_file;
+	int blank;
+	char error[240];
+	size_t error_line;
+};
+
+/* A ring, binary or as dump --json lines. Returns -1 on ENOMEM only. */
+static int read_run(struct content *c, const char *path, struct input *src, int binary)
 {
 	struct ev_error err = { 0, "" };
 	struct ring_error rerr;
-	struct run r;
 
-	if (run_is_binary(data->data, data->len)) {
-		if (run_load_ring(path, &r, &rerr) != 0) {
-			snprintf(in->error, sizeof(in->error), "%s", rerr.reason);
+	if (binary) {
+		if (run_load_ring(path, &c->run, &rerr) != 0) {
+			snprintf(c->error, sizeof(c->error), "%s", rerr.reason);
 			return 0;
 		}
-	} else if (run_load_json(path, data->data, data->len, &r, &err) != 0) {
-		snprintf(in->error, sizeof(in->error), "%s", err.reason);
-		in->error_line = err.line;
+	} else if (run_load_json(path, src, &c->run, &err) != 0) {
+		snprintf(c->error, sizeof(c->error), "%s", err.reason);
+		c->error_line = err.line;
 		return 0;
 	}
-	if (r.outcome == RING_OUTCOME_BLANK) {
-		in->note = ring_blank_text;
-		run_release(&r);
+	if (c->run.outcome == RING_OUTCOME_BLANK) {
+		c->blank = 1;
+		run_release(&c->run);
 		return 0;
 	}
-	return add_run_once(b, in, &r);
+	c->have_run = 1;
+	return 0;
 }
 
-/* The hash of a file's bytes, to tell a copy of a file read before. */
-static uint64_t content_hash(const struct input *data)
+/* Evidence: parse it; the seed's events also become a ring-less run.
+ * Returns -1 on ENOMEM only: a parse failure is the input's error. */
+static int read_evidence(struct content *c, enum ev_kind kind, const char *path,
+			 struct input *src)
 {
-	return mix64(hash_bytes(0x6c61737477726473u, data->data, data->len));
+	struct ev_error err = { 0, "" };
+
+	if (ev_parse(kind, src, &c->file, &err) != 0 ||
+	    (kind == EV_KIND_SEED_EVENTS && run_from_seed(path, &c->file, &c->run, &err) != 0)) {
+		snprintf(c->error, sizeof(c->error), "%s", err.reason);
+		c->error_line = err.line;
+		ev_file_release(&c->file);
+		return 0;
+	}
+	c->have_run = kind == EV_KIND_SEED_EVENTS;
+	c->file.path = strdup(path);
+	c->file.gzipped = src->gzipped;
+	c->have_file = 1;
+	return c->file.path ? 0 : -1;
 }
 
-/* rel: the path below the input it was found under. */
+static void content_release(struct content *c)
+{
+	if (c->have_run)
+		run_release(&c->run);
+	if (c->have_file)
+		ev_file_release(&c->file);
+	memset(c, 0, sizeof(*c));
+}
+
+/* What in's file holds joins the bundle. -1 on ENOMEM (c is released). */
+static int add_content(struct bundle *b, struct bundle_input *in, struct content *c)
+{
+	snprintf(in->error, sizeof(in->error), "%s", c->error);
+	in->error_line = c->error_line;
+	if (c->blank)
+		in->note = ring_blank_text;
+	if (c->have_file && add_file(b, &c->file) != 0)
+		goto fail;
+	c->have_file = 0;
+	if (c->have_run && (in->kind == EV_KIND_SEED_EVENTS ? add_run(b, &c->run)
+							    : add_run_once(b, in, &c->run)) != 0) {
+		c->have_run = in->kind == EV_KIND_SEED_EVENTS; /* add_run_once released it */
+		goto fail;
+	}
+	c->have_run = 0;
+	return 0;
+fail:
+	content_release(c);
+	return -1;
+}
+
+/* A file's bytes, as they are read: what the bundle's digest and the copy
+ * check see. */
+struct file_hash {
+	struct hasher digest;  /* the bundle's, from the files before */
+	struct hasher content; /* the file's own */
+	uint64_t len;
+};
+
+static void hash_tap(void *arg, const char *p, size_t n)
+{
+	struct file_hash *fh = arg;
+
+	hasher_add(&fh->digest, p, n);
+	hasher_add(&fh->content, p, n);
+	fh->len += n;
+}
+
+/* rel: the path below the input it was found under. The file is read
+ * once, as a stream: detected from its first bytes, loaded, and hashed as
+ * it goes; a copy of a file read before is then left out. */
 static int load_file(struct loader *ld, const char *path, const char *rel)
 {
 	struct ev_error err = { 0, "" };
 	struct bundle *b = ld->b;
 	struct bundle_input *in;
-	struct input data;
+	struct file_hash fh;
+	struct content c;
+	struct input src;
+	struct span head;
 	struct seen *nv;
 	uint64_t hash;
 	size_t i;
-	int rc;
+	int rc, binary;
 
 	rc = is_manifest(b, path);
 	if (rc != 0)
@@ -380,39 +455,60 @@ static int load_file(struct loader *ld, const char *path, const char *rel)
 	in = add_input(b, path);
 	if (!in)
 		return -1;
-	if (input_read(path, &data, &err) != 0) {
+	if (input_init_file(&src, path, &err) != 0) {
 		snprintf(in->error, sizeof(in->error), "%s", err.reason);
 		in->unopened = 1;
 		return 0;
 	}
-	b->digest = hash_bytes(b->digest, rel, strlen(rel) + 1);
-	b->digest = hash_bytes(b->digest, data.data, data.len);
-	in->kind = ev_detect(data.data, data.len);
+	memset(&fh, 0, sizeof(fh));
+	memset(&c, 0, sizeof(c));
+	fh.digest.h = hash_bytes(b->digest, rel, strlen(rel) + 1);
+	fh.content.h = 0x6c61737477726473u;
+	input_tap(&src, hash_tap, &fh);
+	rc = input_head(&src, &head);
+	binary = rc == 0 && run_is_binary(head); /* before detection reads on */
+	in->kind = rc == 0 ? ev_detect(&src) : EV_KIND_UNKNOWN;
+	if (in->kind == EV_KIND_RING)
+		rc = read_run(&c, path, &src, binary);
+	else if (in->kind != EV_KIND_UNKNOWN)
+		rc = read_evidence(&c, in->kind, path, &src);
+	if (rc == 0)
+		input_drain(&src);
+	if (src.failed) {
+		/* Not read whole: nothing of it is kept. */
+		snprintf(in->error, sizeof(in->error), "%s", src.err.reason);
+		in->unopened = 1;
+		in->kind = EV_KIND_UNKNOWN;
+		content_release(&c);
+		input_release(&src);
+		return 0;
+	}
+	input_release(&src);
+	if (rc != 0) {
+		content_release(&c);
+		return -1;
+	}
+	b->digest = hasher_end(&fh.digest);
 	/* The same bytes twice (two pulls of one device given together) are
 	 * one witness, not two. */
-	hash = content_hash(&data);
+	hash = mix64(hasher_end(&fh.content));
 	for (i = 0; i < ld->nseen; i++) {
-		if (ld->seen[i].hash == hash && ld->seen[i].len == data.len) {
-			input_release(&data);
+		if (ld->seen[i].hash == hash && ld->seen[i].len == fh.len) {
+			content_release(&c);
 			return mark_duplicate(in, b->inputs[ld->seen[i].input].path,
 					      "the same bytes as another input: read once");
 		}
 	}
-	nv = realloc(ld->seen, (ld->nseen + 1) * sizeof(*nv));
+	nv = ev_grow((void **)&ld->seen, ld->nseen, sizeof(*nv));
 	if (!nv) {
-		input_release(&data);
+		content_release(&c);
 		return -1;
 	}
-	ld->seen = nv;
-	nv[ld->nseen++] = (struct seen){ hash, data.len, b->ninputs - 1 };
+	*nv = (struct seen){ hash, fh.len, b->ninputs - 1 };
+	ld->nseen++;
 	if (in->kind == EV_KIND_UNKNOWN)
-		snprintf(in->error, sizeof(in->error), "unknown kind");
-	else if (in->kind == EV_KIND_RING)
-		rc = load_run(b, in, path, &data);
-	else
-		rc = load_evidence(b, in, path, &data);
-	input_release(&data);
-	return rc;
+		snprintf(c.error, sizeof(c.error), "unknown kind");
+	return add_content(b, in, &c);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -506,14 +602,16 @@ static int load_path(struct loader *ld, const char *path, int depth)
 		/* Hidden files are read: a ring named .x.lwr is a ring. */
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		nv = realloc(names, (n + 1) * sizeof(*nv));
-		if (!nv || !(nv[n] = malloc(strlen(path) + strlen(de->d_name) + 2))) {
-			free(nv ? nv : names);
+		nv = ev_grow((void **)&names, n, sizeof(*nv));
+		if (!nv || !(*nv = malloc(strlen(path) + strlen(de->d_name) + 2))) {
+			for (i = 0; i < n; i++)
+				free(names[i]);
+			free(names);
 			closedir(d);
 			return -1;
 		}
-		names = nv;
-		sprintf(names[n++], "%s/%s", path, de->d_name);
+		sprintf(*nv, "%s/%s", path, de->d_name);
+		n++;
 	}
 	closedir(d);
 	if (n)

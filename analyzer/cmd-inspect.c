@@ -26,9 +26,31 @@ static const char unknown_reason[] =
 	"unknown kind: not a ring, seed events, exit-info (dump, JSON or toString), "
 	"tombstone, ANR trace, logcat or event log";
 
+/* A file that could not be used: it could not be read (read: its error is
+ * the system's, as for a file that cannot be opened), or its content is
+ * not what its kind says, at err->line if not 0. */
+static void input_failed(const char *path, int read, const struct ev_error *err, struct json *j,
+			 cJSON *obj)
+{
+	if (read)
+		fprintf(stderr, "lastwords: cannot open '%s': %s\n", fmt_text(path),
+			fmt_text(err->reason));
+	else if (err->line)
+		fprintf(stderr, "lastwords: '%s': line %zu: %s\n", fmt_text(path), err->line,
+			fmt_text(err->reason));
+	else
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(path), fmt_text(err->reason));
+	if (j) {
+		json_text(j, obj, "error", err->reason);
+		if (err->line && !read)
+			json_number(j, obj, "error_line", (double)err->line);
+	}
+}
+
 /* A ring, binary or as dump --json lines: its valid records, into obj of
  * j's tree with --json (j not NULL), else on stdout. */
-static int inspect_run(const char *path, const struct input *in, struct json *j, cJSON *obj)
+static int inspect_run(const char *path, struct input *in, int binary, struct json *j,
+		       cJSON *obj)
 {
 	struct ev_error err = { 0, "" };
 	struct ring_error rerr;
@@ -37,7 +59,7 @@ static int inspect_run(const char *path, const struct input *in, struct json *j,
 	size_t i;
 	int rc;
 
-	if (run_is_binary(in->data, in->len)) {
+	if (binary) {
 		rc = run_load_ring(path, &r, &rerr);
 		if (rc != 0) {
 			report_ring_error(path, rc, &rerr);
@@ -45,7 +67,11 @@ static int inspect_run(const char *path, const struct input *in, struct json *j,
 				json_text(j, obj, "error", rerr.reason);
 			return -1;
 		}
-	} else if (run_load_json(path, in->data, in->len, &r, &err) != 0) {
+	} else if (run_load_json(path, in, &r, &err) != 0) {
+		if (in->failed) {
+			input_failed(path, 1, &err, j, obj);
+			return -1;
+		}
 		fprintf(stderr, "lastwords: '%s': line %zu: %s\n", fmt_text(path), err.line,
 			fmt_text(err.reason));
 		if (j)
@@ -64,20 +90,31 @@ static int inspect_run(const char *path, const struct input *in, struct json *j,
 		       ring_outcome_name(r.outcome), r.nevents);
 	}
 	for (i = 0; i < r.nevents; i++) {
-		const struct run_event *e = &r.events[i];
+		const struct lw_ring_slot *e = &r.events[i];
 
 		if (j) {
-			json_item(j, arr, NULL, ring_event_json(path, e->ticket, &r.hdr, &e->slot));
+			json_item(j, arr, NULL, ring_event_json(path, run_event_ticket(e), &r.hdr, e));
 		} else {
 			char label[48], detail[160];
 
-			ring_event_text(&r.hdr, &e->slot, label, sizeof(label), detail,
+			ring_event_text(&r.hdr, e, label, sizeof(label), detail,
 					sizeof(detail));
-			printf("  ticket %llu: %s %s\n", (unsigned long long)e->ticket, label, detail);
+			printf("  ticket %llu: %s %s\n", (unsigned long long)run_event_ticket(e), label, detail);
 		}
 	}
 	run_release(&r);
 	return 0;
+}
+
+/* The counts of what was cut to a limit, in JSON (only when some was). */
+static void cut_json(struct json *j, cJSON *obj, const struct ev_stats *st)
+{
+	if (st->cut_lines) {
+		json_number(j, obj, "cut_lines", (double)st->cut_lines);
+		json_number(j, obj, "first_cut_line", (double)st->first_cut);
+	}
+	if (st->cut_frames)
+		json_number(j, obj, "cut_frames", (double)st->cut_frames);
 }
 
 /* One file: into a new object of list, j's tree, with --json (j not
@@ -87,28 +124,35 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 	struct ev_file f = { 0 };
 	struct ev_error err = { 0, "" };
 	struct input in;
+	struct span head;
 	cJSON *obj = NULL;
-	enum ev_kind kind;
+	enum ev_kind kind = EV_KIND_UNKNOWN;
 	size_t i, n;
-	int rc = -1;
+	int rc, binary = 0;
 
 	if (j) {
 		obj = json_object(j, list, NULL);
 		json_text(j, obj, "file", path);
 	}
-	if (input_read(path, &in, &err) != 0) {
-		fprintf(stderr, "lastwords: cannot open '%s': %s\n", fmt_text(path), fmt_text(err.reason));
-		if (j) {
+	rc = input_init_file(&in, path, &err);
+	if (rc == 0 && input_head(&in, &head) == 0) {
+		binary = run_is_binary(head); /* seen before detection reads on */
+		kind = ev_detect(&in);
+	}
+	if (rc != 0 || in.failed) {
+		if (in.failed)
+			err = in.err;
+		if (j)
 			json_text(j, obj, "kind", "unknown");
-			json_text(j, obj, "error", err.reason);
-		}
+		input_failed(path, 1, &err, j, obj);
+		input_release(&in);
 		return -1;
 	}
-	kind = ev_detect(in.data, in.len);
 	if (j) {
 		json_text(j, obj, "kind", ev_kind_name(kind));
 		json_bool(j, obj, "gzipped", in.gzipped);
 	}
+	rc = -1;
 	if (kind == EV_KIND_UNKNOWN) {
 		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(path), unknown_reason);
 		if (j)
@@ -116,21 +160,12 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		goto out;
 	}
 	if (kind == EV_KIND_RING) {
-		rc = inspect_run(path, &in, j, obj);
+		rc = inspect_run(path, &in, binary, j, obj);
 		input_release(&in);
 		return rc;
 	}
-	if (ev_parse(kind, in.data, in.len, &f, &err) != 0) {
-		if (err.line)
-			fprintf(stderr, "lastwords: '%s': line %zu: %s\n", fmt_text(path), err.line,
-				fmt_text(err.reason));
-		else
-			fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(path), fmt_text(err.reason));
-		if (j) {
-			json_text(j, obj, "error", err.reason);
-			if (err.line)
-				json_number(j, obj, "error_line", (double)err.line);
-		}
+	if (ev_parse(kind, &in, &f, &err) != 0) {
+		input_failed(path, in.failed, &err, j, obj);
 		goto out;
 	}
 	n = ev_record_count(&f);
@@ -139,6 +174,7 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		json_number(j, obj, "skipped", (double)f.stats.skipped);
 		if (f.stats.first_skipped)
 			json_number(j, obj, "first_skipped_line", (double)f.stats.first_skipped);
+		cut_json(j, obj, &f.stats);
 		json_item(j, obj, "records", ev_records_json(&f));
 	} else {
 		char line[1024];
@@ -148,6 +184,8 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		if (f.stats.skipped)
 			printf(" (%zu not understood, first at line %zu)", f.stats.skipped,
 			       f.stats.first_skipped);
+		if (ev_cut_text(&f.stats, line, sizeof(line)))
+			printf("; %s", line);
 		putchar('\n');
 		for (i = 0; i < n; i++) {
 			ev_record_text(&f, i, line, sizeof(line));

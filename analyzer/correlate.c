@@ -457,7 +457,7 @@ int correlate(const struct run *runs, size_t nruns, const struct ev_file *files,
 		cr->run = &runs[i];
 		cr->start_ms = (int64_t)(runs[i].hdr.start_real_ns / 1000000u);
 		cr->last_ms = runs[i].nevents
-				      ? run_time_ms(&runs[i], runs[i].events[runs[i].nevents - 1].slot.t_mono_ns)
+				      ? run_time_ms(&runs[i], runs[i].events[runs[i].nevents - 1].t_mono_ns)
 				      : cr->start_ms;
 		cr->next_start_ms = INT64_MAX;
 		for (k = 0; k < nruns; k++) {

@@ -396,6 +396,10 @@ void report_html(const cJSON *rep, FILE *out)
 			esc(out, json_get_string(x, "duplicate_of"));
 			fputs(" is read)", out);
 		}
+		if (json_get_string(x, "cut")) {
+			fputs(": cut to a limit: ", out);
+			esc(out, json_get_string(x, "cut"));
+		}
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</table>\n</body>\n</html>\n", out);

@@ -173,7 +173,7 @@ static cJSON *stages_json(const struct run *r)
 	cJSON *arr = json_begin_array(&j), *o;
 
 	for (i = 0; i < r->nevents; i++) {
-		const struct lw_ring_slot *s = &r->events[i].slot;
+		const struct lw_ring_slot *s = &r->events[i];
 		double ms = (double)ring_event_rel_ns(&r->hdr, s) / 1e6;
 
 		if (s->stage >= LW_STAGE_COUNT)
@@ -322,12 +322,13 @@ static const struct ev_file *input_file(const struct bundle *b, const struct bun
 }
 
 /* An input: its kind, and for a logcat holding a tombstone or toString()
- * lines, the kind it holds. */
+ * lines, the kind it holds; what was cut of it to a limit. */
 static void input_json(struct json *j, cJSON *arr, const struct bundle *b,
 		       const struct bundle_input *in)
 {
 	const struct ev_file *f = input_file(b, in);
 	cJSON *x = json_object(j, arr, NULL);
+	char cut[240];
 
 	json_text(j, x, "file", in->path);
 	if (f && f->in_logcat) {
@@ -344,6 +345,8 @@ static void input_json(struct json *j, cJSON *arr, const struct bundle *b,
 		json_text(j, x, "duplicate_of", in->duplicate_of);
 	if (in->note)
 		json_text(j, x, "note", in->note);
+	if (f && ev_cut_text(&f->stats, cut, sizeof(cut)))
+		json_text(j, x, "cut", cut);
 }
 
 /* "pull": what the manifests say (only when there is one). */
@@ -482,6 +485,21 @@ static void pull_text(const struct bundle *b, FILE *out)
 		fputc('\n', out);
 }
 
+/* The evidence cut to a limit: lines too long, frames too many. */
+static void cut_text(const struct bundle *b, FILE *out)
+{
+	char cut[240];
+	size_t i, n = 0;
+
+	for (i = 0; i < b->nfiles; i++) {
+		if (!ev_cut_text(&b->files[i].stats, cut, sizeof(cut)))
+			continue;
+		if (n++ == 0)
+			fprintf(out, "\ninputs cut to a limit (lastwords(1), LIMITS):\n");
+		fprintf(out, "  '%s': %s\n", fmt_text(b->files[i].path), cut);
+	}
+}
+
 /* The inputs left out of the report (skipped, copies, blank rings). */
 static void left_out_text(const struct bundle *b, FILE *out)
 {
@@ -595,6 +613,7 @@ void report_text(const struct report *r, FILE *out)
 			corr_reason_text(u->reason));
 	}
 	left_out_text(b, out);
+	cut_text(b, out);
 	if (r->corr.repeats) {
 		char note[120];
 

@@ -280,3 +280,74 @@ int ring_file_walk(const struct ring_file *rf, struct ring_facts *facts, ring_ev
 	}
 	return ring_scan(rf->hdr, rf->slots, &facts->scan, NULL, walk_slot, &w);
 }
+
+/* s[0, n) in the reverse order. */
+static void reverse(struct lw_ring_slot *s, size_t n)
+{
+	struct lw_ring_slot t;
+	size_t i;
+
+	for (i = 0; i < n / 2; i++) {
+		t = s[i];
+		s[i] = s[n - 1 - i];
+		s[n - 1 - i] = t;
+	}
+}
+
+int ring_file_take_records(struct ring_file *rf, struct lw_ring_slot **records, size_t *n,
+			   struct ring_scan *scan)
+{
+	struct ring_facts facts;
+	struct lw_ring_slot *out;
+	uint64_t base;
+	uint32_t count, first, i;
+	size_t v = 0, wrapped = 0;
+	uint8_t *cls;
+
+	if (rf->blank) {
+		ring_file_walk(rf, &facts, NULL, NULL);
+		*scan = facts.scan;
+		*records = NULL;
+		*n = 0;
+		return 0;
+	}
+	count = rf->hdr->slot_count;
+	cls = malloc(count);
+	if (!cls)
+		return -ENOMEM;
+	ring_scan(rf->hdr, rf->slots, scan, cls, NULL, NULL);
+	/* The walk in ticket order starts at the slot of the oldest ticket of
+	 * the window (ring_scan()) and wraps around the end. Move the valid
+	 * slots to the front in slot order, then rotate those before that
+	 * slot (the tickets after the wrap) behind the others. */
+	base = scan->head > count ? scan->head - count : 0;
+	first = (uint32_t)(base & (count - 1));
+	out = (struct lw_ring_slot *)(void *)rf->bytes; /* over the header: rf is spent */
+	for (i = 0; i < count; i++) {
+		if (cls[i] != RING_SLOT_VALID)
+			continue;
+		wrapped += i < first;
+		memmove(&out[v], &rf->slots[i], sizeof(*out));
+		out[v++].crc = 0;
+	}
+	free(cls);
+	reverse(out, wrapped);
+	reverse(out + wrapped, v - wrapped);
+	reverse(out, v);
+	rf->bytes = NULL;
+	rf->hdr = NULL;
+	rf->slots = NULL;
+	if (v == 0) {
+		free(out);
+		out = NULL;
+	} else {
+		/* Give back the memory of the slots left out. */
+		struct lw_ring_slot *nv = realloc(out, v * sizeof(*out));
+
+		if (nv)
+			out = nv;
+	}
+	*records = out;
+	*n = v;
+	return 0;
+}

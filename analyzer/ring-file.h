@@ -101,4 +101,16 @@ void ring_facts_add(struct ring_facts *f, const struct lw_ring_slot *s);
 int ring_file_walk(const struct ring_file *rf, struct ring_facts *facts, ring_event_fn fn,
 		   void *arg);
 
+/*
+ * The valid records of rf in ticket order, as ring_file_walk() gives them,
+ * moved to the start of rf's own memory, which *records then owns (free
+ * with free(); NULL when there is none): a ring's records take no memory
+ * beyond the ring's. Each is as its slot holds it, seq its published value
+ * 2 * ticket + 2 (R9), but crc, which is not kept (0). *scan gets the
+ * counts. rf is spent: only ring_file_free() may follow. Returns 0, or
+ * -ENOMEM (rf is then as it was).
+ */
+int ring_file_take_records(struct ring_file *rf, struct lw_ring_slot **records, size_t *n,
+			   struct ring_scan *scan);
+
 #endif

@@ -10,6 +10,7 @@
 
 #include "../src/signals.h"
 #include "../src/vocab.h"
+#include "evidence/input.h"
 #include "evidence/json.h"
 #include "evidence/text.h"
 
@@ -22,41 +23,34 @@ void run_release(struct run *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* Append a record of ticket (below 2^63, as a ring's are). */
 static int add_event(struct run *r, uint64_t ticket, const struct lw_ring_slot *s)
 {
-	struct run_event *e;
+	struct lw_ring_slot *e;
 
 	if (r->nevents == 0 || (r->nevents >= 64 && (r->nevents & (r->nevents - 1)) == 0)) {
 		size_t cap = r->nevents < 64 ? 64 : 2 * r->nevents;
-		struct run_event *nv = realloc(r->events, cap * sizeof(*nv));
+		struct lw_ring_slot *nv = realloc(r->events, cap * sizeof(*nv));
 
 		if (!nv)
 			return -1;
 		r->events = nv;
 	}
 	e = &r->events[r->nevents++];
-	e->ticket = ticket;
-	e->slot = *s;
-	e->slot.seq = 0;
-	e->slot.crc = 0;
+	*e = *s;
+	e->seq = 2 * ticket + 2;
+	e->crc = 0;
 	return 0;
 }
 
-static int collect(uint64_t ticket, uint32_t index, const struct lw_ring_slot *s, void *arg)
+int run_is_binary(struct span head)
 {
-	(void)index;
-	return add_event(arg, ticket, s);
-}
-
-int run_is_binary(const char *buf, size_t len)
-{
-	return (len >= LW_RING_MAGIC_LEN && memcmp(buf, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0) ||
-	       ring_is_blank(buf, len);
+	return (head.n >= LW_RING_MAGIC_LEN && memcmp(head.s, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0) ||
+	       (head.n && head.s[0] == 0 && memcmp(head.s, head.s + 1, head.n - 1) == 0);
 }
 
 int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 {
-	struct ring_facts facts;
 	struct ring_file *rf;
 	int rc = ring_file_open(path, &rf, err);
 
@@ -73,14 +67,14 @@ int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 	out->header_damaged = rf->header_damaged;
 	if (rf->header_damaged)
 		snprintf(out->damage, sizeof(out->damage), "%s", rf->damage.reason);
-	if (!out->path || ring_file_walk(rf, &facts, collect, out) != 0) {
+	if (!out->path ||
+	    ring_file_take_records(rf, &out->events, &out->nevents, &out->scan) != 0) {
 		ring_file_free(rf);
 		run_release(out);
 		err->offset = 0;
 		snprintf(err->reason, sizeof(err->reason), "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	out->scan = facts.scan;
 	ring_file_free(rf);
 	return 0;
 }
@@ -337,27 +331,26 @@ static int load_event_line(struct run *r, const cJSON *o, struct span line, size
 		if (line_u64(line, "d", &v))
 			s.d = (uint32_t)v;
 	}
-	if (r->nevents && ticket <= r->events[r->nevents - 1].ticket)
+	if (r->nevents && ticket <= run_event_ticket(&r->events[r->nevents - 1]))
 		return fail(err, lineno, "expected tickets in increasing order");
+	if (ticket >= (UINT64_MAX >> 1))
+		return fail(err, lineno, "expected a ticket below 2^63");
 	if (add_event(r, ticket, &s) != 0)
 		return fail(err, lineno, strerror(ENOMEM));
 	return 0;
 }
 
-int run_load_json(const char *path, const char *buf, size_t len, struct run *out,
-		  struct ev_error *err)
+int run_load_json(const char *path, struct input *in, struct run *out, struct ev_error *err)
 {
-	struct line_iter it;
 	struct span line;
-	int have_ring = 0;
+	int have_ring = 0, got;
 
 	memset(out, 0, sizeof(*out));
 	out->from_json = 1;
 	out->path = strdup(path);
 	if (!out->path)
 		return fail(err, 0, strerror(ENOMEM));
-	line_iter_init(&it, buf, len);
-	while (line_next(&it, &line)) {
+	while ((got = input_line(in, &line)) > 0) {
 		struct span t = span_trim(line);
 		cJSON *o;
 		int rc;
@@ -368,25 +361,29 @@ int run_load_json(const char *path, const char *buf, size_t len, struct run *out
 		if (!cJSON_IsObject(o)) {
 			cJSON_Delete(o);
 			run_release(out);
-			return fail(err, it.lineno, "expected one JSON object per line");
+			return fail(err, in->lineno, "expected one JSON object per line");
 		}
 		if (!have_ring) {
 			const char *type = json_get_string(o, "type");
 
 			rc = type && strcmp(type, "ring") == 0
-				     ? load_ring_line(out, o, t, it.lineno, err)
-				     : fail(err, it.lineno, "expected the ring line first");
+				     ? load_ring_line(out, o, t, in->lineno, err)
+				     : fail(err, in->lineno, "expected the ring line first");
 			have_ring = 1;
 		} else if (out->outcome == RING_OUTCOME_BLANK) {
-			rc = fail(err, it.lineno, "expected no record after a never-initialized ring");
+			rc = fail(err, in->lineno, "expected no record after a never-initialized ring");
 		} else {
-			rc = load_event_line(out, o, t, it.lineno, err);
+			rc = load_event_line(out, o, t, in->lineno, err);
 		}
 		cJSON_Delete(o);
 		if (rc != 0) {
 			run_release(out);
 			return -1;
 		}
+	}
+	if (got < 0) {
+		run_release(out);
+		return input_error(in, err);
 	}
 	if (!have_ring) {
 		run_release(out);
@@ -436,7 +433,7 @@ int run_from_seed(const char *path, const struct ev_file *seed, struct run *out,
 		return fail(err, 0, "the seed events hold no usable event (time, stage and memory)");
 	}
 	out->hdr.memory_budget_kb = (uint32_t)(last->budget_mb * 1024);
-	out->hdr.start_mono_ns = out->events[0].slot.t_mono_ns;
+	out->hdr.start_mono_ns = out->events[0].t_mono_ns;
 	out->hdr.head = out->nevents;
 	out->scan.valid = out->nevents;
 	if (last->exit_reason && strcmp(last->exit_reason, "none") != 0) {
@@ -444,7 +441,7 @@ int run_from_seed(const char *path, const struct ev_file *seed, struct run *out,
 
 		out->seed_exit_class = c > 0 ? c : LW_EXIT_UNKNOWN;
 		out->outcome = RING_OUTCOME_DIED;
-		out->open_stage = (enum lw_stage)out->events[out->nevents - 1].slot.stage;
+		out->open_stage = (enum lw_stage)out->events[out->nevents - 1].stage;
 	} else {
 		out->outcome = RING_OUTCOME_CLEAN;
 	}
@@ -459,7 +456,7 @@ int run_facts_died(const struct run_facts *f)
 
 void run_facts_get(const struct run *r, struct run_facts *f)
 {
-	const struct run_event *last_rss = NULL, *back = NULL;
+	const struct lw_ring_slot *last_rss = NULL, *back = NULL;
 	struct ring_facts rec;
 	size_t i;
 
@@ -472,7 +469,7 @@ void run_facts_get(const struct run *r, struct run_facts *f)
 	f->crash_signo = (int)r->hdr.crash_signo;
 	f->budget_kb = r->hdr.memory_budget_kb;
 	for (i = 0; i < r->nevents; i++) {
-		const struct lw_ring_slot *s = &r->events[i].slot;
+		const struct lw_ring_slot *s = &r->events[i];
 
 		/* Seed events are samples at a stage, not begin/end pairs. */
 		if (s->type == LW_EV_STAGE_BEGIN || s->type == LW_EV_STAGE_END || r->from_seed)
@@ -490,17 +487,17 @@ void run_facts_get(const struct run *r, struct run_facts *f)
 	f->have_rss = 1;
 	f->peak_kb = rec.peak_rss_kb;
 	f->peak_stage = (enum lw_stage)rec.peak.stage;
-	f->last_rss_kb = last_rss->slot.rss_kb;
+	f->last_rss_kb = last_rss->rss_kb;
 	/* The slope over the last 10 s of samples before the last one. */
 	for (i = 0; i < r->nevents; i++) {
-		const struct run_event *e = &r->events[i];
+		const struct lw_ring_slot *e = &r->events[i];
 
-		if (e->slot.rss_kb && last_rss->slot.t_mono_ns - e->slot.t_mono_ns <= 10000000000ull) {
+		if (e->rss_kb && last_rss->t_mono_ns - e->t_mono_ns <= 10000000000ull) {
 			back = e;
 			break;
 		}
 	}
-	if (back && last_rss->slot.t_mono_ns > back->slot.t_mono_ns)
-		f->slope_kb_per_s = ((double)last_rss->slot.rss_kb - (double)back->slot.rss_kb) /
-				    ((double)(last_rss->slot.t_mono_ns - back->slot.t_mono_ns) / 1e9);
+	if (back && last_rss->t_mono_ns > back->t_mono_ns)
+		f->slope_kb_per_s = ((double)last_rss->rss_kb - (double)back->rss_kb) /
+				    ((double)(last_rss->t_mono_ns - back->t_mono_ns) / 1e9);
 }

@@ -13,12 +13,8 @@
 #include <lastwords/ring.h>
 
 #include "evidence/evidence.h"
+#include "evidence/input.h"
 #include "ring-file.h"
-
-struct run_event {
-	uint64_t ticket;
-	struct lw_ring_slot slot; /* seq and crc are not kept */
-};
 
 struct run {
 	char *path;
@@ -29,27 +25,38 @@ struct run {
 	struct ring_scan scan;      /* slot counts */
 	int header_damaged;
 	char damage[160];
-	struct run_event *events;   /* valid records, in ticket order */
+	/* Its valid records in ticket order, whatever form the run came in,
+	 * as a ring's slots hold them: seq is 2 * ticket + 2 (R9, see
+	 * run_event_ticket()), crc is not kept (0). */
+	struct lw_ring_slot *events;
 	size_t nevents;
 	int from_seed;              /* a ring-less run from the seed's events JSON */
 	int seed_exit_class;        /* its last event's exit_reason, an lw_exit_class; 0 for none */
 };
 
+/* The ticket of one of a run's records. Does not allocate or block. */
+static inline uint64_t run_event_ticket(const struct lw_ring_slot *e)
+{
+	return e->seq / 2 - 1;
+}
+
 /* Load a run from a binary ring file. Returns 0, or the ring_file_open()
- * status with *err set (see ring-file.h). A blank ring (never initialized)
+ * status with *err set (see ring-file.h). Its records stay in the memory
+ * the file was read into (ring_file_take_records()). A blank ring (never initialized)
  * loads as a run of outcome RING_OUTCOME_BLANK with no record, from the
  * file as from its JSON line; the bundle names it and leaves it out of its
  * runs. */
 int run_load_ring(const char *path, struct run *out, struct ring_error *err);
 
-/* Whether buf holds a binary ring (its magic, or a blank file) rather than
- * JSON lines: which of the loaders below reads it. */
-int run_is_binary(const char *buf, size_t len);
+/* Whether a file that ev_detect() finds is a ring, whose first bytes are
+ * head (input_head()), is a binary ring (its magic, or zeros: a blank
+ * file) rather than JSON lines: which of the loaders below reads it. */
+int run_is_binary(struct span head);
 
-/* Load a run from its JSON lines. Returns 0, or -1 with err naming the line
- * and what was expected. */
-int run_load_json(const char *path, const char *buf, size_t len, struct run *out,
-		  struct ev_error *err);
+/* Load a run from its JSON lines, read from in. Returns 0, or -1 with err
+ * naming the line and what was expected, or the input's error when a read
+ * failed (in->failed). */
+int run_load_json(const char *path, struct input *in, struct run *out, struct ev_error *err);
 
 /* A ring-less run from the seed's events (seeds/lifecycle_probe.py): each
  * event becomes a record of its stage, RSS and sessions; the budget is the

@@ -20,10 +20,8 @@ static struct run make_run(const char *process, uint32_t pid, uint64_t version, 
 			   int64_t start_ms, int64_t last_ms)
 {
 	struct run r;
-	static struct run_event ev[2];
-	struct run_event *events = calloc(2, sizeof(*events));
+	struct lw_ring_slot *events = calloc(2, sizeof(*events));
 
-	(void)ev;
 	memset(&r, 0, sizeof(r));
 	snprintf(r.hdr.process, sizeof(r.hdr.process), "%s", process);
 	r.hdr.pid = pid;
@@ -32,10 +30,10 @@ static struct run make_run(const char *process, uint32_t pid, uint64_t version, 
 	r.hdr.start_real_ns = (uint64_t)start_ms * 1000000u;
 	r.hdr.start_mono_ns = 5000000000u;
 	T_ASSERT(events != NULL, "calloc");
-	events[0].ticket = 0;
-	events[0].slot.t_mono_ns = r.hdr.start_mono_ns;
-	events[1].ticket = 1;
-	events[1].slot.t_mono_ns = r.hdr.start_mono_ns + (uint64_t)(last_ms - start_ms) * 1000000u;
+	events[0].seq = 2; /* ticket 0 */
+	events[0].t_mono_ns = r.hdr.start_mono_ns;
+	events[1].seq = 4;
+	events[1].t_mono_ns = r.hdr.start_mono_ns + (uint64_t)(last_ms - start_ms) * 1000000u;
 	r.events = events;
 	r.nevents = 2;
 	return r;

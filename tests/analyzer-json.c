@@ -115,8 +115,8 @@ static char *write_all(const struct bundle *b, const struct report *r)
 		ok = (x = ev_records_json(&b->files[i])) && cJSON_AddItemToArray(all, x);
 	for (i = 0; ok && i < b->nruns; i++)
 		for (k = 0; ok && k < b->runs[i].nevents; k++)
-			ok = (x = ring_event_json(b->runs[i].path, b->runs[i].events[k].ticket,
-						  &b->runs[i].hdr, &b->runs[i].events[k].slot)) &&
+			ok = (x = ring_event_json(b->runs[i].path, run_event_ticket(&b->runs[i].events[k]),
+						  &b->runs[i].hdr, &b->runs[i].events[k])) &&
 			     cJSON_AddItemToArray(all, x);
 	if (ok && (x = report_json(r)) && cJSON_AddItemToArray(all, x))
 		text = cJSON_PrintUnformatted(all);

@@ -180,3 +180,45 @@ def demo_history(lw, folder, name="history.db"):
     p = lastwords(lw, ["ingest", "--db", db, "--tz", "+01:00", "fixtures/demo"])
     check(p.returncode == 0, "ingest of the demo: %d %s" % (p.returncode, p.stderr))
     return db
+
+
+SANITIZER_EXIT = 86  # what a sanitizer's report exits with, under bounded_env()
+
+
+def bounded_env():
+    """The environment for run_bounded(): an ASan or UBSan report exits
+    SANITIZER_EXIT (a status no command uses), and ASan keeps little freed
+    memory in quarantine, so that peak RSS measures what the program holds."""
+    env = dict(os.environ)
+    env["ASAN_OPTIONS"] = ("exitcode=%d:detect_leaks=1:quarantine_size_mb=16:handle_segv=1"
+                           % SANITIZER_EXIT)
+    env["UBSAN_OPTIONS"] = "exitcode=%d:halt_on_error=1:print_stacktrace=1" % SANITIZER_EXIT
+    return env
+
+
+def run_bounded(cmd, timeout, cwd=None):
+    """Run cmd (stdin /dev/null, bounded_env()) and kill it after timeout
+    seconds: (its exit status, or None when it was killed for the time,
+    stdout bytes, stderr bytes, peak RSS in MiB from wait4, seconds)."""
+    import tempfile
+    import time
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=cwd,
+                             env=bounded_env())
+        status = None
+        while time.monotonic() - t0 < timeout:
+            pid, st, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                status = os.waitstatus_to_exitcode(st)
+                break
+            time.sleep(0.01)
+        if status is None:
+            p.kill()
+            _, st, ru = os.wait4(p.pid, 0)
+        p.returncode = 0  # reaped here; keep Popen from waiting again
+        secs = time.monotonic() - t0
+        out.seek(0)
+        err.seek(0)
+        return status, out.read(), err.read(), ru.ru_maxrss / 1024.0, secs
+

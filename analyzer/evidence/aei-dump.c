@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "aei-fields.h"
+#include "input.h"
 #include "parsers.h"
 #include "text.h"
 
@@ -335,9 +336,27 @@ struct dump_state {
 	size_t lineno;
 	int in_section; /* inside the exit-info section */
 	int open;       /* the last record of out takes field lines */
-	struct span package;
+	char *package;  /* a copy: its line is gone when the records come */
+	size_t package_n, package_cap;
 	int64_t uid;
 };
+
+/* The package of the records that follow (a copy of p). 0, or -1 on ENOMEM. */
+static int set_package(struct dump_state *st, struct span p)
+{
+	if (p.n > st->package_cap) {
+		char *nv = realloc(st->package, p.n);
+
+		if (!nv)
+			return -1;
+		st->package = nv;
+		st->package_cap = p.n;
+	}
+	if (p.n)
+		memcpy(st->package, p.s, p.n);
+	st->package_n = p.n;
+	return 0;
+}
 
 static int record_header(struct span t)
 {
@@ -372,7 +391,7 @@ static int open_record(struct dump_state *st)
 		return -1;
 	r->line = st->lineno;
 	r->uid = st->uid;
-	if (st->package.n && !(r->package = ev_strndup(st->package.s, st->package.n)))
+	if (st->package_n && !(r->package = ev_strndup(st->package, st->package_n)))
 		return -1;
 	st->open = 1;
 	st->in_section = 1;
@@ -395,7 +414,7 @@ static int dump_piece(struct dump_state *st, struct span t)
 		return open_record(st);
 	if (span_starts(t, "ACTIVITY MANAGER PROCESS EXIT INFO")) {
 		new_container(st, 1);
-		st->package = span_of(t.s, 0);
+		st->package_n = 0;
 		return 0;
 	}
 	if (section_end(t)) {
@@ -404,8 +423,7 @@ static int dump_piece(struct dump_state *st, struct span t)
 	}
 	if (span_starts(t, "package:")) {
 		new_container(st, st->in_section);
-		st->package = span_trim(span_from(t, 8));
-		return 0;
+		return set_package(st, span_trim(span_from(t, 8)));
 	}
 	if (span_starts(t, uid_h)) {
 		new_container(st, 1);
@@ -465,40 +483,46 @@ static void dump_times(struct ev_file *out, size_t first)
 
 int aei_dump_sniff(const char *buf, size_t len)
 {
-	struct line_iter it;
+	struct input in;
 	struct span t;
+	int found = 0;
 
-	line_iter_init(&it, buf, len < SNIFF_BYTES ? len : SNIFF_BYTES);
-	while (line_next(&it, &t)) {
+	input_init_mem(&in, buf, len < SNIFF_BYTES ? len : SNIFF_BYTES);
+	while (!found && input_line(&in, &t) > 0) {
 		t = span_trim(t);
-		if (record_header(t) || span_starts(t, "ACTIVITY MANAGER PROCESS EXIT INFO") ||
-		    span_starts(t, "Historical Process Exit for uid="))
-			return 1;
 		/* A full `dumpsys activity`: its exit-info section may come
 		 * later than the bytes looked at. */
-		if (span_starts(t, "ACTIVITY MANAGER ") && span_find(t, "(dumpsys activity ") > 0)
-			return 1;
+		found = record_header(t) || span_starts(t, "ACTIVITY MANAGER PROCESS EXIT INFO") ||
+			span_starts(t, "Historical Process Exit for uid=") ||
+			(span_starts(t, "ACTIVITY MANAGER ") && span_find(t, "(dumpsys activity ") > 0);
 	}
-	return 0;
+	input_release(&in);
+	return found;
 }
 
-int aei_dump_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err)
+int aei_dump_parse(struct input *in, struct ev_file *out, struct ev_error *err)
 {
-	struct dump_state st = { out, 0, 0, 0, { buf, 0 }, EV_NONE };
+	struct dump_state st;
 	size_t first = out->nexits;
-	struct line_iter it;
 	struct span line;
+	int rc = 0, got = 0;
 
-	line_iter_init(&it, buf, len);
-	while (line_next(&it, &line)) {
-		st.lineno = it.lineno;
-		if (dump_line(&st, line) != 0) {
-			err->line = it.lineno;
-			strcpy(err->reason, "out of memory");
-			return -1;
-		}
+	memset(&st, 0, sizeof(st));
+	st.out = out;
+	st.uid = EV_NONE;
+	while (rc == 0 && (got = input_line(in, &line)) > 0) {
+		st.lineno = in->lineno;
+		rc = dump_line(&st, line);
 	}
-	out->stats.lines = it.lineno;
+	free(st.package);
+	out->stats.lines = in->lineno;
+	if (got < 0)
+		return input_error(in, err);
+	if (rc != 0) {
+		err->line = in->lineno;
+		strcpy(err->reason, "out of memory");
+		return -1;
+	}
 	dump_times(out, first);
 	return 0;
 }

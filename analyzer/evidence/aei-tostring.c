@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "aei-fields.h"
+#include "input.h"
 #include "parsers.h"
 #include "text.h"
 
@@ -267,19 +268,20 @@ int aei_tostring_sniff(const char *buf, size_t len)
 	return span_find(head, AEI_OPEN "timestamp") >= 0;
 }
 
-int aei_tostring_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err)
+int aei_tostring_parse(struct input *in, struct ev_file *out, struct ev_error *err)
 {
-	struct line_iter it;
 	struct span line;
+	int got;
 
-	line_iter_init(&it, buf, len);
-	while (line_next(&it, &line)) {
-		if (scan_text(out, line, it.lineno, 0) != 0) {
-			err->line = it.lineno;
+	while ((got = input_line(in, &line)) > 0) {
+		if (scan_text(out, line, in->lineno, 0) != 0) {
+			err->line = in->lineno;
 			strcpy(err->reason, "out of memory");
 			return -1;
 		}
 	}
-	out->stats.lines = it.lineno;
+	if (got < 0)
+		return input_error(in, err);
+	out->stats.lines = in->lineno;
 	return 0;
 }

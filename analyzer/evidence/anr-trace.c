@@ -1,7 +1,7 @@
 /*
  * ANR traces: what ART writes on SIGQUIT, and the file ActivityManager
  * keeps for an ANR (/data/anr/anr_*, and anr_*.gz in procexitstore, which
- * the input layer has already gunzipped).
+ * the input layer inflates as it reads them).
  *
  * The classic layout, one section per process dumped:
  *
@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
 #include "parsers.h"
 #include "text.h"
 
@@ -280,16 +281,15 @@ static void handle_main_line(struct anr_parse *ap, struct anr_trace *a, struct s
 	}
 }
 
-int anr_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err)
+int anr_parse(struct input *in, struct ev_file *out, struct ev_error *err)
 {
 	struct anr_parse ap;
-	struct line_iter it;
 	struct span line;
+	int got = 0;
 
 	memset(&ap, 0, sizeof(ap));
 	ap.out = out;
-	line_iter_init(&it, buf, len);
-	while (!ap.oom && line_next(&it, &line)) {
+	while (!ap.oom && (got = input_line(in, &line)) > 0) {
 		struct span p = span_trim(line), time;
 		struct anr_trace *a = cur(&ap);
 		int64_t pid, n;
@@ -303,30 +303,30 @@ int anr_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error 
 			ap.margin = (size_t)(p.s - line.s);
 		if (span_starts(p, "Subject: ") && (!a || ap.sec == SEC_NONE)) {
 			ap.subject_file = 1;
-			a = start_record(&ap, it.lineno);
+			a = start_record(&ap, in->lineno);
 			if (a)
 				set_text(&ap, &a->subject, span_from(p, 9));
 			ap.sec = SEC_HEADER;
 		} else if (span_starts(p, "----- pid ") && section_head(p, 10, &pid, &time)) {
-			if ((a = record_for(&ap, pid, 1, it.lineno)))
+			if ((a = record_for(&ap, pid, 1, in->lineno)))
 				set_time(&ap, a, time, 0);
 			ap.sec = SEC_DUMP;
 		} else if (span_starts(p, "----- dumping pid: ") && section_head(p, 19, &pid, &time)) {
-			if ((a = record_for(&ap, pid, 0, it.lineno)))
+			if ((a = record_for(&ap, pid, 0, in->lineno)))
 				set_time(&ap, a, time, 1);
 			ap.sec = SEC_OTHER;
 		} else if (span_starts(p, "----- Waiting Channels: pid ") &&
 			   section_head(p, 28, &pid, &time)) {
-			if ((a = record_for(&ap, pid, 0, it.lineno)))
+			if ((a = record_for(&ap, pid, 0, in->lineno)))
 				set_time(&ap, a, time, 0);
 			ap.sec = SEC_OTHER;
 		} else if (span_starts(p, "----- end ")) {
 			if (!a)
-				ev_skip(&out->stats, it.lineno);
+				ev_skip(&out->stats, in->lineno);
 			ap.in_main = 0;
 			ap.sec = SEC_NONE;
 		} else if (!a || ap.sec == SEC_NONE) {
-			ev_skip(&out->stats, it.lineno);
+			ev_skip(&out->stats, in->lineno);
 		} else if (span_starts(p, "----- ")) {
 			ap.in_main = 0;
 			ap.sec = SEC_OTHER;
@@ -350,8 +350,10 @@ int anr_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error 
 		}
 	}
 	finish(&ap);
+	if (got < 0)
+		return input_error(in, err);
 	if (ap.oom) {
-		err->line = it.lineno;
+		err->line = in->lineno;
 		strcpy(err->reason, "out of memory");
 		return -1;
 	}
@@ -360,12 +362,12 @@ int anr_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error 
 
 int anr_sniff(const char *buf, size_t len)
 {
-	struct line_iter it;
 	struct span line;
-	int pid_at = 0, markers = 0, first = 1, subject = 0;
+	struct input in;
+	int pid_at = 0, markers = 0, first = 1, subject = 0, found = 0;
 
-	line_iter_init(&it, buf, len < ANR_SNIFF_BYTES ? len : ANR_SNIFF_BYTES);
-	while (line_next(&it, &line)) {
+	input_init_mem(&in, buf, len < ANR_SNIFF_BYTES ? len : ANR_SNIFF_BYTES);
+	while (!found && input_line(&in, &line) > 0) {
 		struct span p = span_trim(line), time;
 		int64_t pid;
 
@@ -384,11 +386,12 @@ int anr_sniff(const char *buf, size_t len)
 				      section_head(p, 19, &pid, &time)) ||
 				     (span_starts(p, "----- Waiting Channels: pid ") &&
 				      section_head(p, 28, &pid, &time))))
-			return 1;
+			found = 1;
 		/* "----- pid N at" with its "Cmd line:" or threads; after a
 		 * Subject header, a section or the threads themselves. */
 		if ((pid_at && markers) || (subject && (pid_at || markers == 2)))
-			return 1;
+			found = 1;
 	}
-	return 0;
+	input_release(&in);
+	return found;
 }

@@ -1,4 +1,5 @@
 /* Which kind of evidence a file holds, from its content alone. */
+#include <stdlib.h>
 #include <string.h>
 
 #include <lastwords/ring.h>
@@ -10,21 +11,23 @@
 struct detector {
 	enum ev_kind kind;
 	int (*sniff)(const char *buf, size_t len);
-	int (*parse)(const char *buf, size_t len, struct ev_file *out, struct ev_error *err);
+	/* one of: */
+	int (*parse)(struct input *in, struct ev_file *out, struct ev_error *err);
+	int (*parse_whole)(const char *buf, size_t len, struct ev_file *out, struct ev_error *err);
 };
 
 /* Most specific first: JSON by its keys; a tombstone or an ANR trace even
  * when logcat prefixes its lines; the exit-info formats; the event log
  * before logcat, whose line shapes it shares. */
 static const struct detector detectors[] = {
-	{ EV_KIND_SEED_EVENTS, seed_sniff, seed_parse },
-	{ EV_KIND_EXIT_INFO_JSON, aei_json_sniff, aei_json_parse },
-	{ EV_KIND_TOMBSTONE, tombstone_sniff, tombstone_parse },
-	{ EV_KIND_ANR_TRACE, anr_sniff, anr_parse },
-	{ EV_KIND_EXIT_INFO_DUMP, aei_dump_sniff, aei_dump_parse },
-	{ EV_KIND_EXIT_INFO_TOSTRING, aei_tostring_sniff, aei_tostring_parse },
-	{ EV_KIND_EVENT_LOG, eventlog_sniff, eventlog_parse },
-	{ EV_KIND_LOGCAT, logcat_sniff, logcat_parse },
+	{ EV_KIND_SEED_EVENTS, seed_sniff, NULL, seed_parse },
+	{ EV_KIND_EXIT_INFO_JSON, aei_json_sniff, NULL, aei_json_parse },
+	{ EV_KIND_TOMBSTONE, tombstone_sniff, tombstone_parse, NULL },
+	{ EV_KIND_ANR_TRACE, anr_sniff, anr_parse, NULL },
+	{ EV_KIND_EXIT_INFO_DUMP, aei_dump_sniff, aei_dump_parse, NULL },
+	{ EV_KIND_EXIT_INFO_TOSTRING, aei_tostring_sniff, aei_tostring_parse, NULL },
+	{ EV_KIND_EVENT_LOG, eventlog_sniff, eventlog_parse, NULL },
+	{ EV_KIND_LOGCAT, logcat_sniff, logcat_parse, NULL },
 };
 
 /* The JSON lines of a ring (lastwords dump --json): a first line of
@@ -40,30 +43,60 @@ static int ring_json_sniff(const char *buf, size_t len)
 	       span_find(first, "\"slot_count\"") >= 0;
 }
 
-enum ev_kind ev_detect(const char *buf, size_t len)
+static int all_zero(struct span s)
 {
+	return s.n && s.s[0] == 0 && memcmp(s.s, s.s + 1, s.n - 1) == 0;
+}
+
+/* Whether the rest of in, after first bytes all zero, makes a blank ring:
+ * all zero, of a ring's size (a ring never initialized). Reads it all. */
+static int blank_ring(struct input *in)
+{
+	uint64_t size = 0;
+	struct span c;
+	int zero = 1, rc;
+
+	while ((rc = input_chunk(in, &c)) > 0) {
+		zero = zero && all_zero(c);
+		size += c.n;
+	}
+	return rc == 0 && zero && ring_slots_for_size(size);
+}
+
+enum ev_kind ev_detect(struct input *in)
+{
+	struct span head;
 	size_t i;
 
-	/* A blank ring is one too (never initialized: all zero). */
-	if ((len >= LW_RING_MAGIC_LEN && memcmp(buf, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0) ||
-	    ring_is_blank(buf, len) || ring_json_sniff(buf, len))
+	if (input_head(in, &head) != 0)
+		return EV_KIND_UNKNOWN;
+	if ((head.n >= LW_RING_MAGIC_LEN && memcmp(head.s, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0) ||
+	    ring_json_sniff(head.s, head.n))
 		return EV_KIND_RING;
+	/* Zero bytes are no text: a blank ring, or nothing known. */
+	if (all_zero(head))
+		return blank_ring(in) ? EV_KIND_RING : EV_KIND_UNKNOWN;
 	for (i = 0; i < sizeof(detectors) / sizeof(detectors[0]); i++)
-		if (detectors[i].sniff(buf, len))
+		if (detectors[i].sniff(head.s, head.n))
 			return detectors[i].kind;
 	return EV_KIND_UNKNOWN;
 }
 
 /* A logcat that holds a tombstone or toString() lines is read as that kind,
- * and also as logcat, so its lmkd, ActivityManager and crash lines are kept. */
-static int add_logcat_events(const char *buf, size_t len, struct ev_file *out,
-			     struct ev_error *err)
+ * and also, read again, as logcat, so its lmkd, ActivityManager and crash
+ * lines are kept. */
+static int add_logcat_events(struct input *in, struct ev_file *out, struct ev_error *err)
 {
 	struct ev_file logs = { 0 };
+	size_t frames = out->stats.cut_frames;
 
-	if (logcat_parse(buf, len, &logs, err) != 0) {
+	if (input_rewind(in) != 0)
+		return input_error(in, err);
+	if (logcat_parse(in, &logs, err) != 0) {
 		ev_file_release(&logs);
-		return 0; /* the main kind was read; its records stand */
+		/* the main kind was read; its records stand, unless the file
+		 * could not be read again */
+		return in->failed ? -1 : 0;
 	}
 	out->logs = logs.logs;
 	out->nlogs = logs.nlogs;
@@ -71,6 +104,7 @@ static int add_logcat_events(const char *buf, size_t len, struct ev_file *out,
 		/* The tombstone parser counts every non-DEBUG line as not
 		 * understood; logcat understands them all. */
 		out->stats = logs.stats;
+		out->stats.cut_frames = frames;
 	} else {
 		out->stats.skipped += logs.stats.skipped;
 		if (logs.stats.first_skipped &&
@@ -97,25 +131,49 @@ static int logcat_wrapped(enum ev_kind kind, const struct ev_file *f)
 	return 0;
 }
 
-int ev_parse(enum ev_kind kind, const char *buf, size_t len, struct ev_file *out,
-	     struct ev_error *err)
+/* A JSON format: the whole file, up to INPUT_JSON_MAX. */
+static int parse_whole(const struct detector *d, struct input *in, struct ev_file *out,
+		       struct ev_error *err)
 {
-	size_t i;
+	size_t len;
+	char *buf = input_whole(in, INPUT_JSON_MAX, &len, err);
 	int rc;
 
+	if (!buf)
+		return -1;
+	rc = d->parse_whole(buf, len, out, err);
+	free(buf);
+	return rc;
+}
+
+int ev_parse(enum ev_kind kind, struct input *in, struct ev_file *out, struct ev_error *err)
+{
+	const struct detector *d = NULL;
+	struct span head;
+	int rc, looks_logcat = 0;
+	size_t i;
+
 	out->kind = kind;
-	for (i = 0; i < sizeof(detectors) / sizeof(detectors[0]); i++) {
-		if (detectors[i].kind != kind)
-			continue;
-		rc = detectors[i].parse(buf, len, out, err);
-		if (rc == 0 && out->nlogs == 0 && logcat_wrapped(kind, out) &&
-		    logcat_sniff(buf, len)) {
-			out->in_logcat = 1;
-			rc = add_logcat_events(buf, len, out, err);
-		}
-		return rc;
+	for (i = 0; i < sizeof(detectors) / sizeof(detectors[0]); i++)
+		if (detectors[i].kind == kind)
+			d = &detectors[i];
+	if (!d) {
+		err->line = 0;
+		strcpy(err->reason, "no parser for this kind");
+		return -1;
 	}
-	err->line = 0;
-	strcpy(err->reason, "no parser for this kind");
-	return -1;
+	/* Looked at before the parse reads past the first bytes. */
+	if (kind == EV_KIND_TOMBSTONE || kind == EV_KIND_EXIT_INFO_TOSTRING) {
+		if (input_head(in, &head) != 0)
+			return input_error(in, err);
+		looks_logcat = logcat_sniff(head.s, head.n);
+	}
+	rc = d->parse ? d->parse(in, out, err) : parse_whole(d, in, out, err);
+	if (rc == 0 && out->nlogs == 0 && looks_logcat && logcat_wrapped(kind, out)) {
+		out->in_logcat = 1;
+		rc = add_logcat_events(in, out, err);
+	}
+	out->stats.cut_lines = in->cut_lines;
+	out->stats.first_cut = in->first_cut;
+	return rc;
 }

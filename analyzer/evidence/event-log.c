@@ -69,6 +69,7 @@
  */
 #include <string.h>
 
+#include "input.h"
 #include "logline.h"
 #include "parsers.h"
 #include "text.h"
@@ -337,55 +338,70 @@ static int event_shaped(const struct logline *l)
 	return under;
 }
 
+/* Whether line l, after those seen, decides the sniff: 1 event log, 0 not,
+ * -1 undecided yet. */
+static int sniff_line(const struct logline *l, size_t *prefixed, size_t *events)
+{
+	if (l->format == LOGLINE_RAW) {
+		/* a banner of another buffer: `-b all`, logcat's */
+		if (span_starts(l->msg, "--------- beginning of ") &&
+		    !span_eq(span_trim(l->msg), "--------- beginning of events"))
+			return 0;
+		return -1;
+	}
+	if (l->format == LOGLINE_LONG_HEADER)
+		return -1;
+	++*prefixed;
+	if (event_shaped(l))
+		++*events;
+	else if (logcat_evidence_tag(l->tag))
+		return 0; /* main or system lines mixed in: logcat's */
+	return -1;
+}
+
 int eventlog_sniff(const char *buf, size_t len)
 {
 	struct logline_iter it;
 	struct span line;
 	struct logline l;
+	struct input in;
 	size_t prefixed = 0, events = 0;
+	int verdict = -1;
 
-	logline_iter_init(&it, buf, len < SNIFF_BYTES ? len : SNIFF_BYTES, 0);
-	while (logline_next(&it, &line, &l)) {
-		if (l.format == LOGLINE_RAW) {
-			/* a banner of another buffer: `-b all`, logcat's */
-			if (span_starts(l.msg, "--------- beginning of ") &&
-			    !span_eq(span_trim(l.msg), "--------- beginning of events"))
-				return 0;
-			continue;
-		}
-		if (l.format == LOGLINE_LONG_HEADER)
-			continue;
-		prefixed++;
-		if (event_shaped(&l))
-			events++;
-		else if (logcat_evidence_tag(l.tag))
-			return 0; /* main or system lines mixed in: logcat's */
-	}
+	input_init_mem(&in, buf, len < SNIFF_BYTES ? len : SNIFF_BYTES);
+	logline_iter_init(&it, &in, 0);
+	while (verdict < 0 && logline_next(&it, &line, &l) > 0)
+		verdict = sniff_line(&l, &prefixed, &events);
+	logline_iter_release(&it);
+	input_release(&in);
+	if (verdict >= 0)
+		return verdict;
 	return events >= 1 && 2 * events >= prefixed;
 }
 
-int eventlog_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err)
+int eventlog_parse(struct input *in, struct ev_file *out, struct ev_error *err)
 {
 	struct logline_iter it;
 	struct span line;
 	struct logline l;
+	int rc = 0, got = 0;
 
-	logline_iter_init(&it, buf, len, 0);
-	while (logline_next(&it, &line, &l)) {
-		int rc;
-
+	logline_iter_init(&it, in, 0);
+	while (rc != -2 && (got = logline_next(&it, &line, &l)) > 0) {
 		if (l.format == LOGLINE_RAW || l.format == LOGLINE_LONG_HEADER)
 			continue;
 		rc = eventlog_line(&l, it.lineno, out);
-		if (rc == -2) {
-			out->stats.lines = it.lineno;
-			err->line = it.lineno;
-			strcpy(err->reason, "out of memory");
-			return -1;
-		}
 		if (rc == -1)
 			ev_skip(&out->stats, it.lineno);
 	}
-	out->stats.lines = it.lineno;
+	out->stats.lines = in->lineno;
+	logline_iter_release(&it);
+	if (got < 0)
+		return input_error(in, err);
+	if (rc == -2) {
+		err->line = in->lineno;
+		strcpy(err->reason, "out of memory");
+		return -1;
+	}
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../src/signals.h"
+#include "input.h"
 #include "json.h"
 #include "text.h"
 
@@ -61,6 +62,21 @@ void ev_skip(struct ev_stats *st, size_t line)
 		st->first_skipped = line;
 }
 
+int ev_cut_text(const struct ev_stats *st, char *buf, size_t len)
+{
+	char lines[128] = "", frames[96] = "";
+
+	if (st->cut_lines)
+		snprintf(lines, sizeof(lines),
+			 "%zu line%s longer than %zu KiB read cut to it, the first at line %zu",
+			 st->cut_lines, st->cut_lines == 1 ? "" : "s", INPUT_LINE_MAX >> 10,
+			 st->first_cut);
+	if (st->cut_frames)
+		snprintf(frames, sizeof(frames), "%zu tombstone frame%s past the first %d not kept",
+			 st->cut_frames, st->cut_frames == 1 ? "" : "s", EV_FRAMES_MAX);
+	return snprintf(buf, len, "%s%s%s", lines, lines[0] && frames[0] ? "; " : "", frames);
+}
+
 void exit_record_init(struct exit_record *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -99,7 +115,7 @@ void log_event_init(struct log_event *e)
 }
 
 /* Grow *v (n elements of size sz) by one; capacity doubles from 8. */
-static void *grow(void **v, size_t n, size_t sz)
+void *ev_grow(void **v, size_t n, size_t sz)
 {
 	void *nv;
 
@@ -157,7 +173,7 @@ int log_event_same(const struct log_event *a, const struct log_event *b)
 
 struct exit_record *ev_add_exit(struct ev_file *f)
 {
-	struct exit_record *r = grow((void **)&f->exits, f->nexits, sizeof(*r));
+	struct exit_record *r = ev_grow((void **)&f->exits, f->nexits, sizeof(*r));
 
 	if (r) {
 		exit_record_init(r);
@@ -168,7 +184,7 @@ struct exit_record *ev_add_exit(struct ev_file *f)
 
 struct tombstone *ev_add_tombstone(struct ev_file *f)
 {
-	struct tombstone *t = grow((void **)&f->tombstones, f->ntombstones, sizeof(*t));
+	struct tombstone *t = ev_grow((void **)&f->tombstones, f->ntombstones, sizeof(*t));
 
 	if (t) {
 		tombstone_init(t);
@@ -179,7 +195,7 @@ struct tombstone *ev_add_tombstone(struct ev_file *f)
 
 struct anr_trace *ev_add_anr(struct ev_file *f)
 {
-	struct anr_trace *a = grow((void **)&f->anrs, f->nanrs, sizeof(*a));
+	struct anr_trace *a = ev_grow((void **)&f->anrs, f->nanrs, sizeof(*a));
 
 	if (a) {
 		anr_trace_init(a);
@@ -190,7 +206,7 @@ struct anr_trace *ev_add_anr(struct ev_file *f)
 
 struct log_event *ev_add_log(struct ev_file *f)
 {
-	struct log_event *e = grow((void **)&f->logs, f->nlogs, sizeof(*e));
+	struct log_event *e = ev_grow((void **)&f->logs, f->nlogs, sizeof(*e));
 
 	if (e) {
 		log_event_init(e);
@@ -201,7 +217,7 @@ struct log_event *ev_add_log(struct ev_file *f)
 
 struct frame *ev_add_frame(struct tombstone *t)
 {
-	struct frame *fr = grow((void **)&t->frames, t->nframes, sizeof(*fr));
+	struct frame *fr = ev_grow((void **)&t->frames, t->nframes, sizeof(*fr));
 
 	if (fr) {
 		memset(fr, 0, sizeof(*fr));

@@ -46,11 +46,15 @@ struct ev_error {
 	char reason[240];
 };
 
-/* Lines read and lines not understood (counted and skipped, never fatal). */
+/* Lines read and lines not understood (counted and skipped, never fatal),
+ * and what was cut to a limit (input.h, tombstone.c: lastwords(1), LIMITS). */
 struct ev_stats {
 	size_t lines;
 	size_t skipped;
 	size_t first_skipped; /* line number of the first skipped line, 0 if none */
+	size_t cut_lines;     /* lines longer than INPUT_LINE_MAX, read cut */
+	size_t first_cut;     /* line number of the first, 0 if none */
+	size_t cut_frames;    /* tombstone frames past the first EV_FRAMES_MAX */
 };
 
 /* One ApplicationExitInfo, from a dump, a toString() line or app JSON. */
@@ -80,6 +84,11 @@ struct exit_record {
 	int64_t anr_id, anr_type, anr_timeout_ms;
 	int anr_user_perceptible;   /* -1 unknown */
 };
+
+/* Frames kept of a tombstone's crashing thread; the rest are counted
+ * (ev_stats.cut_frames). A backtrace this deep is a runaway recursion, whose
+ * top frames are the ones that tell. */
+#define EV_FRAMES_MAX 256
 
 /* One stack frame of a tombstone. */
 struct frame {
@@ -225,6 +234,12 @@ void tombstone_init(struct tombstone *t);
 void anr_trace_init(struct anr_trace *a);
 void log_event_init(struct log_event *e);
 
+/* Room for item n of the array *v of n items of sz bytes: its capacity
+ * doubles when n is a power of two (8 at first), so that appending one at
+ * a time costs amortized constant time. Returns the item's place, or NULL
+ * on ENOMEM (*v is then as it was). */
+void *ev_grow(void **v, size_t n, size_t sz);
+
 /* Append a zeroed-then-initialised record to a list; NULL on ENOMEM. */
 struct exit_record *ev_add_exit(struct ev_file *f);
 struct tombstone *ev_add_tombstone(struct ev_file *f);
@@ -241,6 +256,11 @@ void ev_file_release(struct ev_file *f);
 
 /* Count a line that was not understood. */
 void ev_skip(struct ev_stats *st, size_t line);
+
+/* What was cut to a limit, for people ("2 lines longer than 64 KiB read
+ * cut to it, the first at line 7; ..."), into buf like snprintf; 0 and an
+ * empty buf when nothing was. */
+int ev_cut_text(const struct ev_stats *st, char *buf, size_t len);
 
 /* The records as JSON (one object per record; free with cJSON_Delete), or
  * NULL on ENOMEM. */

@@ -1,29 +1,144 @@
 /*
- * Reading an input file whole, gunzipping it when it is gzip data (anr_*.gz
- * traces, compressed logs), so every parser sees plain bytes. Never prints.
+ * Reading an input file as a stream: plain bytes, or gzip data (anr_*.gz
+ * traces, compressed logs) inflated as it is read, through a buffer of a
+ * fixed size, so that a file of any size takes the same memory. The
+ * parsers read it line by line (the line-oriented formats) or whole up to
+ * a cap (the JSON formats); content detection looks at its first bytes.
+ * The same reader runs over bytes in memory (the fuzz harnesses, and the
+ * sniffers over those first bytes), so the code that reads a file is the
+ * code that is fuzzed. Never prints.
+ *
+ * Limits (lastwords(1), LIMITS):
+ *  - A line longer than INPUT_LINE_MAX bytes is cut: its first
+ *    INPUT_LINE_MAX bytes are read as the line, the rest is skipped, and
+ *    the cut is counted (cut_lines, first_cut). Every text field is part of
+ *    a line, so none is longer. Real lines are far shorter: logd's entries
+ *    hold at most about 4 KiB, dumpsys lines a few hundred bytes.
+ *  - The JSON formats are read whole, up to INPUT_JSON_MAX bytes; a larger
+ *    file is refused with a reason that names the cap.
+ *  - gzip data inflates to at most INPUT_GZIP_MAX bytes (a few kilobytes
+ *    of gzip can expand without end); beyond, the file is refused.
  */
 #ifndef LW_ANALYZER_INPUT_H
 #define LW_ANALYZER_INPUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "evidence.h"
+#include "text.h"
 
-#define INPUT_MAX_BYTES ((size_t)1 << 31) /* 2 GiB, after decompression */
+#define INPUT_HEAD_BYTES ((size_t)64 << 10)   /* what content detection looks at */
+#define INPUT_LINE_MAX ((size_t)64 << 10)     /* the longest line read whole */
+#define INPUT_PEEK_LINES 2                    /* lines a parser may read ahead */
+#define INPUT_JSON_MAX ((size_t)16 << 20)     /* the JSON formats, read whole */
+#define INPUT_GZIP_MAX ((uint64_t)2 << 30)    /* plain bytes of gzip data */
 
+struct z_stream_s;
+
+/* Called with every plain byte of the input, in order, once: from the
+ * first read to the end, or to input_rewind(). */
+typedef void (*input_tap_fn)(void *arg, const char *p, size_t n);
+
+/* A stream of plain bytes. Its fields are the reader's own, but for those
+ * documented as results. */
 struct input {
-	char *data;     /* len bytes, plus a NUL after them */
-	size_t len;
-	int gzipped;
+	/* where the bytes come from */
+	int file;                    /* fd is open; else the bytes are mem's */
+	int fd;
+	uint64_t size;               /* the file's, when it was opened */
+	const char *mem;
+	size_t mem_len;
+	int started;                 /* the first bytes were looked at */
+	struct z_stream_s *zs;       /* while inflating */
+	const unsigned char *raw;    /* bytes read (or mem): raw[raw_pos, raw_end) not used yet */
+	unsigned char *raw_own;
+	size_t raw_cap, raw_pos, raw_end;
+	uint64_t raw_read;           /* bytes read from the file */
+	int raw_eof;
+	int z_end;                   /* the last gzip member ended */
+	uint64_t plain;              /* plain bytes produced */
+	/* the plain bytes: buf[pos, end) are not read yet */
+	char *buf;
+	size_t cap, pos, end;
+	int eof;                     /* no plain byte after end */
+	int discard;                 /* the rest of a cut line is being dropped */
+	/* lookahead (input_peek) */
+	int peeking;
+	size_t peek_pos, peek_lineno;
+	input_tap_fn tap;
+	void *tap_arg;
+
+	/* results */
+	int gzipped;                 /* known once the first bytes are read */
+	size_t lineno;               /* of the line last returned, 1-based */
+	size_t cut_lines;            /* lines longer than INPUT_LINE_MAX */
+	size_t first_cut;            /* the first such line's number, 0 if none */
+	int failed;                  /* a read failed: err says why */
+	struct ev_error err;
 };
 
-/* Read path into *in. Returns 0, or -1 with err->reason set ("No such file
- * or directory", "gzip data is corrupt: ...", "not a regular file: a
- * FIFO"). Only a regular file is read: it is opened without waiting (a FIFO
- * would block) and refused unless fstat says it is one. Free with
- * input_release(). */
-int input_read(const char *path, struct input *in, struct ev_error *err);
+/*
+ * Start reading path, a regular file (input_open() checks it). Nothing is
+ * read yet. Returns 0, or -1 with err->reason set ("No such file or
+ * directory", "not a regular file: a FIFO"). Release with input_release().
+ * Allocates its buffers at the first read: about 1.2 MiB, or the file's
+ * size when it is smaller and not gzip data.
+ */
+int input_init_file(struct input *in, const char *path, struct ev_error *err);
+
+/* Read len bytes at buf, which must stay valid until input_release(), as a
+ * file would be read (gzip data included). Never fails; a read may, on
+ * ENOMEM. */
+void input_init_mem(struct input *in, const char *buf, size_t len);
+
+/* Have fn see every plain byte (see input_tap_fn); before the first read. */
+void input_tap(struct input *in, input_tap_fn fn, void *arg);
+
+/* The first bytes, up to INPUT_HEAD_BYTES, before any other read: *head
+ * points into the buffer until the next read. 0, or -1 when the read
+ * failed (in->err). */
+int input_head(struct input *in, struct span *head);
+
+/* The next line, without its "\n" or "\r\n", cut as described at the top;
+ * *line is valid until the next call on in. Returns 1, 0 at the end, or -1
+ * when the read failed (in->err). */
+int input_line(struct input *in, struct span *line);
+
+/* Lookahead: after input_peek(), up to INPUT_PEEK_LINES lines may be read
+ * while the line last returned stays valid; input_peek_end() then keeps
+ * them read (consume) or goes back to where input_peek() was called, so
+ * that they are read again. */
+void input_peek(struct input *in);
+void input_peek_end(struct input *in, int consume);
+
+/* The rest of the input, whole, in a heap copy with a NUL after its *len
+ * bytes (free with free()). NULL, with err->reason set, when the read
+ * failed (in->failed is then set) or the rest is longer than max. */
+char *input_whole(struct input *in, size_t max, size_t *len, struct ev_error *err);
+
+/* The next bytes, as they come, consumed: *chunk is valid until the next
+ * call on in. Returns 1, 0 at the end, or -1 when the read failed. */
+int input_chunk(struct input *in, struct span *chunk);
+
+/* Read to the end (the tap sees every byte). 0, or -1 (in->err). */
+int input_drain(struct input *in);
+
+/* Read to the end (the tap sees every byte), then start again from the
+ * first byte, without the tap; line numbers and cuts count afresh. 0, or
+ * -1 (in->err). */
+int input_rewind(struct input *in);
+
+/* -1, with *err set to the read's error. */
+int input_error(const struct input *in, struct ev_error *err);
+
+/* Fail the input as a read that failed would, for reason (a reader of its
+ * lines that could not keep one). Returns -1. */
+int input_fail(struct input *in, const char *reason);
+
+/* Accepts a zeroed struct. */
+void input_release(struct input *in);
 
 /* NULL for a regular file; else what the file is ("a directory", "a FIFO",
  * "a socket", "a character device", ...), from its st_mode. */
@@ -36,8 +151,5 @@ const char *input_not_regular(mode_t mode);
  * a directory, -EINVAL ("not a regular file: a FIFO") for any other file
  * that is not regular, else the failing call's errno and strerror's text. */
 int input_open(const char *path, struct stat *sb, struct ev_error *err);
-
-/* Accepts a zeroed struct. */
-void input_release(struct input *in);
 
 #endif

@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
 #include "logline.h"
 #include "parsers.h"
 #include "text.h"
@@ -92,7 +93,8 @@ struct lc {
 	/* a java_crash waiting for its Process: and exception lines */
 	size_t java_idx, java_line;
 	int java_open;
-	struct span java_tag;
+	char *java_tag;         /* a copy: its line is gone when the next come */
+	size_t java_tag_n, java_tag_cap;
 	int64_t java_pid;
 	/* an Android 8 lmkd kill waiting for its "to free" line */
 	size_t lmkd_idx, lmkd_line;
@@ -513,10 +515,20 @@ static int handle(struct lc *st, enum lc_kind k, const struct logline *l, struct
 	if (logline_emit(st->out, t, l, lineno, &f) != 0)
 		return -2;
 	if (k == K_JAVA_FATAL) {
+		if (l->tag.n > st->java_tag_cap) {
+			char *nv = realloc(st->java_tag, l->tag.n);
+
+			if (!nv)
+				return -2;
+			st->java_tag = nv;
+			st->java_tag_cap = l->tag.n;
+		}
+		if (l->tag.n)
+			memcpy(st->java_tag, l->tag.s, l->tag.n);
+		st->java_tag_n = l->tag.n;
 		st->java_open = 1;
 		st->java_idx = st->out->nlogs - 1;
 		st->java_line = lineno;
-		st->java_tag = l->tag;
 		st->java_pid = l->pid;
 	} else if (k == K_LMKD_OLD) {
 		st->lmkd_open = 1;
@@ -531,26 +543,31 @@ static size_t indentation(struct span line)
 	return line.n - span_skip_spaces(line).n;
 }
 
-/* A wrapped evidence line: join the raw lines after it (see the top).
- * indent is the evidence line's indentation. */
+/* A wrapped evidence line: join the raw lines after it (see the top),
+ * read ahead; those joined are consumed. indent is the evidence line's
+ * indentation. Lines under a -v long header are never joined: they are
+ * that header's messages, not raw lines. Returns what handle() returns, or
+ * -3 when the read ahead failed. */
 static int handle_joined(struct lc *st, enum lc_kind k, const struct logline *l, struct span m,
 			 size_t indent, size_t lineno, struct logline_iter *it)
 {
 	char buf[JOIN_MAX];
-	struct logline_iter peek = *it;
 	size_t bn = m.n;
-	int j, rc = -1;
+	int j, rc = -1, got = 1;
 
-	if (k == K_EVENT || m.n > sizeof(buf))
+	if (k == K_EVENT || m.n > sizeof(buf) || it->in_long)
 		return -1;
 	memcpy(buf, m.s, m.n);
+	input_peek(it->in);
 	for (j = 0; j < JOIN_LINES && rc == -1; j++) {
 		struct span pline;
 		struct logline nl;
 		int sep;
 
-		if (!logline_next(&peek, &pline, &nl) || nl.format != LOGLINE_RAW || nl.msg.n == 0 ||
-		    STARTS(nl.msg, "---------"))
+		if ((got = input_line(it->in, &pline)) <= 0)
+			break;
+		logline_parse(pline.s, pline.n, it->opts, &nl);
+		if (nl.format != LOGLINE_RAW || nl.msg.n == 0 || STARTS(nl.msg, "---------"))
 			break;
 		sep = indentation(pline) > indent;
 		if (bn + (size_t)sep + nl.msg.n > sizeof(buf))
@@ -560,10 +577,10 @@ static int handle_joined(struct lc *st, enum lc_kind k, const struct logline *l,
 		memcpy(buf + bn, nl.msg.s, nl.msg.n);
 		bn += nl.msg.n;
 		rc = handle(st, k, l, span_of(buf, bn), lineno);
-		if (rc != -1)
-			*it = peek;
 	}
-	return rc;
+	input_peek_end(it->in, rc != -1);
+	it->lineno = it->in->lineno;
+	return got < 0 ? -3 : rc;
 }
 
 static int set_text(char **dst, struct span s)
@@ -587,8 +604,8 @@ static int follow_up(struct lc *st, const struct logline *l, struct span msg, en
 	if (st->java_open) {
 		if (lineno - st->java_line > FOLLOW_LINES) {
 			st->java_open = 0;
-		} else if (l->tag.n == st->java_tag.n &&
-			   memcmp(l->tag.s, st->java_tag.s, l->tag.n) == 0 &&
+		} else if (l->tag.n == st->java_tag_n &&
+			   (!l->tag.n || memcmp(l->tag.s, st->java_tag, l->tag.n) == 0) &&
 			   (st->java_pid == EV_NONE || l->pid == EV_NONE || l->pid == st->java_pid) &&
 			   m.n) {
 			struct log_event *e = &st->out->logs[st->java_idx];
@@ -653,12 +670,15 @@ int logcat_evidence_tag(struct span tag)
 int logcat_sniff(const char *buf, size_t len)
 {
 	struct logline_iter it;
+	struct input in;
 	struct span line, m;
 	struct logline l;
 	size_t prefixed = 0, evidence = 0;
+	int found = 0;
 
-	logline_iter_init(&it, buf, len < SNIFF_BYTES ? len : SNIFF_BYTES, 0);
-	while (logline_next(&it, &line, &l)) {
+	input_init_mem(&in, buf, len < SNIFF_BYTES ? len : SNIFF_BYTES);
+	logline_iter_init(&it, &in, 0);
+	while (!found && logline_next(&it, &line, &l) > 0) {
 		struct logline_fields f;
 		enum log_event_type t;
 		enum lc_tag tg;
@@ -667,51 +687,56 @@ int logcat_sniff(const char *buf, size_t len)
 		if (l.format != LOGLINE_RAW && l.format != LOGLINE_LONG)
 			prefixed++;
 		else if (STARTS(l.msg, "--------- beginning of ") || STARTS(l.msg, "--------- switch to "))
-			return 1; /* logcat's own banners */
+			found = 1; /* logcat's own banners */
 		k = classify_line(&l, &m, &tg);
 		if (k == K_EVENT || (k != K_NONE && parse_kind(k, &l, m, &f, &t) == 0))
 			evidence++;
 		if (prefixed >= 2 || evidence)
-			return 1;
+			found = 1;
 	}
-	return 0;
+	logline_iter_release(&it);
+	input_release(&in);
+	return found;
 }
 
-int logcat_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err)
+int logcat_parse(struct input *in, struct ev_file *out, struct ev_error *err)
 {
 	struct logline_iter it;
 	struct span line;
 	struct logline l;
 	struct lc st;
+	int rc = 0, got = 0;
 
 	memset(&st, 0, sizeof(st));
 	st.out = out;
-	logline_iter_init(&it, buf, len, 0);
-	while (logline_next(&it, &line, &l)) {
+	logline_iter_init(&it, in, 0);
+	while (rc == 0 && (got = logline_next(&it, &line, &l)) > 0) {
 		size_t lineno = it.lineno;
 		enum lc_tag tg;
 		struct span m;
 		enum lc_kind k = classify_line(&l, &m, &tg);
-		int rc;
 
 		if (k == K_NONE) {
 			if ((st.java_open || st.lmkd_open) && follow_up(&st, &l, m, tg, lineno) != 0)
-				goto nomem;
+				rc = -2;
 			continue;
 		}
 		rc = handle(&st, k, &l, m, lineno);
 		if (rc == -1)
 			rc = handle_joined(&st, k, &l, m, indentation(line), lineno, &it);
-		if (rc == -2)
-			goto nomem;
 		if (rc == -1)
 			ev_skip(&out->stats, lineno);
+		rc = rc < -1 ? rc : 0;
 	}
 	out->stats.lines = it.lineno;
+	free(st.java_tag);
+	logline_iter_release(&it);
+	if (got < 0 || rc == -3)
+		return input_error(in, err);
+	if (rc == -2) {
+		err->line = in->lineno;
+		strcpy(err->reason, "out of memory");
+		return -1;
+	}
 	return 0;
-nomem:
-	out->stats.lines = it.lineno;
-	err->line = it.lineno;
-	strcpy(err->reason, "out of memory");
-	return -1;
 }

@@ -1,6 +1,7 @@
 /* logcat line prefixes; the rules are in logline.h. */
 #include "logline.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -492,21 +493,46 @@ int64_t logline_uid_value(struct span u)
 	return EV_NONE;
 }
 
-void logline_iter_init(struct logline_iter *it, const char *buf, size_t len, unsigned opts)
+void logline_iter_init(struct logline_iter *it, struct input *in, unsigned opts)
 {
 	memset(it, 0, sizeof(*it));
-	line_iter_init(&it->lines, buf, len);
+	it->in = in;
 	it->opts = opts;
+}
+
+void logline_iter_release(struct logline_iter *it)
+{
+	free(it->hdr_line);
+	memset(it, 0, sizeof(*it));
+}
+
+/* Keep a copy of a -v long header, parsed, for the lines under it. */
+static int keep_header(struct logline_iter *it, struct span line)
+{
+	if (line.n + 1 > it->hdr_cap) {
+		char *nv = realloc(it->hdr_line, line.n + 1);
+
+		if (!nv)
+			return -1;
+		it->hdr_line = nv;
+		it->hdr_cap = line.n + 1;
+	}
+	memcpy(it->hdr_line, line.s, line.n);
+	logline_parse(it->hdr_line, line.n, it->opts, &it->hdr);
+	return 0;
 }
 
 int logline_next(struct logline_iter *it, struct span *line, struct logline *l)
 {
-	if (!line_next(&it->lines, line))
-		return 0;
-	it->lineno = it->lines.lineno;
+	int rc = input_line(it->in, line);
+
+	if (rc <= 0)
+		return rc;
+	it->lineno = it->in->lineno;
 	logline_parse(line->s, line->n, it->opts, l);
 	if (l->format == LOGLINE_LONG_HEADER) {
-		it->hdr = *l;
+		if (keep_header(it, *line) != 0)
+			return input_fail(it->in, strerror(ENOMEM));
 		it->in_long = 1;
 	} else if (it->in_long) {
 		if (l->format != LOGLINE_RAW) {

@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "evidence.h"
+#include "input.h"
 #include "text.h"
 
 enum logline_format {
@@ -63,7 +64,7 @@ enum logline_opt {
 /* "threadtime", "uid", "time", "brief", "tag", "long", "studio", "raw". */
 const char *logline_format_name(enum logline_format f);
 
-/* One parsed line. Spans point into the caller's buffer. */
+/* One parsed line. Spans point into the line parsed. */
 struct logline {
 	enum logline_format format;
 	struct span time;   /* as written, zone included; n == 0 if none */
@@ -98,22 +99,30 @@ int64_t logline_in_year(int64_t month_day_ms, int64_t y);
  * radio, shell, ...). EV_NONE when unknown. */
 int64_t logline_uid_value(struct span uid);
 
-/* Lines of a buffer, parsed, with the -v long header carried onto the
+/* Lines of an input, parsed, with the -v long header carried onto the
  * message lines under it. */
 struct logline_iter {
-	struct line_iter lines;
+	struct input *in;
 	size_t lineno;          /* of the line last returned, 1-based */
 	int in_long;
-	struct logline hdr;
+	struct logline hdr;     /* its spans point into hdr_line */
+	char *hdr_line;         /* a copy of the header line */
+	size_t hdr_cap;
 	unsigned opts;          /* LOGLINE_OPT_* for every line */
 };
 
-void logline_iter_init(struct logline_iter *it, const char *buf, size_t len, unsigned opts);
+void logline_iter_init(struct logline_iter *it, struct input *in, unsigned opts);
 
 /* The next line: *line is the physical line without "\n" or "\r\n", *l its
- * parse. Returns 0 at the end. The iterator is a plain value: copy it to
- * look ahead. */
+ * parse; both valid until the next read of the input. Returns 1, 0 at the
+ * end, or -1 when the read failed (in->err says why; ENOMEM for the copy
+ * of a -v long header fails it too). To look ahead, peek at the input
+ * (input_peek): while in_long is 0, the lines read ahead parse with
+ * logline_parse() as logline_next() would parse them. */
 int logline_next(struct logline_iter *it, struct span *line, struct logline *l);
+
+/* Accepts a zeroed iterator. */
+void logline_iter_release(struct logline_iter *it);
 
 /* What one evidence line says, before it becomes a record. */
 struct logline_fields {

@@ -1,13 +1,16 @@
 /*
  * The evidence parsers, one file each, and content detection (detect.c).
  *
- * X_sniff(buf, len) says whether the bytes look like its kind; it looks only
- * at what it needs (64 KiB at most). X_parse(buf, len, out, err) appends
- * records to out and counts lines it skips in out->stats; it returns 0, or
- * -1 with *err naming the line and what was expected when the file cannot
- * be read at all (for instance malformed JSON). Neither prints. buf has a
- * NUL after len bytes, but parsers must not rely on the absence of NULs
- * inside it.
+ * X_sniff(buf, len) says whether the first bytes of a file look like its
+ * kind; it looks only at what it needs (64 KiB at most, INPUT_HEAD_BYTES).
+ * X_parse() appends records to out and counts lines it skips in
+ * out->stats; it returns 0, or -1 with *err naming the line and what was
+ * expected when the file cannot be read at all (for instance malformed
+ * JSON), or the input's error when a read failed (in->failed). The
+ * line-oriented formats read their input line by line (input.h); the JSON
+ * formats parse the whole file, (buf, len), which ev_parse() reads whole
+ * up to INPUT_JSON_MAX. Neither prints. buf has a NUL after len bytes, but
+ * parsers must not rely on the absence of NULs inside it.
  */
 #ifndef LW_ANALYZER_PARSERS_H
 #define LW_ANALYZER_PARSERS_H
@@ -15,6 +18,7 @@
 #include <stddef.h>
 
 #include "evidence.h"
+#include "input.h"
 
 int seed_sniff(const char *buf, size_t len);
 int seed_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err);
@@ -23,29 +27,32 @@ int aei_json_sniff(const char *buf, size_t len);
 int aei_json_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err);
 
 int aei_dump_sniff(const char *buf, size_t len);
-int aei_dump_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err);
+int aei_dump_parse(struct input *in, struct ev_file *out, struct ev_error *err);
 
 int aei_tostring_sniff(const char *buf, size_t len);
-int aei_tostring_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err);
+int aei_tostring_parse(struct input *in, struct ev_file *out, struct ev_error *err);
 
 int tombstone_sniff(const char *buf, size_t len);
-int tombstone_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err);
+int tombstone_parse(struct input *in, struct ev_file *out, struct ev_error *err);
 
 int anr_sniff(const char *buf, size_t len);
-int anr_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err);
+int anr_parse(struct input *in, struct ev_file *out, struct ev_error *err);
 
 int eventlog_sniff(const char *buf, size_t len);
-int eventlog_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err);
+int eventlog_parse(struct input *in, struct ev_file *out, struct ev_error *err);
 
 int logcat_sniff(const char *buf, size_t len);
-int logcat_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err);
+int logcat_parse(struct input *in, struct ev_file *out, struct ev_error *err);
 
-/* The kind of a file's content: ring magic first, then each sniffer in an
- * order that puts the more specific formats first. */
-enum ev_kind ev_detect(const char *buf, size_t len);
+/* The kind of the content of in, from its first bytes (INPUT_HEAD_BYTES):
+ * ring magic first, then each sniffer in an order that puts the more
+ * specific formats first. First bytes that are all zero are read to the
+ * end, to tell a blank ring (all zero, of a ring's size) from nothing
+ * known. Returns the kind, or EV_KIND_UNKNOWN with in->failed set when a
+ * read failed. */
+enum ev_kind ev_detect(struct input *in);
 
-/* Parse buf as kind (not ring, not unknown). */
-int ev_parse(enum ev_kind kind, const char *buf, size_t len, struct ev_file *out,
-	     struct ev_error *err);
+/* Parse in as kind (not ring, not unknown), from its first byte. */
+int ev_parse(enum ev_kind kind, struct input *in, struct ev_file *out, struct ev_error *err);
 
 #endif

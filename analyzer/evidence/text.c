@@ -5,29 +5,6 @@
 
 #include "../../src/hex.h"
 
-void line_iter_init(struct line_iter *it, const char *buf, size_t len)
-{
-	it->p = buf;
-	it->end = buf + len;
-	it->lineno = 0;
-}
-
-int line_next(struct line_iter *it, struct span *line)
-{
-	const char *nl;
-
-	if (it->p >= it->end)
-		return 0;
-	nl = memchr(it->p, '\n', (size_t)(it->end - it->p));
-	line->s = it->p;
-	line->n = nl ? (size_t)(nl - it->p) : (size_t)(it->end - it->p);
-	it->p = nl ? nl + 1 : it->end;
-	if (line->n && line->s[line->n - 1] == '\r')
-		line->n--;
-	it->lineno++;
-	return 1;
-}
-
 struct span span_of(const char *s, size_t n)
 {
 	struct span sp = { s, n };

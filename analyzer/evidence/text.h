@@ -1,5 +1,5 @@
 /*
- * Small helpers for the evidence parsers: lines, spans of bytes, numbers,
+ * Small helpers for the evidence parsers: spans of bytes, numbers,
  * "key=value" fields and dates; and for the writers, the UTF-8 of the text
  * they copied. Inputs are untrusted bytes that are not NUL-terminated;
  * nothing here reads past a span's end. Never prints.
@@ -14,16 +14,6 @@ struct span {
 	const char *s;
 	size_t n;
 };
-
-struct line_iter {
-	const char *p, *end;
-	size_t lineno; /* number of the line last returned, 1-based */
-};
-
-void line_iter_init(struct line_iter *it, const char *buf, size_t len);
-
-/* The next line without its "\n" or "\r\n"; 0 at the end. */
-int line_next(struct line_iter *it, struct span *line);
 
 struct span span_of(const char *s, size_t n);
 struct span span_trim(struct span s);             /* spaces and tabs, both ends */

@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
 #include "logline.h"
 #include "parsers.h"
 #include "runtime-libs.h"
@@ -155,42 +156,48 @@ static int is_report_key(struct span p)
 	return 0;
 }
 
+/* Whether a line, after those seen (*have_*), makes the file a report. */
+static int sniff_line(const struct tomb_line *tl, int *have_pid, int *have_signal, int *have_fatal)
+{
+	if (tl->tag == TAG_OTHER)
+		return 0;
+	if (is_banner(tl->msg))
+		return 1;
+	if (is_fatal_line(tl)) {
+		*have_fatal = 1;
+		return 0;
+	}
+	if (is_pid_line(tl->msg))
+		*have_pid = 1;
+	else if (is_signal_line(tl->msg))
+		*have_signal = 1;
+	if (*have_pid && *have_signal)
+		return 1;
+	if (!*have_fatal)
+		return 0;
+	return (tl->tag == TAG_DEBUG && is_report_key(tl->msg)) ||
+	       (tl->tag == TAG_CRASH_DUMP && span_find(tl->msg, "dump of process ") >= 0) ||
+	       (tl->tag == TAG_TOMBSTONED && span_find(tl->msg, "crash request for pid") >= 0);
+}
+
 int tombstone_sniff(const char *buf, size_t len)
 {
 	struct logline_iter it;
 	struct tomb_line tl;
 	struct logline l;
 	struct span line;
-	int have_pid = 0, have_signal = 0, have_fatal = 0;
+	struct input in;
+	int have_pid = 0, have_signal = 0, have_fatal = 0, found = 0;
 
-	logline_iter_init(&it, buf, len < TOMB_SNIFF_BYTES ? len : TOMB_SNIFF_BYTES,
-			  LOGLINE_OPT_STUDIO);
-	while (logline_next(&it, &line, &l)) {
+	input_init_mem(&in, buf, len < TOMB_SNIFF_BYTES ? len : TOMB_SNIFF_BYTES);
+	logline_iter_init(&it, &in, LOGLINE_OPT_STUDIO);
+	while (!found && logline_next(&it, &line, &l) > 0) {
 		split_line(&l, &tl);
-		if (tl.tag == TAG_OTHER)
-			continue;
-		if (is_banner(tl.msg))
-			return 1;
-		if (is_fatal_line(&tl)) {
-			have_fatal = 1;
-			continue;
-		}
-		if (is_pid_line(tl.msg))
-			have_pid = 1;
-		else if (is_signal_line(tl.msg))
-			have_signal = 1;
-		if (have_pid && have_signal)
-			return 1;
-		if (!have_fatal)
-			continue;
-		if (tl.tag == TAG_DEBUG && is_report_key(tl.msg))
-			return 1;
-		if (tl.tag == TAG_CRASH_DUMP && span_find(tl.msg, "dump of process ") >= 0)
-			return 1;
-		if (tl.tag == TAG_TOMBSTONED && span_find(tl.msg, "crash request for pid") >= 0)
-			return 1;
+		found = sniff_line(&tl, &have_pid, &have_signal, &have_fatal);
 	}
-	return 0;
+	logline_iter_release(&it);
+	input_release(&in);
+	return found;
 }
 
 /* The parse: the open record and where its reading stands. */
@@ -485,6 +492,10 @@ static void handle_frame(struct tomb_parse *tp, struct span p, struct tombstone 
 		tp->frames_closed = 1;
 	if (tp->frames_closed)
 		return;
+	if (t->nframes == EV_FRAMES_MAX) {
+		tp->out->stats.cut_frames++;
+		return;
+	}
 	p = span_skip_spaces(span_from(p, k));
 	if (p.n && p.s[0] == '[' && (at = span_find(p, "]")) >= 0) {
 		lib = span_of(p.s, (size_t)at + 1);
@@ -609,7 +620,7 @@ static int handle_content(struct tomb_parse *tp, const struct tomb_line *tl, siz
 	return 1;
 }
 
-int tombstone_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err)
+int tombstone_parse(struct input *in, struct ev_file *out, struct ev_error *err)
 {
 	struct tomb_parse tp;
 	struct logline_iter it;
@@ -617,11 +628,12 @@ int tombstone_parse(const char *buf, size_t len, struct ev_file *out, struct ev_
 	struct logline l;
 	struct span line;
 	size_t i;
+	int got = 0;
 
 	memset(&tp, 0, sizeof(tp));
 	tp.out = out;
-	logline_iter_init(&it, buf, len, LOGLINE_OPT_STUDIO);
-	while (!tp.oom && logline_next(&it, &line, &l)) {
+	logline_iter_init(&it, in, LOGLINE_OPT_STUDIO);
+	while (!tp.oom && (got = logline_next(&it, &line, &l)) > 0) {
 		int understood = 1;
 
 		out->stats.lines++;
@@ -650,8 +662,11 @@ int tombstone_parse(const char *buf, size_t len, struct ev_file *out, struct ev_
 		if (!understood)
 			ev_skip(&out->stats, it.lineno);
 	}
+	logline_iter_release(&it);
+	if (got < 0)
+		return input_error(in, err);
 	if (tp.oom) {
-		err->line = it.lineno;
+		err->line = in->lineno;
 		strcpy(err->reason, "out of memory");
 		return -1;
 	}

@@ -168,7 +168,7 @@ static int add_events(struct history_store *s, long long id, const struct run *r
 	size_t k;
 
 	for (k = 0; k < r->nevents; k++) {
-		const struct lw_ring_slot *e = &r->events[k].slot;
+		const struct lw_ring_slot *e = &r->events[k];
 		const char *type = vocab_name(&vocab_event_types, e->type);
 		const char *stage = e->stage ? vocab_name(&vocab_stages, e->stage) : NULL;
 		char unknown_type[16];
@@ -177,7 +177,7 @@ static int add_events(struct history_store *s, long long id, const struct run *r
 			snprintf(unknown_type, sizeof(unknown_type), "type_%u", e->type);
 			type = unknown_type;
 		}
-		if (bi(st, 1, id) || bi(st, 2, (long long)r->events[k].ticket) ||
+		if (bi(st, 1, id) || bi(st, 2, (long long)run_event_ticket(e)) ||
 		    sqlite3_bind_double(st, 3, (double)ring_event_rel_ns(&r->hdr, e) / 1e6) ||
 		    (type == unknown_type ? bt(st, 4, type) : bs(st, 4, type)) ||
 		    bs(st, 5, stage) || bi(st, 6, e->code) || bi(st, 7, e->tid) ||

@@ -4,16 +4,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int parse_detected(const char *buf, size_t len, struct ev_file *out,
-			  struct ev_error *err)
+static int parse_detected(struct input *in, struct ev_file *out, struct ev_error *err)
 {
-	enum ev_kind kind = ev_detect(buf, len);
+	enum ev_kind kind = ev_detect(in);
 
+	if (in->failed)
+		return input_error(in, err);
 	if (kind == EV_KIND_UNKNOWN || kind == EV_KIND_RING) {
 		out->kind = kind;
 		return 0;
 	}
-	return ev_parse(kind, buf, len, out, err);
+	return ev_parse(kind, in, out, err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -12,19 +12,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ev_error err;
+	struct input in;
 	struct run r;
-	char label[64], detail[256], *buf = malloc(size + 1);
+	char label[64], detail[256];
 	size_t i;
 
-	if (!buf)
-		return 0;
-	memcpy(buf, data, size);
-	buf[size] = '\0';
-	if (run_load_json("fuzz", buf, size, &r, &err) == 0) {
+	input_init_mem(&in, (const char *)data, size);
+	if (run_load_json("fuzz", &in, &r, &err) == 0) {
 		for (i = 0; i < r.nevents; i++) {
-			cJSON *j = ring_event_json("fuzz", r.events[i].ticket, &r.hdr, &r.events[i].slot);
+			cJSON *j = ring_event_json("fuzz", run_event_ticket(&r.events[i]), &r.hdr, &r.events[i]);
 
-			ring_event_text(&r.hdr, &r.events[i].slot, label, sizeof(label), detail,
+			ring_event_text(&r.hdr, &r.events[i], label, sizeof(label), detail,
 					sizeof(detail));
 			cJSON_Delete(j);
 		}
@@ -32,6 +30,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (err.reason[0] == '\0') {
 		abort();
 	}
-	free(buf);
+	input_release(&in);
 	return 0;
 }

@@ -5,5 +5,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	return fuzz_parse(data, size, seed_parse);
+	return fuzz_parse_whole(data, size, seed_parse);
 }

@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Hostile bundles: what an attacker, or a bad day, puts in a bundle that
+someone attaches to a bug. Each case is a directory built here from the
+project's fixtures plus one kind of trouble:
+
+  symlink loops (a -> ., b -> .), a symlink out of the bundle (to
+  /etc/passwd, to another fixture), a FIFO among the files and as
+  manifest.json, a link to /dev/zero, the same ring under two names, two
+  pulls of one device side by side, a zero-filled ring (an interrupted open),
+  a truncated ring, hidden ring names, invalid UTF-8, NUL and ESC sequences in
+  exit records and in a ring's process name, a file name with a newline,
+  huge records (an 8 MB line, a 1 MB description, 100,000 tombstone frames),
+  a gzip bomb, ten thousand small files, and a deep tree.
+
+On each, `report` (text, JSON, HTML, and with --fail-on), `inspect --json`
+and `ingest` run with a timeout and their peak RSS measured (wait4). A case
+fails when a command dies by a signal (a sanitizer's report counts: its
+exit code is set to one no command uses), hangs, exits with a status that
+lastwords(1) does not document, goes past its memory bound, writes JSON that
+is not valid UTF-8 JSON, or writes a raw control byte to a text output.
+
+usage: hostile-bundles.py LASTWORDS SOURCE_ROOT B_SANITIZE
+"""
+import gzip
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+from helpers import SANITIZER_EXIT, check, fail, finish, run_bounded, setup
+
+DOCUMENTED = {0, 1, 2, 3, 4, 11, 12, 13}
+TIMEOUT_S = 30
+BOUND_MIB = 256      # peak RSS of one command; sanitized builds get more (shadow memory)
+
+
+def text_ok(data):
+    """No raw control byte but newline and tab."""
+    return not any(b < 0x20 and b not in (0x09, 0x0a) or b == 0x7f for b in data)
+
+
+def json_ok(data, lines=False):
+    try:
+        text = data.decode("utf-8")
+        if lines:
+            for line in text.splitlines():
+                if line.strip():
+                    json.loads(line)
+        else:
+            json.loads(text)
+        return True
+    except (UnicodeDecodeError, ValueError):
+        return False
+
+
+class Cases:
+    def __init__(self, root, tmp):
+        self.root, self.tmp = root, tmp
+        self.demo = os.path.join(root, "fixtures", "demo")
+        self.lmk = os.path.join(root, "fixtures", "scenarios", "lmk-confirmed", "bundle")
+
+    def base(self, name, src=None):
+        d = os.path.join(self.tmp, name)
+        shutil.copytree(src or self.demo, d, symlinks=True)
+        return d
+
+    def build(self):
+        """name -> (bundle directory, commands' extra arguments)."""
+        c = {}
+        d = self.base("symlink-loops")
+        os.symlink(".", os.path.join(d, "a"))
+        os.symlink(".", os.path.join(d, "b"))
+        os.symlink("..", os.path.join(d, "rings", "up"))
+        c["symlink-loops"] = d
+
+        d = self.base("symlink-out")
+        os.symlink("/etc/passwd", os.path.join(d, "logcat-2.txt"))
+        os.symlink(os.path.join(self.lmk, "logcat.txt"), os.path.join(d, "logcat-3.txt"))
+        os.symlink("/dev/zero", os.path.join(d, "zero.txt"))
+        c["symlink-out"] = d
+
+        d = self.base("fifos")
+        os.mkfifo(os.path.join(d, "pipe.txt"))
+        os.mkfifo(os.path.join(d, "rings", "com.example.demo:inference.20261130T002805.000Z.1.lwr"))
+        c["fifos"] = d
+
+        d = self.base("fifo-manifest")
+        os.mkfifo(os.path.join(d, "manifest.json"))
+        c["fifo-manifest"] = d
+
+        d = self.base("same-ring-twice")
+        rings = sorted(os.listdir(os.path.join(d, "rings")))
+        shutil.copy(os.path.join(d, "rings", rings[-1]), os.path.join(d, "copy-of-last.lwr"))
+        c["same-ring-twice"] = d
+
+        d = os.path.join(self.tmp, "two-pulls")
+        os.mkdir(d)
+        for k in (1, 2):
+            shutil.copytree(self.demo, os.path.join(d, "pull-%d" % k))
+            with open(os.path.join(d, "pull-%d" % k, "manifest.json"), "w") as f:
+                json.dump({"complete": True, "package": "com.example.demo",
+                           "timezone": {"offset_minutes": 60}}, f)
+        c["two-pulls"] = d
+
+        d = self.base("zero-ring")
+        size = os.path.getsize(os.path.join(d, "rings", rings[-1]))
+        with open(os.path.join(d, "rings", "com.example.demo:inference.20261130T002805.900Z.2.lwr"), "wb") as f:
+            f.write(b"\0" * size)
+        c["zero-ring"] = d
+
+        d = self.base("truncated-ring")
+        path = os.path.join(d, "rings", rings[-1])
+        with open(path, "r+b") as f:
+            f.truncate(os.path.getsize(path) // 3)
+        c["truncated-ring"] = d
+
+        d = self.base("hidden-rings")
+        for r in os.listdir(os.path.join(d, "rings")):
+            os.rename(os.path.join(d, "rings", r), os.path.join(d, "rings", "." + r))
+        c["hidden-rings"] = d
+
+        d = self.base("bytes", self.lmk)
+        dump = os.path.join(d, "exit-info.txt")
+        with open(dump, "rb") as f:
+            text = f.read()
+        evil = (b"bad\xff\xfe utf8 \xc3\x28 nul\x00cut \x1b[2J\x1b]0;owned\x07"
+                b"\x1b[31mnative_crash confirmed\x1b[0m")
+        text = text.replace(b"description=null", b"description=" + evil)
+        with open(dump, "wb") as f:
+            f.write(text)
+        ring = [n for n in os.listdir(d) if n.endswith(".jsonl")][0]
+        with open(os.path.join(d, ring), "rb") as f:
+            lines = f.read().split(b"\n")
+        lines[0] = lines[0].replace(b'"process":"com.example.vision:inference"',
+                                    b'"process":"com.example.vision:inference\\u001b[2J"')
+        with open(os.path.join(d, "evil\x1b[2J\nname.jsonl"), "wb") as f:
+            f.write(b"\n".join(lines))
+        c["bytes"] = d
+
+        d = self.base("huge-records", self.lmk)
+        with open(os.path.join(d, "logcat.txt"), "ab") as f:
+            f.write(b"06-10 14:00:06.500  612  612 I lowmemorykiller: " + b"x" * (8 << 20) + b"\n")
+        with open(os.path.join(d, "exit-info.txt"), "rb") as f:
+            text = f.read()
+        with open(os.path.join(d, "exit-info.txt"), "wb") as f:
+            f.write(text.replace(b"description=null", b"description=" + b"d" * (1 << 20)))
+        with open(os.path.join(self.root, "fixtures", "evidence", "tombstone", "plain-gpu-delegate.txt"),
+                  "rb") as f:
+            tomb = f.read()
+        frames = b"".join(b"      #%05d pc 00000000000%05x  /vendor/lib64/libGLES.so\n" % (i, i)
+                          for i in range(100000))
+        with open(os.path.join(d, "tombstone_01"), "wb") as f:
+            f.write(tomb.replace(b"backtrace:\n", b"backtrace:\n" + frames, 1))
+        c["huge-records"] = d
+
+        d = self.base("gzip-bomb", self.lmk)
+        with gzip.open(os.path.join(d, "anr_2025-06-10-14-00-06-000.gz"), "wb", compresslevel=9) as f:
+            f.write(b"----- pid 7311 at 2025-06-10 14:00:06.000 -----\nCmd line: com.example.vision:inference\n")
+            chunk = b"A" * (1 << 20)
+            for _ in range(1024):  # 1 GiB of one line
+                f.write(chunk)
+        c["gzip-bomb"] = d
+
+        d = self.base("many-files", self.lmk)
+        os.mkdir(os.path.join(d, "junk"))
+        for i in range(10000):
+            with open(os.path.join(d, "junk", "f%05d.txt" % i), "w") as f:
+                f.write("not evidence %d\n" % i)
+        c["many-files"] = d
+
+        d = self.base("deep-tree", self.lmk)
+        p = d
+        for i in range(200):
+            p = os.path.join(p, "d")
+        os.makedirs(p)
+        shutil.copy(os.path.join(self.lmk, "logcat.txt"), os.path.join(p, "logcat.txt"))
+        c["deep-tree"] = d
+
+        d = os.path.join(self.tmp, "empty")
+        os.mkdir(d)
+        c["empty"] = d
+        return c
+
+
+def main():
+    lw, root, sanitize = setup(__doc__, extra=1)
+    bound = BOUND_MIB * (4 if sanitize not in ("", "none") else 1)
+    worst = (0.0, "")
+    with tempfile.TemporaryDirectory(prefix="lw-hostile-") as tmp:
+        cases = Cases(root, tmp).build()
+        db = os.path.join(tmp, "history.db")
+        for name, d in cases.items():
+            files = [os.path.join(dp, f) for dp, _, fs in os.walk(d) for f in fs]
+            cmds = [
+                ("report", [lw, "report", "--tz", "+01:00", d], "text"),
+                ("report json", [lw, "report", "--format", "json", "--tz", "+01:00", d], "json"),
+                ("report html", [lw, "report", "--format", "html", "--tz", "+01:00", d], "html"),
+                ("report --fail-on", [lw, "report", "--fail-on", "native_crash,low_memory", d], "text"),
+                ("ingest", [lw, "ingest", "--db", db, d], "text"),
+            ]
+            for f in sorted(files)[:20]:
+                if os.path.isfile(f) and not os.path.islink(f):
+                    cmds.append(("inspect %s" % os.path.relpath(f, d), [lw, "inspect", "--json", f], "json"))
+            for what, cmd, kind in cmds:
+                where = "%s: %s" % (name, what)
+                status, out, err, rss, secs = run_bounded(cmd, TIMEOUT_S)
+                if rss > worst[0]:
+                    worst = (rss, where)
+                if status is None:
+                    fail(where, "hung (killed after %d s)" % TIMEOUT_S)
+                    continue
+                if status < 0 or status == SANITIZER_EXIT or status not in DOCUMENTED:
+                    fail(where, "exit %d: %s" % (status, err.decode("utf-8", "replace")[-800:]))
+                    continue
+                check(rss <= bound, "%s: peak RSS %.0f MiB, over the bound of %d MiB" % (where, rss, bound))
+                check(text_ok(err), "%s: a raw control byte on stderr: %r" % (where, err[-300:]))
+                if kind == "json":
+                    check(json_ok(out), "%s: stdout is not valid UTF-8 JSON" % where)
+                elif kind == "text":
+                    check(text_ok(out), "%s: a raw control byte on stdout" % where)
+                else:
+                    check(out.decode("utf-8", "strict") is not None and b"\x1b" not in out,
+                          "%s: the page holds a raw ESC" % where)
+        status, out, err, rss, _ = run_bounded([lw, "export", "--db", db, "--format", "ndjson"], TIMEOUT_S)
+        check(status == 0 and json_ok(out, lines=True),
+              "export of the hostile history: exit %s, valid NDJSON %s" % (status, json_ok(out, lines=True)))
+    return finish("hostile-bundles: %d cases, the largest peak RSS %.0f MiB (%s), bound %d MiB"
+                  % (len(cases), worst[0], worst[1], bound))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
