@@ -62,6 +62,14 @@ void scan_counts_json(struct json *j, cJSON *o, const struct ring_scan *sc);
 int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt);
 int parse_tolerance_option(const char *arg, const char *usage, struct corr_options *opt);
 
+/* --package NAME, shared by report and ingest (repeatable, up to
+ * PACKAGES_MAX): a package whose deaths are judged besides the rings'.
+ * Adds arg (which must outlive *opt: argv does) to list, which opt's
+ * packages then point at. Returns -1 when it is good, else the usage
+ * error's exit status (the error printed). */
+#define PACKAGES_MAX 32
+int parse_package_option(char *arg, const char *usage, char **list, struct corr_options *opt);
+
 /* Print each input of b that could not be read, one line each:
  * "lastwords: PREFIXcannot open 'FILE': REASON" for one that could not be
  * opened or read, else "lastwords: PREFIX'FILE': line N: REASON", FILE and

@@ -126,6 +126,21 @@ int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt
 	return -1;
 }
 
+int parse_package_option(char *arg, const char *usage, char **list, struct corr_options *opt)
+{
+	size_t n = strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._");
+
+	if (!arg[0] || arg[n] || arg[0] == '.')
+		return usage_error(usage, "--package takes a package name such as com.example.app, "
+					  "not '%s'",
+				   arg);
+	if (opt->npackages >= PACKAGES_MAX)
+		return usage_error(usage, "--package is given more than %d times", PACKAGES_MAX);
+	list[opt->npackages++] = arg;
+	opt->packages = list;
+	return -1;
+}
+
 int parse_tolerance_option(const char *arg, const char *usage, struct corr_options *opt)
 {
 	char *end;

@@ -81,7 +81,7 @@ static int joined(const struct correlation *c, const struct ev_file *f, size_t i
  * record) under zone offset tz_ms, joined to the one run r. Releases f. */
 static int64_t joined_utc(const struct run *r, struct ev_file *f, int64_t tz_ms)
 {
-	struct corr_options o = { tz_ms, 1, 2000 };
+	struct corr_options o = { .tz_offset_ms = tz_ms, .tz_known = 1, .tolerance_ms = 2000 };
 	const struct corr_list *l;
 	struct correlation c;
 	int64_t t;
@@ -212,6 +212,17 @@ static void calendar_edges(void)
 			 corr_reason_name(why_), corr_reason_name(reason));                 \
 	} while (0)
 
+/* Record i made a ring-less run of its own (after the runs given), and why
+ * no ring had it. */
+#define EXPECT_RINGLESS(c, f, i, reason)                                                  \
+	do {                                                                              \
+		int got_ = joined(c, f, i, NULL, NULL);                                   \
+		T_ASSERT(got_ >= (int)(c)->ngiven && (c)->runs[got_].no_ring == (reason), \
+			 "record %d: run %d (%s), expected a ring-less run (%s)", (int)(i),  \
+			 got_, got_ >= 0 ? corr_reason_name((c)->runs[got_].no_ring) : "-",  \
+			 corr_reason_name(reason));                                          \
+	} while (0)
+
 /* The run that log line i of f joined, or -1. */
 static int log_joined(const struct correlation *c, const struct ev_file *f, size_t i)
 {
@@ -241,7 +252,7 @@ static void name_join(void)
 		{ "com.z", T0 + 5500, -1 },                /* another process */
 		{ NULL, T0 + 5500, -1 },                   /* neither pid nor name */
 	};
-	struct corr_options opt = { 0, 1, 2000 };
+	struct corr_options opt = { .tz_known = 1, .tolerance_ms = 2000 };
 	struct correlation c;
 	struct ev_file f;
 	struct run runs[2];
@@ -275,7 +286,7 @@ static void name_join(void)
 
 int main(void)
 {
-	struct corr_options opt = { 0, 1, 2000 };
+	struct corr_options opt = { .tz_known = 1, .tolerance_ms = 2000 };
 	struct correlation c;
 	struct ev_file f;
 	struct run runs[4];
@@ -341,11 +352,13 @@ int main(void)
 	EXPECT_RUN(&c, &f, 0, 1);
 	EXPECT_RUN(&c, &f, 1, 1);
 	EXPECT_RUN(&c, &f, 2, 2);
-	EXPECT_UNMATCHED(&c, &f, 3, CORR_OUTSIDE_WINDOW);
+	/* A record that no ring has is a ring-less run of the app's
+	 * (DESIGN.md, "Runs without a ring"), never a ring's. */
+	EXPECT_RINGLESS(&c, &f, 3, CORR_OUTSIDE_WINDOW);
 	EXPECT_RUN(&c, &f, 4, 0);
-	EXPECT_UNMATCHED(&c, &f, 5, CORR_NO_RUN_WITH_PID);
-	EXPECT_UNMATCHED(&c, &f, 6, CORR_OTHER_VERSION);
-	EXPECT_UNMATCHED(&c, &f, 7, CORR_NO_RUN_OF_PROCESS);
+	EXPECT_RINGLESS(&c, &f, 5, CORR_NO_RUN_WITH_PID);
+	EXPECT_RINGLESS(&c, &f, 6, CORR_OTHER_VERSION);
+	EXPECT_UNMATCHED(&c, &f, 7, CORR_OTHER_PACKAGE);
 	EXPECT_RUN(&c, &f, 8, 3);
 	EXPECT_RUN(&c, &f, 9, 3);
 	EXPECT_RUN(&c, &f, 10, 2);
@@ -362,12 +375,22 @@ int main(void)
 		 "the zoned tombstone joins run 3");
 	correlation_release(&c);
 
-	/* Without the zone, the local-time records fall before their run. */
+	/* With a wrong zone given, the local-time records fall before their
+	 * run: a death of their own. */
 	opt.tz_offset_ms = 0;
 	T_ASSERT(correlate(runs, 4, &f, 1, &opt, &c) == 0, "correlate");
-	EXPECT_UNMATCHED(&c, &f, 8, CORR_OUTSIDE_WINDOW);
+	EXPECT_RINGLESS(&c, &f, 8, CORR_OUTSIDE_WINDOW);
 	EXPECT_RUN(&c, &f, 0, 1);
 	correlation_release(&c);
+
+	/* With no zone known, they fit their run at -02:00: the zone is what
+	 * is unknown, and they are no death of their own. */
+	opt.tz_known = 0;
+	T_ASSERT(correlate(runs, 4, &f, 1, &opt, &c) == 0, "correlate");
+	EXPECT_UNMATCHED(&c, &f, 8, CORR_TZ_UNKNOWN);
+	EXPECT_RINGLESS(&c, &f, 3, CORR_OUTSIDE_WINDOW);
+	correlation_release(&c);
+	opt.tz_known = 1;
 
 	/* Time zone spellings. */
 	T_ASSERT(corr_parse_tz("+02:00", &off) == 0 && off == 7200000, "+02:00");

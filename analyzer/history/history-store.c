@@ -189,16 +189,49 @@ static int add_events(struct history_store *s, long long id, const struct run *r
 	return 0;
 }
 
-/* The run's key: its run id, or for a seed run (no id) a digest of the
- * bundle and the file's place in it. */
-static void run_key(char *out, size_t size, const struct run *r, const char *id, uint64_t bundle,
-		    const char *rel)
+/* The time of run cr's first exit record, as written; NULL if it has
+ * none. */
+static const char *first_exit_time(const struct corr_run *cr)
 {
+	const struct corr_match *first = NULL;
+	size_t i;
+
+	for (i = 0; i < cr->exits.n; i++)
+		if (!first || (cr->exits.v[i].time_utc_ms != EV_NO_TIME &&
+			       (first->time_utc_ms == EV_NO_TIME ||
+				cr->exits.v[i].time_utc_ms < first->time_utc_ms)))
+			first = &cr->exits.v[i];
+	return first ? first->file->exits[first->index].timestamp_text : NULL;
+}
+
+/* The key of the death of run r: a digest of its process, pid and when
+ * (its first exit record's time as written, else its first witness's),
+ * which two pulls of one device share. */
+static void death_key(char *out, size_t size, const struct run *r, const char *when)
+{
+	char buf[600];
+
+	snprintf(buf, sizeof(buf), "%s/%u/%s", r->hdr.process, r->hdr.pid, when ? when : "-");
+	snprintf(out, size, "ringless-%016llx", (unsigned long long)digest_name(buf));
+}
+
+/* The run's key: its run id; for a seed run (or a ring with no id) a
+ * digest of the bundle and the file's place in it; for a ring-less run
+ * its death's key. */
+static void run_key(char *out, size_t size, const struct corr_run *cr, const cJSON *o,
+		    uint64_t bundle, const char *rel)
+{
+	const struct run *r = cr->run;
+	const char *when = first_exit_time(cr);
 	static const uint8_t zero[16];
 	char buf[600];
 
-	if (memcmp(r->hdr.run_id, zero, sizeof(zero)) != 0) {
-		snprintf(out, size, "%s", id);
+	if (r->ring == RUN_RING_PROBE && memcmp(r->hdr.run_id, zero, sizeof(zero)) != 0) {
+		snprintf(out, size, "%s", json_get_string(o, "run_id"));
+		return;
+	}
+	if (r->ring == RUN_RING_NONE) {
+		death_key(out, size, r, when ? when : json_get_string(o, "end"));
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%016llx/%s", (unsigned long long)bundle, rel);
@@ -207,10 +240,10 @@ static void run_key(char *out, size_t size, const struct run *r, const char *id,
 
 /* Returns 1 when stored, 0 when a better verdict was kept, -1 on error. */
 static int add_run(struct history_store *s, long long bundle_id, const char *source,
-		   const struct bundle *b, size_t i, const cJSON *o, int with_events,
+		   const struct bundle *b, const struct corr_run *cr, const cJSON *o, int with_events,
 		   struct store_counts *c)
 {
-	const struct run *r = &b->runs[i];
+	const struct run *r = cr->run;
 	const char *rel = inside(source, json_get_string(o, "file"));
 	const char *level = json_get_string(o, "evidence_level");
 	sqlite3_stmt *st = s->add_run;
@@ -220,7 +253,7 @@ static int add_run(struct history_store *s, long long bundle_id, const char *sou
 	long long id;
 	int rc;
 
-	run_key(key, sizeof(key), r, json_get_string(o, "run_id"), b->digest, rel);
+	run_key(key, sizeof(key), cr, o, b->digest, rel);
 	snprintf(package, sizeof(package), "%s", r->hdr.process);
 	if ((colon = strchr(package, ':')) != NULL)
 		package[colon - package] = '\0';
@@ -323,12 +356,13 @@ static int store(struct history_store *s, const char *source, const struct bundl
 	if (bt(st, 1, digest) || bt(st, 2, source) || bt(st, 3, now) || bi(st, 4, b->complete) ||
 	    bt(st, 5, or_null(b->device_model)) || bt(st, 6, or_null(b->android_version)) ||
 	    bt(st, 7, or_null(b->fingerprint)) || bi(st, 8, r->corr.opt.tz_offset_ms / 60000) ||
-	    bi(st, 9, corr_tz_assumed(&r->corr)) || bi(st, 10, (long long)b->nruns) ||
+	    bi(st, 9, corr_tz_assumed(&r->corr)) || bi(st, 10, (long long)r->corr.nruns) ||
 	    bi(st, 11, (long long)r->corr.nunmatched) || run_stmt(st))
 		return -1;
 	id = sqlite3_last_insert_rowid(s->h->db);
 	cJSON_ArrayForEach(o, runs) {
-		if (i >= b->nruns || add_run(s, id, source, b, i, o, with_events, c) < 0)
+		if (i >= r->corr.nruns ||
+		    add_run(s, id, source, b, &r->corr.runs[i], o, with_events, c) < 0)
 			return -1;
 		i++;
 	}
