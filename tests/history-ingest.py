@@ -4,6 +4,8 @@
 - idempotent: the same bundle twice, or copied elsewhere, adds nothing;
 - bad bundles are refused one by one, with the file named, and the rest go in;
 - a run held by two bundles keeps its better-evidenced verdict;
+- a death read once without its ring (a ring-less run) and once with it is
+  one run, the ring's, whichever bundle comes first;
 - atomic under SIGKILL: ingests killed at random points (at least 50), each
   followed by an integrity check and consistency checks, then a re-ingest
   that must give the same export as one clean ingest;
@@ -104,6 +106,8 @@ def test_idempotent(lw, root, tmp):
     check("5 runs: 5 new" in r.stdout, "ingest says what it stored: %r" % r.stdout)
     first, counts = export(lw, db), table_counts(db)
     check(len(first) == 5 and counts["event"] > 0, "5 runs and their events stored: %s" % counts)
+    check(sorted(x["ring"] for x in first) == ["none"] + ["probe"] * 4,
+          "the demo's four rings and its ring-less run: %s" % [x["ring"] for x in first])
     copy = os.path.join(tmp, "elsewhere", "demo-copy")
     shutil.copytree(demo, copy)
     for path in (demo, copy):
@@ -168,6 +172,25 @@ def test_better_evidence(lw, root, tmp):
               "the second ingest says it kept or replaced the run: %r" % r.stdout)
 
 
+def test_ringless_then_ring(lw, root, tmp):
+    """A pull without the rings, then one with them, of the same device: each
+    death is stored once, as the ring's run, in either order."""
+    demo = os.path.join(root, "fixtures", "demo")
+    bare = os.path.join(tmp, "demo-no-rings")
+    shutil.copytree(demo, bare, ignore=shutil.ignore_patterns("rings"))
+    alone = os.path.join(tmp, "demo-alone.db")
+    lastwords(lw, ["ingest", "--db", alone, "--tz", "+01:00", demo])
+    want = sorted((r["run_id"], r["ring"], r["class"], r["evidence_level"]) for r in export(lw, alone))
+    for order in ((bare, demo), (demo, bare)):
+        db = os.path.join(tmp, "ringless-%d.db" % (order[0] == demo))
+        r = lastwords(lw, ["ingest", "--db", db, "--tz", "+01:00"] + list(order))
+        check(r.returncode == 0, "ingest without, then with, the rings: %s" % r.stderr)
+        got = sorted((x["run_id"], x["ring"], x["class"], x["evidence_level"]) for x in export(lw, db))
+        check(got == want, "%s first: each death once, the rings' verdicts: %s"
+              % (os.path.basename(order[0]), got))
+    check(sum(1 for x in want if x[1] == "none") == 1, "the stale record stays ring-less: %s" % want)
+
+
 def test_history_usage(lw, root, tmp):
     """history's command line: each mistake is a usage error naming it."""
     db = os.path.join(tmp, "idem.db")
@@ -183,6 +206,17 @@ def test_history_usage(lw, root, tmp):
         r = lastwords(lw, ["history", "--db", db, "--since", since, "--format", "json"])
         check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 4,
               "history --since %r keeps the demo's 4 runs: %s" % (since, r.stdout[:200] + r.stderr))
+    # A ring-less run has no start: --since reads its death (2026-11-27).
+    r = lastwords(lw, ["history", "--db", db, "--since", "2026-11-27", "--format", "json"])
+    check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 5,
+          "history --since 2026-11-27 keeps the ring-less run too: %s" % r.stdout[:200])
+    r = lastwords(lw, ["history", "--db", db, "--by", "ring", "--format", "json"])
+    groups = sorted((g["group"], g["runs"], g["died"]) for g in json.loads(r.stdout)["groups"]) \
+        if r.returncode == 0 else r.stderr
+    check(groups == [("none", 1, 1), ("probe", 4, 2)], "history --by ring: %s" % (groups,))
+    regressions = json.loads(r.stdout)["regressions"] if r.returncode == 0 else []
+    check(not any(x.get("previous") == "0" for x in regressions),
+          "app version 0 (unknown) is compared with none: %s" % regressions)
     r = lastwords(lw, ["history", "--db", db, "--since", "2026-11-30T00:28:05", "--format", "json"])
     check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 0,
           "history --since after the demo's runs keeps none: %s" % r.stdout[:200])
@@ -209,7 +243,7 @@ def consistent(db):
         bare = c.execute("SELECT count(*) FROM run WHERE class IS NOT NULL AND NOT EXISTS "
                          "(SELECT 1 FROM run_line WHERE run_id = run.id AND kind = 'rule')").fetchone()[0]
         check(bare == 0, "a verdict without its rules after a kill: %d" % bare)
-        no_events = c.execute("SELECT count(*) FROM run WHERE run_key NOT LIKE 'ringless-%' AND NOT EXISTS "
+        no_events = c.execute("SELECT count(*) FROM run WHERE ring = 'probe' AND NOT EXISTS "
                               "(SELECT 1 FROM event WHERE run_id = run.id)").fetchone()[0]
         check(no_events == 0, "a run without its events after a kill: %d" % no_events)
         return c.execute("SELECT count(*) FROM bundle").fetchone()[0]
@@ -298,6 +332,11 @@ def old_database(path, steps, version):
                   "'com.old:inference', 77, 'old.lwr', '2026-01-01T00:00:00.000000Z', 7, 'aaaaaaaaaaaaaaaa', "
                   "'died', 'load', 'load', 0, 0, 'load', 0, 'low_memory', 'confirmed')")
         c.execute("INSERT INTO run_line VALUES (1, 'rule', 0, 'aei-low-memory', NULL)")
+        # A seed run: from version 4 its ring is 'seed'.
+        c.execute("INSERT INTO run (run_key, bundle_id, package, process, pid, file, app_version, "
+                  "outcome, last_stage, budget_kb, peak_kb, peak_stage, over_budget) VALUES "
+                  "('seed-00000000000000bb', 1, 'events.json', 'events.json', 0, 'events.json', 0, "
+                  "'died', 'inference', 0, 0, 'inference', 0)")
         c.execute("PRAGMA user_version = %d" % version)
         c.execute("PRAGMA application_id = %d" % 0x4c57484e)
 
@@ -312,8 +351,8 @@ def test_migration(lw, root, tmp):
         db = os.path.join(tmp, "v%d.db" % version)
         old_database(db, steps, version)
         r = lastwords(lw, ["history", "--db", db, "--format", "json"])
-        check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 1,
-              "history upgrades a version-%d database and reads its run: %s" % (version, r.stderr))
+        check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 2,
+              "history upgrades a version-%d database and reads its runs: %s" % (version, r.stderr))
         r = lastwords(lw, ["ingest", "--db", db, "--tz", "+01:00", "--events", demo])
         check(r.returncode == 0 and "upgraded" not in r.stderr,
               "ingest into the upgraded database: %s" % r.stderr)
@@ -328,7 +367,9 @@ def test_migration(lw, root, tmp):
               "from version %d: the indexes of the last step: %s" % (version, sorted(indexes)))
         rows = export(lw, db)
         old = [x for x in rows if x["process"] == "com.old:inference"]
-        check(len(rows) == 6 and old and old[0]["rules"] == ["aei-low-memory"],
+        seed = [x for x in rows if x["run_id"] == "seed-00000000000000bb"]
+        check(len(rows) == 7 and old and old[0]["rules"] == ["aei-low-memory"] and
+              old[0]["ring"] == "probe" and seed and seed[0]["ring"] == "seed",
               "from version %d: the old rows survive the upgrade: %d rows, %s" % (version, len(rows), old))
         # ingest says it upgraded, once.
         again = os.path.join(tmp, "v%d-again.db" % version)
@@ -448,7 +489,7 @@ def main():
     kills = int(os.environ.get("LW_KILLS", "60"))
     with tempfile.TemporaryDirectory(prefix="lw-history-") as tmp:
         for t in (test_idempotent, test_history_usage, test_refused, test_better_evidence,
-                  test_migration, test_concurrent):
+                  test_ringless_then_ring, test_migration, test_concurrent):
             t(lw, root, tmp)
         test_kills(lw, root, tmp, kills)
     return finish("history-ingest: idempotence, refusals, %d kills, upgrades, WAL readers" % kills)

@@ -26,13 +26,16 @@ static const struct {
 	S(add_run, "INSERT INTO run (run_key, bundle_id, package, process, pid, file, start_time, "
 		   "end_time, app_version, candidate, stable_candidate, outcome, last_stage, "
 		   "open_stage, budget_kb, peak_kb, peak_stage, over_budget, class, evidence_level, "
-		   "contradiction) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+		   "contradiction, ring, death_key) "
+		   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
 	S(add_line, "INSERT INTO run_line (run_id, kind, seq, text, why) VALUES (?, ?, ?, ?, ?)"),
 	S(add_exit, "INSERT INTO exit_record (run_id, seq, file, line, reason, subreason, status, "
 		    "importance, timestamp, description, joined_by) "
 		    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
 	S(add_loop, "INSERT INTO boot_loop (bundle_id, process, stage, candidate, count) "
 		    "VALUES (?, ?, ?, ?, ?)"),
+	S(find_death, "SELECT id FROM run WHERE death_key = ? AND ring = 'probe'"),
+	S(drop_ringless, "DELETE FROM run WHERE run_key = ? AND ring = 'none'"),
 	S(add_event, "INSERT INTO event (run_id, ticket, t_ms, type, stage, code, tid, rss_kb, a, b, "
 		     "c, d) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
 #undef S
@@ -238,6 +241,19 @@ static void run_key(char *out, size_t size, const struct corr_run *cr, const cJS
 	snprintf(out, size, "seed-%016llx", (unsigned long long)digest_name(buf));
 }
 
+/* Whether statement st, with one text parameter, finds a row. 1, 0, or -1
+ * on error. */
+static int finds(sqlite3_stmt *st, const char *text)
+{
+	int rc;
+
+	if (bt(st, 1, text))
+		return -1;
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* Returns 1 when stored, 0 when a better verdict was kept, -1 on error. */
 static int add_run(struct history_store *s, long long bundle_id, const char *source,
 		   const struct bundle *b, const struct corr_run *cr, const cJSON *o, int with_events,
@@ -247,16 +263,29 @@ static int add_run(struct history_store *s, long long bundle_id, const char *sou
 	const char *rel = inside(source, json_get_string(o, "file"));
 	const char *level = json_get_string(o, "evidence_level");
 	sqlite3_stmt *st = s->add_run;
-	char key[64], package[LW_RING_PROCESS_MAX];
+	char key[64], death[64] = "", package[LW_RING_PROCESS_MAX];
 	const char *colon;
 	const cJSON *m = cJSON_GetObjectItem(o, "memory");
 	long long id;
-	int rc;
+	int rc, dropped = 0;
 
 	run_key(key, sizeof(key), cr, o, b->digest, rel);
 	snprintf(package, sizeof(package), "%s", r->hdr.process);
 	if ((colon = strchr(package, ':')) != NULL)
 		package[colon - package] = '\0';
+	/* A death stored with its ring is not stored again without it, and
+	 * one stored without it becomes the ring's. */
+	if (r->ring == RUN_RING_NONE) {
+		if ((rc = finds(s->find_death, key)) != 0) {
+			c->kept += rc > 0;
+			return rc > 0 ? 0 : -1;
+		}
+	} else if (r->ring == RUN_RING_PROBE && first_exit_time(cr)) {
+		death_key(death, sizeof(death), r, first_exit_time(cr));
+		if (bt(s->drop_ringless, 1, death) || run_stmt(s->drop_ringless))
+			return -1;
+		dropped = sqlite3_changes(s->h->db) > 0;
+	}
 	if (bt(s->find_run, 1, key))
 		return -1;
 	rc = sqlite3_step(s->find_run);
@@ -276,7 +305,10 @@ static int add_run(struct history_store *s, long long bundle_id, const char *sou
 		sqlite3_reset(s->find_run);
 		if (rc != SQLITE_DONE)
 			return -1;
-		c->added++;
+		if (dropped)
+			c->replaced++;
+		else
+			c->added++;
 	}
 	if (bt(st, 1, key) || bi(st, 2, bundle_id) || bt(st, 3, package) ||
 	    bt(st, 4, r->hdr.process) || bi(st, 5, r->hdr.pid) || bt(st, 6, rel) ||
@@ -288,7 +320,8 @@ static int add_run(struct history_store *s, long long bundle_id, const char *sou
 	    bi(st, 15, json_get_int(m, "budget_kb")) || bi(st, 16, json_get_int(m, "peak_kb")) ||
 	    bt(st, 17, json_get_string(m, "peak_stage")) || bi(st, 18, json_get_int(m, "over_budget")) ||
 	    bt(st, 19, json_get_string(o, "classification")) || bt(st, 20, level) ||
-	    bt(st, 21, json_get_string(o, "contradiction")) || run_stmt(st))
+	    bt(st, 21, json_get_string(o, "contradiction")) || bs(st, 22, run_ring_name(r->ring)) ||
+	    bt(st, 23, death[0] ? death : NULL) || run_stmt(st))
 		return -1;
 	id = sqlite3_last_insert_rowid(s->h->db);
 	if (add_lines(s, id, "rule", cJSON_GetObjectItem(o, "rules")) ||
