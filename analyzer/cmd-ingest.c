@@ -53,10 +53,6 @@ static enum outcome ingest_one(struct history_store *s, char *source, struct cor
 		bundle_release(&b);
 		return REFUSED;
 	}
-	if (!opt.tz_known && b.have_tz) {
-		opt.tz_offset_ms = b.tz_offset_ms;
-		opt.tz_known = 1;
-	}
 	if (report_build(&b, &opt, &r) != 0) {
 		fprintf(stderr, "lastwords: refused '%s': out of memory\n", fmt_text(source));
 		bundle_release(&b);

@@ -152,11 +152,6 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "lastwords: out of memory\n");
 		return LW_EXIT_INPUT;
 	}
-	if (!opt.tz_known && b.have_tz) {
-		/* The pull's manifest read the device's zone. */
-		opt.tz_offset_ms = b.tz_offset_ms;
-		opt.tz_known = 1;
-	}
 	if (report_build(&b, &opt, &r) != 0) {
 		fprintf(stderr, "lastwords: out of memory\n");
 		bundle_release(&b);

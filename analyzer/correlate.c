@@ -1,4 +1,7 @@
-/* Joining evidence to runs: process, pid, time window, app version, run id. */
+/*
+ * Joining evidence to runs (process, pid, time window, app version, run
+ * id), and the deaths that no ring tells as ring-less runs.
+ */
 #include "correlate.h"
 
 #include <stdio.h>
@@ -8,6 +11,7 @@
 
 #include "../src/exit-info.h"
 #include "format.h"
+#include "tz.h"
 #include "evidence/logline.h"
 #include "evidence/text.h"
 
@@ -33,65 +37,33 @@ const char *corr_reason_text(enum corr_reason r)
 	return (unsigned)r < CORR_REASON_COUNT ? reason_texts[r] : "unknown";
 }
 
-int corr_parse_tz(const char *s, int64_t *offset_ms)
-{
-	int64_t h, m = 0;
-	size_t n = strlen(s), k;
-	int sign;
-
-	if (strcasecmp(s, "UTC") == 0 || strcmp(s, "Z") == 0 || strcmp(s, "GMT") == 0) {
-		*offset_ms = 0;
-		return 0;
-	}
-	if (n < 2 || (s[0] != '+' && s[0] != '-'))
-		return -1;
-	sign = s[0] == '-' ? -1 : 1;
-	/* +H, +HH, +HHMM, +HH:MM */
-	if (n == 2 || n == 3) {
-		if (span_int64(span_of(s + 1, n - 1), &h) != n - 1)
-			return -1;
-	} else if (n == 5 || (n == 6 && s[3] == ':')) {
-		if (span_int64(span_of(s + 1, 2), &h) != 2)
-			return -1;
-		k = n == 5 ? 3 : 4;
-		if (span_int64(span_of(s + k, 2), &m) != 2)
-			return -1;
-	} else {
-		return -1;
-	}
-	if (h > 14 || m > 59)
-		return -1;
-	*offset_ms = sign * (h * 60 + m) * 60000;
-	return 0;
-}
-
 #define DAY_MS 86400000LL
 
 /*
- * The one conversion of a device's local wall time to UTC: minus the zone's
- * offset, off. local_ms is the wall clock read as if it were UTC (a dump's
- * timestamp, a date written without a zone) when near_utc_ms is EV_NO_TIME.
- * Otherwise it is a log's month-day time, which has no year
+ * The one conversion of a device's local wall time to UTC, in zone z (at
+ * its offset of that date). local_ms is the wall clock read as if it were
+ * UTC (a dump's timestamp, a date written without a zone) when near_utc_ms
+ * is EV_NO_TIME. Otherwise it is a log's month-day time, which has no year
  * (logline_month_day_ms), and goes in the year that puts it nearest to
  * near_utc_ms: the local year of near_utc_ms, the one before or the one
  * after (the earlier on a tie), among those that have its date.
  */
-static int64_t local_to_utc_at(int64_t local_ms, int64_t near_utc_ms, int64_t off)
+static int64_t local_to_utc_in(int64_t local_ms, int64_t near_utc_ms, const struct tz_zone *z)
 {
 	int64_t best = EV_NO_TIME, local_near, y, k;
 
 	if (local_ms == EV_NO_TIME)
 		return EV_NO_TIME;
 	if (near_utc_ms == EV_NO_TIME)
-		return local_ms - off;
-	local_near = near_utc_ms + off;
+		return tz_to_utc(z, local_ms);
+	local_near = near_utc_ms + tz_offset_at(z, near_utc_ms);
 	y = text_year_of_days(local_near / DAY_MS - (local_near % DAY_MS < 0));
 	for (k = y - 1; k <= y + 1; k++) {
 		int64_t t = logline_in_year(local_ms, k);
 
 		if (t == EV_NO_TIME)
 			continue;
-		t -= off;
+		t = tz_to_utc(z, t);
 		if (best == EV_NO_TIME || llabs(t - near_utc_ms) < llabs(best - near_utc_ms))
 			best = t;
 	}
@@ -100,42 +72,49 @@ static int64_t local_to_utc_at(int64_t local_ms, int64_t near_utc_ms, int64_t of
 
 static int64_t local_to_utc(int64_t local_ms, int64_t near_utc_ms, const struct corr_options *opt)
 {
-	return local_to_utc_at(local_ms, near_utc_ms, opt->tz_offset_ms);
+	return local_to_utc_in(local_ms, near_utc_ms, &opt->tz);
 }
 
-/* A date-time with an optional zone after it ("+0100", "+01:00", "Z"). When
+/* The UTC time of a log line: with the year and the zone it writes (-v
+ * year, -v zone, -v UTC) where it has them, else the device's zone and,
+ * for a year-less date, the year nearest to near_utc_ms; EV_NO_TIME for a
+ * year-less date with nothing to place it near. */
+static int64_t log_time(const struct log_event *e, int64_t near_utc_ms,
+			const struct corr_options *opt)
+{
+	struct tz_zone own = { "", e->zone_ms };
+	const struct tz_zone *z = e->zone_ms != EV_NO_TIME ? &own : &opt->tz;
+	int64_t t;
+
+	if (e->year == EV_NONE)
+		return near_utc_ms == EV_NO_TIME ? EV_NO_TIME : local_to_utc_in(e->time_ms, near_utc_ms, z);
+	t = logline_in_year(e->time_ms, e->year);
+	return t == EV_NO_TIME ? EV_NO_TIME : tz_to_utc(z, t);
+}
+
+/* A log line's time with no zone, as a wall time read as UTC (with its
+ * year), or as its month-day time (*yearless); EV_NO_TIME when it has a
+ * zone or no time. */
+static int64_t log_local(const struct log_event *e, int *yearless)
+{
+	*yearless = e->year == EV_NONE;
+	if (e->zone_ms != EV_NO_TIME || e->time_ms == EV_NO_TIME)
+		return EV_NO_TIME;
+	return *yearless ? e->time_ms : logline_in_year(e->time_ms, e->year);
+}
+
+/* A date-time with an optional zone after it (tz_stamp), in UTC. When
  * local is not NULL, *local says whether it had no zone (1) or had one (0). */
 static int64_t parse_zoned(const char *s, const struct corr_options *opt, int *local)
 {
-	struct span sp;
 	int64_t ms, off;
-	size_t used;
-	char zone[8];
+	int zoned = tz_stamp(s, &ms, &off);
 
-	if (!s)
+	if (zoned < 0)
 		return EV_NO_TIME;
-	sp = span_of(s, strlen(s));
-	used = text_parse_datetime(sp, &ms);
-	if (!used)
-		return EV_NO_TIME;
-	sp = span_from(sp, used);
-	if (sp.n >= 1 && (sp.s[0] == '+' || sp.s[0] == '-' || sp.s[0] == 'Z')) {
-		size_t z = 1;
-
-		while (z < sp.n && z < sizeof(zone) - 1 &&
-		       ((sp.s[z] >= '0' && sp.s[z] <= '9') || sp.s[z] == ':'))
-			z++;
-		memcpy(zone, sp.s, z);
-		zone[z] = '\0';
-		if (corr_parse_tz(zone, &off) == 0) {
-			if (local)
-				*local = 0;
-			return ms - off;
-		}
-	}
 	if (local)
-		*local = 1;
-	return local_to_utc(ms, EV_NO_TIME, opt);
+		*local = !zoned;
+	return zoned ? ms - off : local_to_utc(ms, EV_NO_TIME, opt);
 }
 
 /* Does f hold a wall time with no zone (see corr_tz_assumed)? */
@@ -148,7 +127,7 @@ static int has_local_time(const struct ev_file *f, const struct corr_options *op
 		if (f->exits[i].timestamp_local && f->exits[i].timestamp_ms != EV_NO_TIME)
 			return 1;
 	for (i = 0; i < f->nlogs; i++)
-		if (f->logs[i].time_ms != EV_NO_TIME)
+		if (f->logs[i].time_ms != EV_NO_TIME && f->logs[i].zone_ms == EV_NO_TIME)
 			return 1;
 	for (i = 0; i < f->ntombstones; i++)
 		if (parse_zoned(f->tombstones[i].timestamp_text, opt, &local) != EV_NO_TIME &&
@@ -158,6 +137,22 @@ static int has_local_time(const struct ev_file *f, const struct corr_options *op
 		if (parse_zoned(f->anrs[i].time_text, opt, &local) != EV_NO_TIME && local)
 			return 1;
 	return 0;
+}
+
+static const char *const tz_source_names[] = {
+#define X(up, name) #name,
+	CORR_TZ_SOURCES(X)
+#undef X
+};
+
+const char *corr_tz_source_name(enum corr_tz_source s)
+{
+	return (unsigned)s < CORR_TZ_SOURCE_COUNT ? tz_source_names[s] : "none";
+}
+
+int64_t corr_tz_offset(const struct correlation *c)
+{
+	return tz_offset_at(&c->opt.tz, c->newest_ms == EV_NO_TIME ? 0 : c->newest_ms);
 }
 
 int corr_tz_assumed(const struct correlation *c)
@@ -345,12 +340,14 @@ static int in_run_window(const struct corr_run *cr, int64_t t, const struct corr
 static int fits_other_zone(const struct correlation *c, const struct corr_run *cr,
 			   int64_t local_ms, int yearless, int64_t slack, int exit)
 {
-	int64_t off, t;
+	struct tz_zone other = { "", 0 };
+	int64_t t;
 
-	for (off = ZONE_WEST_MS; off <= ZONE_EAST_MS; off += ZONE_STEP_MS) {
-		if (off == c->opt.tz_offset_ms)
+	for (other.offset_ms = ZONE_WEST_MS; other.offset_ms <= ZONE_EAST_MS;
+	     other.offset_ms += ZONE_STEP_MS) {
+		if (!c->opt.tz.name[0] && other.offset_ms == c->opt.tz.offset_ms)
 			continue;
-		t = local_to_utc_at(local_ms, yearless ? anchor_ms(cr) : EV_NO_TIME, off);
+		t = local_to_utc_in(local_ms, yearless ? anchor_ms(cr) : EV_NO_TIME, &other);
 		if (t != EV_NO_TIME &&
 		    (exit ? in_exit_window(cr, t, slack, &c->opt) : in_run_window(cr, t, &c->opt)))
 			return 1;
@@ -467,9 +464,9 @@ static size_t find_run_by_name(const struct correlation *c, size_t from, size_t 
 	for (k = from; k < to; k++) {
 		const struct corr_run *cr = &c->runs[k];
 
-		if (!same_process(cr->run, e->process) || anchor_ms(cr) == EV_NO_TIME)
+		if (!same_process(cr->run, e->process))
 			continue;
-		t = local_to_utc(e->time_ms, anchor_ms(cr), &c->opt);
+		t = log_time(e, anchor_ms(cr), &c->opt);
 		if (t == EV_NO_TIME || !in_exit_window(cr, t, 0, &c->opt))
 			continue;
 		found = k;
@@ -516,11 +513,10 @@ static int join_one(struct correlation *c, enum corr_kind k, const struct ev_fil
 	} else if (e->pid == EV_NONE) {
 		found = find_run_by_name(c, from, to, e, &when, &n);
 	} else {
-		/* Place the year-less time near a run with this pid. */
+		/* Place a year-less time near a run with this pid. */
 		for (r = from; r < to && when == EV_NO_TIME; r++)
-			if ((int64_t)c->runs[r].run->hdr.pid == e->pid &&
-			    anchor_ms(&c->runs[r]) != EV_NO_TIME)
-				when = local_to_utc(e->time_ms, anchor_ms(&c->runs[r]), &c->opt);
+			if ((int64_t)c->runs[r].run->hdr.pid == e->pid)
+				when = log_time(e, anchor_ms(&c->runs[r]), &c->opt);
 		found = find_run_by_pid(c, from, to, e->pid, e->process, when, &n);
 	}
 	*none = n == 0;
@@ -839,16 +835,18 @@ static int evidence_seeds(struct correlation *c, struct leftovers *left, int64_t
 				continue;
 			x.process = e->process;
 			x.pid = e->pid;
-			x.t = near == EV_NO_TIME ? EV_NO_TIME : local_to_utc(e->time_ms, near, &c->opt);
+			x.t = log_time(e, near, &c->opt);
 			x.ends = 1;
-			local = yearless = 1;
 		}
 		if (x.pid == EV_NONE || x.pid <= 0 || !x.process ||
 		    !judged_package(c, package_of(x.process, buf, sizeof(buf))))
 			continue;
-		local_ms = x.t == EV_NO_TIME ? EV_NO_TIME
-			   : yearless ? l->file->logs[l->index].time_ms : x.t + c->opt.tz_offset_ms;
-		if (local && ring_at_other_zone(c, x.process, x.pid, local_ms, yearless))
+		if (l->kind == CORR_LOGS)
+			local_ms = log_local(&l->file->logs[l->index], &yearless);
+		else
+			local_ms = local && x.t != EV_NO_TIME ? x.t + tz_offset_at(&c->opt.tz, x.t)
+							      : EV_NO_TIME;
+		if (ring_at_other_zone(c, x.process, x.pid, local_ms, yearless))
 			continue;
 		x.why = no_ring_reason(c, x.process, x.pid);
 		l->seed = 1;
@@ -1058,7 +1056,7 @@ static int ringless_runs(struct correlation *c, const struct ev_file *files, siz
 	int rc;
 
 	rc = find_packages(c, files, nfiles) != 0 || exit_seeds(c, &s) != 0 ||
-	     evidence_seeds(c, left, latest_time(c, files, nfiles), &s) != 0 ||
+	     evidence_seeds(c, left, c->newest_ms, &s) != 0 ||
 	     group_seeds(&s, &c->opt) != 0 || make_ringless(c, &s) != 0;
 	free(s.v);
 	free(s.g);
@@ -1115,6 +1113,7 @@ int correlate(const struct run *runs, size_t nruns, const struct ev_file *files,
 		if (join_other(out, &files[i], 0, nruns, &left) != 0)
 			goto fail;
 	}
+	out->newest_ms = latest_time(out, files, nfiles);
 	if (ringless_runs(out, files, nfiles, &left) != 0)
 		goto fail;
 	free(left.v);

@@ -29,17 +29,41 @@
 
 #include "evidence/evidence.h"
 #include "run.h"
+#include "tz.h"
 
 #define CORR_DEFAULT_TOLERANCE_MS 2000
 
+/* Where the device's zone came from, in the order it is looked for: --tz,
+ * the pull's manifest (persist.sys.timezone, else its offset), [the bug
+ * report's persist.sys.timezone: issue 11, item 2], the offset that a
+ * tombstone or an ANR trace writes after its own time; else none, and
+ * local times are taken as UTC. */
+#define CORR_TZ_SOURCES(X)                 \
+	X(NONE, none)                      \
+	X(OPTION, option)                  \
+	X(MANIFEST, manifest)              \
+	X(TOMBSTONE, tombstone)            \
+	X(ANR_TRACE, anr_trace)
+
+enum corr_tz_source {
+#define X(up, name) CORR_TZ_##up,
+	CORR_TZ_SOURCES(X)
+#undef X
+	CORR_TZ_SOURCE_COUNT
+};
+
+/* "none", "option", "manifest", "tombstone", "anr_trace". */
+const char *corr_tz_source_name(enum corr_tz_source s);
+
 struct corr_options {
-	int64_t tz_offset_ms;   /* device local time minus UTC */
+	struct tz_zone tz;      /* the device's zone: for local wall times */
 	int tz_known;           /* 0: local times were taken as UTC (an assumption) */
 	int64_t tolerance_ms;   /* clock tolerance between the ring and the system */
 	/* Packages whose deaths are judged besides those of the rings
 	 * (--package); borrowed, for as long as the correlation. */
 	char *const *packages;
 	size_t npackages;
+	enum corr_tz_source tz_source; /* where tz came from */
 };
 
 /* Why an exit record joined no run. */
@@ -130,6 +154,8 @@ struct correlation {
 	struct corr_unmatched *unmatched; /* exit records only */
 	size_t nunmatched;
 	int local_times;        /* some evidence has a wall time with no zone */
+	int64_t newest_ms;      /* the newest time of the rings and the dated evidence;
+				 * EV_NO_TIME if none */
 	size_t repeats;         /* records left out: the same one was read from another input */
 };
 
@@ -138,6 +164,10 @@ struct correlation {
  * trace time without its offset). The app's exit-info JSON has none: its
  * times are ms since the epoch. */
 int corr_tz_assumed(const struct correlation *c);
+
+/* The zone's offset at the newest time the inputs hold (a named zone's
+ * changes with the date), for a report's one figure. */
+int64_t corr_tz_offset(const struct correlation *c);
 
 /* The UTC time of an exit record, and how far it may be off (its
  * precision). EV_NO_TIME if it has none. */
@@ -158,8 +188,5 @@ int correlate(const struct run *runs, size_t nruns, const struct ev_file *files,
 
 /* Accepts a zeroed correlation. */
 void correlation_release(struct correlation *c);
-
-/* "+02:00", "-0530", "UTC", "Z" -> offset in ms. Returns 0 or -1. */
-int corr_parse_tz(const char *s, int64_t *offset_ms);
 
 #endif

@@ -399,9 +399,17 @@ void report_html(const cJSON *rep, FILE *out)
 		     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		     "<title>lastwords report</title>\n<style>%s</style>\n</head>\n<body>\n"
 		     "<h1>lastwords report</h1>\n<p>%d run%s, %d with a verdict. The device's times "
-		     "read as UTC%c%02d:%02d%s; clock tolerance %lld ms.</p>\n",
+		     "read as UTC%c%02d:%02d",
 		style, cJSON_GetArraySize(runs), cJSON_GetArraySize(runs) == 1 ? "" : "s", died,
-		offset < 0 ? '-' : '+', abs(offset) / 60, abs(offset) % 60,
+		offset < 0 ? '-' : '+', abs(offset) / 60, abs(offset) % 60);
+	if (json_get_string(tz, "name")) {
+		fputs(" (", out);
+		esc(out, json_get_string(tz, "name"));
+		fputs(", at each date's offset)", out);
+	}
+	fputs(", from ", out);
+	esc(out, json_get_string(tz, "source"));
+	fprintf(out, "%s; clock tolerance %lld ms.</p>\n",
 		cJSON_IsTrue(cJSON_GetObjectItem(tz, "assumed")) ? " (assumed: pass --tz)" : "",
 		json_get_int(rep, "clock_tolerance_ms"));
 	pull(out, cJSON_GetObjectItem(rep, "pull"));

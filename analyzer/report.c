@@ -46,13 +46,51 @@ static void find_loops(struct report *r)
 	}
 }
 
+/* The device's zone, when the options give none (correlate.h,
+ * CORR_TZ_SOURCES): the pull's manifest's; [then the bug report's
+ * persist.sys.timezone, issue 11 item 2]; else the offset the newest
+ * tombstone or ANR trace writes after its time; else none. */
+static void find_zone(const struct bundle *b, struct corr_options *opt)
+{
+	int64_t newest = INT64_MIN, local, off;
+	size_t i, k;
+
+	if (opt->tz_known)
+		return;
+	if (b->have_tz) {
+		opt->tz = b->tz;
+		opt->tz_known = 1;
+		opt->tz_source = CORR_TZ_MANIFEST;
+		return;
+	}
+	for (i = 0; i < b->nfiles; i++) {
+		const struct ev_file *f = &b->files[i];
+
+		for (k = 0; k < f->ntombstones + f->nanrs; k++) {
+			int tomb = k < f->ntombstones;
+			const char *when = tomb ? f->tombstones[k].timestamp_text
+						: f->anrs[k - f->ntombstones].time_text;
+
+			if (tz_stamp(when, &local, &off) != 1 || local - off <= newest)
+				continue;
+			newest = local - off;
+			opt->tz.name[0] = '\0';
+			opt->tz.offset_ms = off;
+			opt->tz_known = 1;
+			opt->tz_source = tomb ? CORR_TZ_TOMBSTONE : CORR_TZ_ANR_TRACE;
+		}
+	}
+}
+
 int report_build(const struct bundle *b, const struct corr_options *opt, struct report *out)
 {
+	struct corr_options o = *opt;
 	size_t n;
 
 	memset(out, 0, sizeof(*out));
 	out->bundle = b;
-	if (correlate(b->runs, b->nruns, b->files, b->nfiles, opt, &out->corr) != 0)
+	find_zone(b, &o);
+	if (correlate(b->runs, b->nruns, b->files, b->nfiles, &o, &out->corr) != 0)
 		return -1;
 	n = out->corr.nruns ? out->corr.nruns : 1;
 	out->facts = calloc(n, sizeof(*out->facts));
@@ -143,6 +181,19 @@ static size_t pull_notes(const struct bundle *b, char notes[PULL_NOTES_MAX][PULL
 			 "device are those of '%s'",
 			 b->nmanifests, b->manifests[0]);
 	return n;
+}
+
+/* A manifest's zone name that this system's tzdata lacks, whose offset of
+ * the pull's day stood in for it. 1 when there is one, with its note. */
+static int zone_unknown_note(const struct report *r, char *buf, size_t len)
+{
+	if (!r->bundle->tz_unknown[0] || r->corr.opt.tz_source != CORR_TZ_MANIFEST)
+		return 0;
+	snprintf(buf, len, "the manifest's zone '%s' is not in this system's tzdata: the offset the "
+			   "pull saw stood in for it, which is right only for records of the pull's "
+			   "season (install tzdata, or pass --tz)",
+		 r->bundle->tz_unknown);
+	return 1;
 }
 
 /* Records that more than one input held (two pulls of one device). */
@@ -409,12 +460,15 @@ cJSON *report_json(const struct report *r)
 	const struct bundle *b = r->bundle;
 	struct json j;
 	cJSON *o = json_begin(&j), *a, *x;
+	char note[2 * TZ_NAME_MAX + 160];
 	int signaled_lmk = 0;
 	size_t i, k;
 
 	json_number(&j, o, "report_version", 1);
 	x = json_object(&j, o, "timezone");
-	json_number(&j, x, "offset_minutes", (double)(r->corr.opt.tz_offset_ms / 60000));
+	json_number(&j, x, "offset_minutes", (double)(corr_tz_offset(&r->corr) / 60000));
+	json_text(&j, x, "name", r->corr.opt.tz.name[0] ? r->corr.opt.tz.name : NULL);
+	json_text(&j, x, "source", corr_tz_source_name(r->corr.opt.tz_source));
 	json_bool(&j, x, "assumed", corr_tz_assumed(&r->corr));
 	json_number(&j, o, "clock_tolerance_ms", (double)r->corr.opt.tolerance_ms);
 	a = json_array(&j, o, "inputs");
@@ -450,6 +504,8 @@ cJSON *report_json(const struct report *r)
 		json_text(&j, a, NULL,
 			  "dumpsys and logcat times are local; they were taken as UTC (pass --tz to "
 			  "set the device's offset)");
+	if (zone_unknown_note(r, note, sizeof(note)))
+		json_text(&j, a, NULL, note);
 	if (r->corr.repeats) {
 		char note[120];
 
@@ -457,6 +513,23 @@ cJSON *report_json(const struct report *r)
 		json_text(&j, a, NULL, note);
 	}
 	return json_end(&j);
+}
+
+/* Where the zone came from, for people. */
+static const char *tz_source_text(enum corr_tz_source s)
+{
+	switch (s) {
+	case CORR_TZ_OPTION:
+		return "--tz";
+	case CORR_TZ_MANIFEST:
+		return "the pull's manifest";
+	case CORR_TZ_TOMBSTONE:
+		return "the newest tombstone's own time";
+	case CORR_TZ_ANR_TRACE:
+		return "the newest ANR trace's own time";
+	default:
+		return "nowhere: taken as UTC";
+	}
 }
 
 /* Text: one screen per run. */
@@ -697,6 +770,15 @@ void report_text(const struct report *r, FILE *out)
 	}
 	if (corr_tz_assumed(&r->corr))
 		fprintf(out, "\nnote: dumpsys and logcat times were taken as UTC; pass --tz to set the "
-			     "device's offset (clock tolerance %" PRId64 " ms)\n",
+			     "device's zone (clock tolerance %" PRId64 " ms)\n",
 			r->corr.opt.tolerance_ms);
+	else if (r->corr.local_times) {
+		char zone[TZ_NAME_MAX], note[2 * TZ_NAME_MAX + 160];
+
+		fprintf(out, "\nnote: local times were read in %s, from %s\n",
+			fmt_text(tz_text(&r->corr.opt.tz, zone, sizeof(zone))),
+			tz_source_text(r->corr.opt.tz_source));
+		if (zone_unknown_note(r, note, sizeof(note)))
+			fprintf(out, "note: %s\n", fmt_text(note));
+	}
 }

@@ -81,7 +81,7 @@ static int joined(const struct correlation *c, const struct ev_file *f, size_t i
  * record) under zone offset tz_ms, joined to the one run r. Releases f. */
 static int64_t joined_utc(const struct run *r, struct ev_file *f, int64_t tz_ms)
 {
-	struct corr_options o = { .tz_offset_ms = tz_ms, .tz_known = 1, .tolerance_ms = 2000 };
+	struct corr_options o = { .tz = { "", tz_ms }, .tz_known = 1, .tolerance_ms = 2000 };
 	const struct corr_list *l;
 	struct correlation c;
 	int64_t t;
@@ -95,9 +95,11 @@ static int64_t joined_utc(const struct run *r, struct ev_file *f, int64_t tz_ms)
 	return t;
 }
 
-/* A log line of r's pid at the local month-day time md
- * (logline_month_day_ms); r being the only run, it joins even untimed. */
-static int64_t log_utc(const struct run *r, int64_t md, int64_t tz_ms)
+/* A log line of r's pid at the month-day time md (logline_month_day_ms),
+ * of year y and zone zone_ms where it writes them (-v year, -v UTC; else
+ * EV_NONE and EV_NO_TIME); r being the only run, it joins even untimed. */
+static int64_t log_utc_in(const struct run *r, int64_t md, int64_t y, int64_t zone_ms,
+			  int64_t tz_ms)
 {
 	struct log_event *l;
 	struct ev_file f;
@@ -108,7 +110,15 @@ static int64_t log_utc(const struct run *r, int64_t md, int64_t tz_ms)
 	l->type = LOG_LMKD_KILL;
 	l->pid = r->hdr.pid;
 	l->time_ms = md;
+	l->year = y;
+	l->zone_ms = zone_ms;
 	return joined_utc(r, &f, tz_ms);
+}
+
+/* The same, at the device's local time, with no year. */
+static int64_t log_utc(const struct run *r, int64_t md, int64_t tz_ms)
+{
+	return log_utc_in(r, md, EV_NONE, EV_NO_TIME, tz_ms);
 }
 
 /* A dump record of r's process at local wall time local_ms (read as UTC). */
@@ -191,6 +201,22 @@ static void calendar_edges(void)
 		    T0 + 2 * HOUR + 5 * 60 * SEC);
 	EXPECT_TIME(dump_utc(&r, T0 - 6 * HOUR + 5 * 60 * SEC, -8 * HOUR),
 		    T0 + 2 * HOUR + 5 * 60 * SEC);
+	free(r.events);
+
+	/* A line that writes its year and zone (logcat -v year -v UTC) is read
+	 * at them, whatever the device's zone (-08:00): 2025-12-31
+	 * 23:59:59.500 +0000 for a run across midnight, and the same instant
+	 * as 2026-01-01 05:29:59.500 +0530; with its year and no zone, it is
+	 * read in the device's zone. */
+	r = make_run("com.y", 308, 1, 13, T0 - HOUR, T0 + HOUR);
+	EXPECT_TIME(log_utc_in(&r, logline_month_day_ms(12, 31, 24 * HOUR - 500), 2025, 0, -8 * HOUR),
+		    T0 - 500);
+	EXPECT_TIME(log_utc_in(&r, logline_month_day_ms(1, 1, 5 * HOUR + 30 * 60 * SEC - 500), 2026,
+			       ist, -8 * HOUR),
+		    T0 - 500);
+	EXPECT_TIME(log_utc_in(&r, logline_month_day_ms(12, 31, 16 * HOUR), 2025, EV_NO_TIME,
+			       -8 * HOUR),
+		    T0);
 	free(r.events);
 #undef EXPECT_TIME
 }
@@ -345,7 +371,7 @@ int main(void)
 	t->process = strdup("com.x:inference");
 	t->timestamp_text = strdup("2025-12-31 22:01:35.000-0200");
 
-	opt.tz_offset_ms = -2 * 3600 * SEC;
+	opt.tz.offset_ms = -2 * 3600 * SEC;
 	T_ASSERT(correlate(runs, 4, &f, 1, &opt, &c) == 0, "correlate");
 	/* Records 0..7 and 10..13 carry UTC or no time; with the offset their
 	 * (UTC) times are unchanged because timestamp_local is 0. */
@@ -377,7 +403,7 @@ int main(void)
 
 	/* With a wrong zone given, the local-time records fall before their
 	 * run: a death of their own. */
-	opt.tz_offset_ms = 0;
+	opt.tz.offset_ms = 0;
 	T_ASSERT(correlate(runs, 4, &f, 1, &opt, &c) == 0, "correlate");
 	EXPECT_RINGLESS(&c, &f, 8, CORR_OUTSIDE_WINDOW);
 	EXPECT_RUN(&c, &f, 0, 1);
@@ -393,12 +419,12 @@ int main(void)
 	opt.tz_known = 1;
 
 	/* Time zone spellings. */
-	T_ASSERT(corr_parse_tz("+02:00", &off) == 0 && off == 7200000, "+02:00");
-	T_ASSERT(corr_parse_tz("-0530", &off) == 0 && off == -19800000, "-0530");
-	T_ASSERT(corr_parse_tz("+9", &off) == 0 && off == 32400000, "+9");
-	T_ASSERT(corr_parse_tz("UTC", &off) == 0 && off == 0, "UTC");
-	T_ASSERT(corr_parse_tz("+25:00", &off) != 0 && corr_parse_tz("CET", &off) != 0 &&
-			 corr_parse_tz("+02:0", &off) != 0,
+	T_ASSERT(tz_parse_offset("+02:00", &off) == 0 && off == 7200000, "+02:00");
+	T_ASSERT(tz_parse_offset("-0530", &off) == 0 && off == -19800000, "-0530");
+	T_ASSERT(tz_parse_offset("+9", &off) == 0 && off == 32400000, "+9");
+	T_ASSERT(tz_parse_offset("UTC", &off) == 0 && off == 0, "UTC");
+	T_ASSERT(tz_parse_offset("+25:00", &off) != 0 && tz_parse_offset("CET", &off) != 0 &&
+			 tz_parse_offset("+02:0", &off) != 0,
 		 "bad zones refused");
 
 	ev_file_release(&f);

@@ -128,8 +128,9 @@ def test_complete(e):
     check(len(lines) == 9, "complete: 9 device commands, not %d: %s" % (len(lines), lines))
     for want in ("pm path " + PKG, "getprop", "date +%z", "run-as %s sh -c " % PKG,
                  "dumpsys activity exit-info " + PKG,
-                 "logcat -d -b main,system,crash -v threadtime",
-                 "logcat -d -b events -v threadtime", "cd '/data/tombstones'", "cd '/data/anr'"):
+                 "logcat -d -b main,system,crash -v threadtime -v UTC -v year",
+                 "logcat -d -b events -v threadtime -v UTC -v year", "cd '/data/tombstones'",
+                 "cd '/data/anr'"):
         check(any(want in c for c in lines), "complete: a command with %r" % want)
     check(not any("notes.txt" in " ".join(c) for c in cmds), "complete: only *.lwr pulled")
 

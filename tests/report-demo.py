@@ -9,7 +9,10 @@ the probe named as what would add its stage and candidate.
 usage: report-demo.py LASTWORDS SOURCE_ROOT
 """
 import json
+import os
+import shutil
 import sys
+import tempfile
 
 from helpers import check, finish, lastwords, run, setup
 
@@ -57,16 +60,26 @@ def main():
     for r in runs:
         for a in r["recovery"]["actions"]:
             check(a["action"] not in ("delete_model", "wipe_caches"), "a destructive action")
-    # Without the zone, dumpsys' local times fall an hour late: the crash
+    # Without --tz, the zone comes from the tombstone's own time (+0100):
+    # the same verdicts.
+    p = run([lw, "report", "--format", "json", "fixtures/demo"])
+    rep2 = json.loads(p.stdout)
+    check(rep2["timezone"]["source"] == "tombstone" and rep2["timezone"]["offset_minutes"] == 60 and
+          [(r["pid"], r["classification"]) for r in rep2["runs"]] ==
+          [(r["pid"], r["classification"]) for r in runs] and not rep2["unmatched_exit_records"],
+          "without --tz, the tombstone's zone: %s" % rep2["timezone"])
+    # Without it too, dumpsys' local times fall an hour late: the crash
     # record then lands after the next run began, and joins nothing; at
     # +01:00 it would, so the zone is what is unknown, and it is no
     # ring-less run (that would count the crash twice).
-    p = run([lw, "report", "--format", "json", "fixtures/demo"])
-    rep2 = json.loads(p.stdout)
+    with tempfile.TemporaryDirectory() as d:
+        bare = os.path.join(d, "demo")
+        shutil.copytree("fixtures/demo", bare, ignore=shutil.ignore_patterns("tombstone_00"))
+        rep2 = json.loads(run([lw, "report", "--format", "json", bare]).stdout)
     whys = sorted(u["why"] for u in rep2["unmatched_exit_records"])
-    check(whys == ["tz_unknown"], "without --tz the crash record joins no run: %s" % whys)
+    check(whys == ["tz_unknown"], "without any zone the crash record joins no run: %s" % whys)
     check([r["pid"] for r in rep2["runs"] if r["ring"] == "none"] == [25495],
-          "without --tz only the stale record is a ring-less run")
+          "without any zone only the stale record is a ring-less run")
     check(any("pass --tz" in n for n in rep2["device"]["notes"]), "the report says the zone was assumed")
     # --fail-on gates.
     for spec, want in (("low_memory:confirmed", 3), ("anr", 0), ("native_crash:supported", 3)):

@@ -40,7 +40,7 @@ from scenarios import SCENARIOS, read_scenario, scenario_names
 
 # scenario -> (fields expected to differ, why). Fields are named as the
 # comparison names them: runs[i].<field>, exit_status, boot_loops,
-# unmatched_exit_records, device_notes, schema, text, invariants.
+# unmatched_exit_records, timezone, device_notes, schema, text, invariants.
 KNOWN_FAILURES = {}
 
 VOCAB_ACTIONS = []  # from include/lastwords/vocab.h, in main()
@@ -153,6 +153,10 @@ def compare(exp, rep, status, diffs):
     want = sorted(map(unmatched_key, exp["unmatched_exit_records"]), key=repr)
     if got != want:
         diffs.append(("unmatched_exit_records", "%r, expected %r" % (got, want)))
+    for key, want in exp.get("timezone", {}).items():
+        if rep.get("timezone", {}).get(key) != want:
+            diffs.append(("timezone", "%s is %r, expected %r"
+                          % (key, rep.get("timezone", {}).get(key), want)))
     notes = rep.get("device", {}).get("notes", [])
     for want in exp.get("device_notes", []):
         if not any(want in n for n in notes):

@@ -388,7 +388,7 @@ static int store(struct history_store *s, const char *source, const struct bundl
 	now_iso(now, sizeof(now));
 	if (bt(st, 1, digest) || bt(st, 2, source) || bt(st, 3, now) || bi(st, 4, b->complete) ||
 	    bt(st, 5, or_null(b->device_model)) || bt(st, 6, or_null(b->android_version)) ||
-	    bt(st, 7, or_null(b->fingerprint)) || bi(st, 8, r->corr.opt.tz_offset_ms / 60000) ||
+	    bt(st, 7, or_null(b->fingerprint)) || bi(st, 8, corr_tz_offset(&r->corr) / 60000) ||
 	    bi(st, 9, corr_tz_assumed(&r->corr)) || bi(st, 10, (long long)r->corr.nruns) ||
 	    bi(st, 11, (long long)r->corr.nunmatched) || run_stmt(st))
 		return -1;
