@@ -448,6 +448,12 @@ void report_html(const cJSON *rep, FILE *out)
 			esc(out, json_get_string(x, "duplicate_of"));
 			fputs(" is read)", out);
 		}
+		if (cJSON_IsObject(cJSON_GetObjectItem(x, "not_understood"))) {
+			const cJSON *n = cJSON_GetObjectItem(x, "not_understood");
+
+			fprintf(out, "; %lld lines not understood, skipped (the first at line %lld)",
+				json_get_int(n, "lines"), json_get_int(n, "first_line"));
+		}
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</table>\n</body>\n</html>\n", out);

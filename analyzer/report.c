@@ -430,6 +430,12 @@ static void input_json(struct json *j, cJSON *arr, const struct bundle *b,
 		json_text(j, x, "duplicate_of", in->duplicate_of);
 	if (in->note)
 		json_text(j, x, "note", in->note);
+	if (f && f->stats.skipped) {
+		cJSON *n = json_object(j, x, "not_understood");
+
+		json_number(j, n, "lines", (double)f->stats.skipped);
+		json_number(j, n, "first_line", (double)f->stats.first_skipped);
+	}
 }
 
 /* "pull": what the manifests say (only when there is one). */
@@ -594,6 +600,25 @@ static void pull_text(const struct bundle *b, FILE *out, size_t nruns)
 	}
 	if (n && nruns) /* the sections after the runs begin with their own */
 		fputc('\n', out);
+}
+
+/* The inputs whose lines of a layout their parser does not know were
+ * counted and skipped (a section of a newer release, a pasted fragment):
+ * the rest of each was read. */
+static void not_understood_text(const struct report *r, FILE *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->bundle->nfiles; i++) {
+		const struct ev_file *f = &r->bundle->files[i];
+
+		if (!f->stats.skipped)
+			continue;
+		if (n++ == 0)
+			fprintf(out, "\nlines not understood, counted and skipped (the rest was read):\n");
+		fprintf(out, "  '%s': %zu line%s, the first at line %zu\n", fmt_text(f->path),
+			f->stats.skipped, f->stats.skipped == 1 ? "" : "s", f->stats.first_skipped);
+	}
 }
 
 /* The inputs left out of the report (skipped, copies, blank rings). */
@@ -762,6 +787,7 @@ void report_text(const struct report *r, FILE *out)
 			corr_reason_text(u->reason));
 	}
 	left_out_text(b, out);
+	not_understood_text(r, out);
 	if (r->corr.repeats) {
 		char note[120];
 
