@@ -296,11 +296,9 @@ static int add_unmatched(struct correlation *c, const struct ev_file *f, size_t 
 			return 0;
 		}
 	}
-	nv = realloc(c->unmatched, (c->nunmatched + 1) * sizeof(*nv));
-
+	nv = ev_grow((void **)&c->unmatched, c->nunmatched, sizeof(*nv));
 	if (!nv)
 		return -1;
-	c->unmatched = nv;
 	c->unmatched[c->nunmatched].file = f;
 	c->unmatched[c->nunmatched].index = i;
 	c->unmatched[c->nunmatched].reason = why;
@@ -539,12 +537,12 @@ struct leftovers {
 
 static int add_leftover(struct leftovers *l, enum corr_kind k, const struct ev_file *f, size_t i)
 {
-	struct leftover *nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
+	struct leftover *x = ev_grow((void **)&l->v, l->n, sizeof(*l->v));
 
-	if (!nv)
+	if (!x)
 		return -1;
-	l->v = nv;
-	l->v[l->n++] = (struct leftover){ k, f, i, 0 };
+	*x = (struct leftover){ k, f, i, 0 };
+	l->n++;
 	return 0;
 }
 
@@ -681,6 +679,7 @@ struct seed {
 	int64_t pid, t, slack;  /* t: UTC, EV_NO_TIME when unknown */
 	int ends;               /* 0: an ANR or a crash, which a kill may follow */
 	enum corr_reason why;   /* why no ring has it */
+	size_t unmatched;       /* an exit record: its index in the unmatched list */
 	size_t group;
 };
 
@@ -688,6 +687,7 @@ struct group {
 	size_t first;           /* into the seeds: the one that names the run */
 	const char *process;    /* that seed's */
 	int64_t pid, t0, t1, slack; /* t0, t1: its witnesses' first and last time */
+	int64_t after;          /* the end of the death before it of this pid, or CORR_NO_START */
 	int open;               /* no witness ended the process yet */
 	size_t id;              /* its index before the groups are sorted */
 };
@@ -701,12 +701,12 @@ struct seeds {
 
 static int add_seed(struct seeds *s, const struct seed *x)
 {
-	struct seed *nv = realloc(s->v, (s->n + 1) * sizeof(*nv));
+	struct seed *at = ev_grow((void **)&s->v, s->n, sizeof(*s->v));
 
-	if (!nv)
+	if (!at)
 		return -1;
-	s->v = nv;
-	s->v[s->n++] = *x;
+	*at = *x;
+	s->n++;
 	return 0;
 }
 
@@ -795,6 +795,7 @@ static int exit_seeds(struct correlation *c, struct seeds *s)
 		x.ends = r->reason != EXIT_REASON_ANR && r->reason != EXIT_REASON_CRASH &&
 			 r->reason != EXIT_REASON_CRASH_NATIVE;
 		x.why = u->reason;
+		x.unmatched = i;
 		if (add_seed(s, &x) != 0)
 			return -1;
 	}
@@ -856,11 +857,14 @@ static int evidence_seeds(struct correlation *c, struct leftovers *left, int64_t
 	return 0;
 }
 
-/* Seeds in time order (those without a time last), else as found. */
+/* Seeds by pid, then in time order (those without a time last), else as
+ * found: the witnesses of one death are then next to each other. */
 static int cmp_seed(const void *a, const void *b)
 {
 	const struct seed *x = a, *y = b;
 
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
 	if ((x->t == EV_NO_TIME) != (y->t == EV_NO_TIME))
 		return x->t == EV_NO_TIME ? 1 : -1;
 	if (x->t != y->t)
@@ -870,21 +874,17 @@ static int cmp_seed(const void *a, const void *b)
 	       : x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Whether seed x is a witness of group g's death: the same process and
- * pid, within the clock tolerance of its witnesses, or the kill after its
- * ANR or crash. A seed without a time goes to the one group of its pid. */
-static int same_death(const struct seeds *s, const struct group *g, const struct seed *x,
+/* Whether seed x is a witness of the death of g, the latest group of its
+ * pid (of which there are n): the same process, within the clock tolerance
+ * of its witnesses, or the kill after its ANR or crash. A seed without a
+ * time goes to the one group of its pid. */
+static int same_death(const struct group *g, size_t n, const struct seed *x,
 		      const struct corr_options *opt)
 {
-	size_t k, n = 0;
-
-	if (g->pid != x->pid || !loose_names(g->process, x->process))
+	if (!loose_names(g->process, x->process))
 		return 0;
-	if (x->t == EV_NO_TIME) {
-		for (k = 0; k < s->ng; k++)
-			n += s->g[k].pid == x->pid;
+	if (x->t == EV_NO_TIME)
 		return n == 1;
-	}
 	if (g->t1 == EV_NO_TIME)
 		return 0;
 	return x->t <= g->t1 + opt->tolerance_ms + g->slack + x->slack ||
@@ -893,7 +893,7 @@ static int same_death(const struct seeds *s, const struct group *g, const struct
 
 static int group_seeds(struct seeds *s, const struct corr_options *opt)
 {
-	size_t i, k;
+	size_t i, first_of_pid = 0;
 
 	if (s->n > 1)
 		qsort(s->v, s->n, sizeof(*s->v), cmp_seed);
@@ -902,14 +902,16 @@ static int group_seeds(struct seeds *s, const struct corr_options *opt)
 		return -1;
 	for (i = 0; i < s->n; i++) {
 		struct seed *x = &s->v[i];
-		struct group *g = NULL;
+		struct group *g = s->ng ? &s->g[s->ng - 1] : NULL;
 
-		for (k = s->ng; k-- > 0 && !g;)
-			if (same_death(s, &s->g[k], x, opt))
-				g = &s->g[k];
-		if (!g) {
+		if (g && g->pid != x->pid)
+			first_of_pid = s->ng;
+		if (!g || g->pid != x->pid || !same_death(g, s->ng - first_of_pid, x, opt)) {
+			int64_t after = g && g->pid == x->pid && g->t1 != EV_NO_TIME ? g->t1 + g->slack
+										     : CORR_NO_START;
+
 			g = &s->g[s->ng];
-			*g = (struct group){ i, x->process, x->pid, x->t, x->t, x->slack, 1, s->ng };
+			*g = (struct group){ i, x->process, x->pid, x->t, x->t, x->slack, after, 1, s->ng };
 			s->ng++;
 		}
 		x->group = g->id;
@@ -955,35 +957,21 @@ static size_t witness_line(const struct seed *x)
 	return x->file->logs[x->index].line;
 }
 
-/* When run o, with the same pid as a death at t, had ended before it:
- * its last witness, or its ring's last record. INT64_MIN if it had not,
- * or that is not known. */
-static int64_t ended_before(const struct corr_run *o, int64_t t)
-{
-	int64_t end;
-
-	if (o->run->ring == RUN_RING_NONE) {
-		end = o->last_ms == CORR_NO_START ? INT64_MAX : o->next_start_ms;
-		return end < t ? end : INT64_MIN;
-	}
-	return o->start_ms < t && o->last_ms < t ? o->last_ms : INT64_MIN;
-}
-
 /* The window of ring-less run cr, of group g: its witnesses' span, after
- * the end of the run before it with the same pid. */
+ * the end of the run before it with the same pid: the death before it
+ * that no ring tells, or a ring's last record. */
 static void ringless_window(const struct correlation *c, struct corr_run *cr,
 			    const struct group *g)
 {
 	size_t i;
 
-	cr->start_ms = CORR_NO_START;
-	for (i = 0; g->t0 != EV_NO_TIME && i < c->nruns; i++) {
-		int64_t end = &c->runs[i] == cr || c->runs[i].run->hdr.pid != cr->run->hdr.pid
-				      ? INT64_MIN
-				      : ended_before(&c->runs[i], g->t0);
+	cr->start_ms = g->t0 == EV_NO_TIME ? CORR_NO_START : g->after;
+	for (i = 0; g->t0 != EV_NO_TIME && i < c->ngiven; i++) {
+		const struct corr_run *o = &c->runs[i];
 
-		if (end > cr->start_ms)
-			cr->start_ms = end;
+		if (o->run->hdr.pid == cr->run->hdr.pid && o->start_ms < g->t0 && o->last_ms < g->t0 &&
+		    o->last_ms > cr->start_ms)
+			cr->start_ms = o->last_ms;
 	}
 }
 
@@ -992,7 +980,7 @@ static void ringless_window(const struct correlation *c, struct corr_run *cr,
 static int make_ringless(struct correlation *c, struct seeds *s)
 {
 	struct corr_run *nv;
-	size_t i, k, kept, *rank;
+	size_t i, kept, *rank;
 
 	if (!s->ng)
 		return 0;
@@ -1036,14 +1024,12 @@ static int make_ringless(struct correlation *c, struct seeds *s)
 		}
 	free(rank);
 	/* The exit records now in a run leave the unmatched list. */
-	for (i = kept = 0; i < c->nunmatched; i++) {
-		for (k = 0; k < s->n; k++)
-			if (s->v[k].kind == CORR_EXITS && s->v[k].file == c->unmatched[i].file &&
-			    s->v[k].index == c->unmatched[i].index)
-				break;
-		if (k == s->n)
+	for (i = 0; i < s->n; i++)
+		if (s->v[i].kind == CORR_EXITS)
+			c->unmatched[s->v[i].unmatched].file = NULL;
+	for (i = kept = 0; i < c->nunmatched; i++)
+		if (c->unmatched[i].file)
 			c->unmatched[kept++] = c->unmatched[i];
-	}
 	c->nunmatched = kept;
 	return 0;
 }

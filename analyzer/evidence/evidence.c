@@ -99,8 +99,7 @@ void log_event_init(struct log_event *e)
 	e->signo = e->kill_reason_code = EV_NONE;
 }
 
-/* Grow *v (n elements of size sz) by one; capacity doubles from 8. */
-static void *grow(void **v, size_t n, size_t sz)
+void *ev_grow(void **v, size_t n, size_t sz)
 {
 	void *nv;
 
@@ -158,7 +157,7 @@ int log_event_same(const struct log_event *a, const struct log_event *b)
 
 struct exit_record *ev_add_exit(struct ev_file *f)
 {
-	struct exit_record *r = grow((void **)&f->exits, f->nexits, sizeof(*r));
+	struct exit_record *r = ev_grow((void **)&f->exits, f->nexits, sizeof(*r));
 
 	if (r) {
 		exit_record_init(r);
@@ -169,7 +168,7 @@ struct exit_record *ev_add_exit(struct ev_file *f)
 
 struct tombstone *ev_add_tombstone(struct ev_file *f)
 {
-	struct tombstone *t = grow((void **)&f->tombstones, f->ntombstones, sizeof(*t));
+	struct tombstone *t = ev_grow((void **)&f->tombstones, f->ntombstones, sizeof(*t));
 
 	if (t) {
 		tombstone_init(t);
@@ -180,7 +179,7 @@ struct tombstone *ev_add_tombstone(struct ev_file *f)
 
 struct anr_trace *ev_add_anr(struct ev_file *f)
 {
-	struct anr_trace *a = grow((void **)&f->anrs, f->nanrs, sizeof(*a));
+	struct anr_trace *a = ev_grow((void **)&f->anrs, f->nanrs, sizeof(*a));
 
 	if (a) {
 		anr_trace_init(a);
@@ -191,7 +190,7 @@ struct anr_trace *ev_add_anr(struct ev_file *f)
 
 struct log_event *ev_add_log(struct ev_file *f)
 {
-	struct log_event *e = grow((void **)&f->logs, f->nlogs, sizeof(*e));
+	struct log_event *e = ev_grow((void **)&f->logs, f->nlogs, sizeof(*e));
 
 	if (e) {
 		log_event_init(e);
@@ -202,7 +201,7 @@ struct log_event *ev_add_log(struct ev_file *f)
 
 struct frame *ev_add_frame(struct tombstone *t)
 {
-	struct frame *fr = grow((void **)&t->frames, t->nframes, sizeof(*fr));
+	struct frame *fr = ev_grow((void **)&t->frames, t->nframes, sizeof(*fr));
 
 	if (fr) {
 		memset(fr, 0, sizeof(*fr));

@@ -227,6 +227,11 @@ void tombstone_init(struct tombstone *t);
 void anr_trace_init(struct anr_trace *a);
 void log_event_init(struct log_event *e);
 
+/* Room for one more element at the end of *v, which holds n elements of
+ * size sz, its capacity doubling from 8: a pointer to it, or NULL on
+ * ENOMEM (*v is then unchanged). */
+void *ev_grow(void **v, size_t n, size_t sz);
+
 /* Append a zeroed-then-initialised record to a list; NULL on ENOMEM. */
 struct exit_record *ev_add_exit(struct ev_file *f);
 struct tombstone *ev_add_tombstone(struct ev_file *f);
