@@ -1,5 +1,5 @@
 /*
- * lastwords ingest --db FILE [--events] [--tz OFFSET] [--tolerance MS] [--package NAME]...
+ * lastwords ingest --db FILE [--events] [--tz ZONE] [--tolerance MS] [--package NAME]...
  *                  BUNDLE...
  *
  * Each BUNDLE (a directory such as `lastwords pull` writes, or one file)
@@ -22,7 +22,7 @@
 #include "report.h"
 
 static const char usage[] =
-	"lastwords ingest --db FILE [--events] [--tz OFFSET] [--tolerance MS] [--package NAME]...\n"
+	"lastwords ingest --db FILE [--events] [--tz ZONE] [--tolerance MS] [--package NAME]...\n"
 	"                 BUNDLE...";
 
 /* Why a loaded bundle is refused, on stderr; 1 if it is. */

@@ -1,5 +1,5 @@
 /*
- * lastwords report [--format text|json|html|seed] [--tz OFFSET] [--tolerance MS]
+ * lastwords report [--format text|json|html|seed] [--tz ZONE] [--tolerance MS]
  *                  [--package NAME]... [--fail-on CLASS[:LEVEL],...] INPUT...
  *
  * Inputs are files or directories pulled from a device. Each run of each
@@ -23,7 +23,7 @@
 #include "seed/seed-report.h"
 
 static const char usage[] =
-	"lastwords report [--format text|json|html|seed] [--tz OFFSET] [--tolerance MS]\n"
+	"lastwords report [--format text|json|html|seed] [--tz ZONE] [--tolerance MS]\n"
 	"                 [--package NAME]... [--fail-on CLASS[:LEVEL],...] INPUT...";
 
 #define FAIL_ON_MAX 16
