@@ -211,6 +211,8 @@ def test_history_usage(lw, root, tmp):
     check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 5,
           "history --since 2026-11-27 keeps the ring-less run too: %s" % r.stdout[:200])
     r = lastwords(lw, ["history", "--db", db, "--by", "ring", "--format", "json"])
+    if r.returncode == 0:
+        history_validator(root)(json.loads(r.stdout))
     groups = sorted((g["group"], g["runs"], g["died"]) for g in json.loads(r.stdout)["groups"]) \
         if r.returncode == 0 else r.stderr
     check(groups == [("none", 1, 1), ("probe", 4, 2)], "history --by ring: %s" % (groups,))
