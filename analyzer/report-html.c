@@ -260,7 +260,7 @@ static void run_section(FILE *out, const cJSON *r, int index)
 	if (cJSON_IsObject(no_ring)) {
 		/* A ring-less run: where its death was read, and why no ring has
 		 * it; it has no start, stage or candidate. */
-		row(out, "died", json_get_string(r, "end"));
+		row(out, "ended", json_get_string(r, "end"));
 		row(out, "ring", "none: a ring-less run (link liblastwords for the stage, candidate "
 				 "and memory)");
 		row(out, "why no ring", json_get_string(no_ring, "why_text"));

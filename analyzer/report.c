@@ -684,7 +684,7 @@ static void run_head_text(const struct corr_run *cr, const struct run_facts *f, 
 			fmt_utc(when, sizeof(when), (uint64_t)cr->last_ms * 1000000u, 1);
 		if (run->hdr.app_version)
 			snprintf(version, sizeof(version), "%" PRIu64, run->hdr.app_version);
-		fprintf(out, "died       %s, app version %s; no ring: stage and candidate unknown\n",
+		fprintf(out, "ended      %s, app version %s; no ring: stage and candidate unknown\n",
 			when, version);
 		return;
 	}
