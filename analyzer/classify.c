@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../src/exit-info.h"
@@ -41,6 +42,16 @@ static void claim(struct verdict *v, enum claim_source s, enum lw_exit_class c, 
 	}
 }
 
+/* A line of a verdict: fmt's text cut to max bytes (with the NUL), on the
+ * heap; NULL on ENOMEM. */
+static char *line_of(size_t max, const char *fmt, va_list ap)
+{
+	char buf[VERDICT_LINE_MAX];
+
+	vsnprintf(buf, max < sizeof(buf) ? max : sizeof(buf), fmt, ap);
+	return strdup(buf);
+}
+
 __attribute__((format(printf, 2, 3))) static void evidence(struct verdict *v, const char *fmt, ...)
 {
 	va_list ap;
@@ -48,8 +59,31 @@ __attribute__((format(printf, 2, 3))) static void evidence(struct verdict *v, co
 	if (v->nevidence >= VERDICT_MAX_LINES)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(v->evidence[v->nevidence++], sizeof(v->evidence[0]), fmt, ap);
+	v->evidence[v->nevidence] = line_of(VERDICT_LINE_MAX, fmt, ap);
 	va_end(ap);
+	v->nevidence += v->evidence[v->nevidence] != NULL;
+}
+
+__attribute__((format(printf, 2, 3))) static void set_contradiction(struct verdict *v,
+								    const char *fmt, ...)
+{
+	va_list ap;
+
+	free(v->contradiction);
+	va_start(ap, fmt);
+	v->contradiction = line_of(VERDICT_LINE_MAX, fmt, ap);
+	va_end(ap);
+}
+
+static char *missing_line(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = line_of(VERDICT_MISSING_MAX, fmt, ap);
+	va_end(ap);
+	return s;
 }
 
 static void missing(struct verdict *v, const char *what)
@@ -57,10 +91,28 @@ static void missing(struct verdict *v, const char *what)
 	size_t i;
 
 	for (i = 0; i < v->nmissing; i++)
-		if (strcmp(v->missing[i], what) == 0)
+		if (strncmp(v->missing[i], what, VERDICT_MISSING_MAX - 1) == 0)
 			return;
-	if (v->nmissing < VERDICT_MAX_LINES)
-		snprintf(v->missing[v->nmissing++], sizeof(v->missing[0]), "%s", what);
+	if (v->nmissing < VERDICT_MAX_LINES) {
+		v->missing[v->nmissing] = missing_line("%s", what);
+		v->nmissing += v->missing[v->nmissing] != NULL;
+	}
+}
+
+void verdict_release(struct verdict *v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->nevidence; i++)
+		free(v->evidence[i]);
+	for (i = 0; i < v->nmissing; i++)
+		free(v->missing[i]);
+	for (i = 0; i < v->nactions; i++)
+		free(v->actions[i].why);
+	free(v->contradiction);
+	memset(v, 0, sizeof(*v));
 }
 
 /* The run's exit records, and its log events of one type. */
@@ -730,8 +782,7 @@ static void decide(const struct run_facts *f, struct verdict *v)
 			break;
 		}
 		snprintf(a, sizeof(a), "%s", vocab_name(&vocab_exit_classes, best));
-		snprintf(v->contradiction, sizeof(v->contradiction),
-			 "the system's sources disagree: %s and %s", a, b);
+		set_contradiction(v, "the system's sources disagree: %s and %s", a, b);
 		/* As many sources one way as the other: the cause is unknown. */
 		v->cls = (enum lw_exit_class)best;
 		for (c = 1; c < LW_EXIT_CLASS_COUNT; c++)
@@ -743,8 +794,7 @@ static void decide(const struct run_facts *f, struct verdict *v)
 	if (best) {
 		v->cls = (enum lw_exit_class)best;
 		if (ring_class && ring_class != best) {
-			snprintf(v->contradiction, sizeof(v->contradiction),
-				 "the ring says %s, the system says %s",
+			set_contradiction(v, "the ring says %s, the system says %s",
 				 vocab_name(&vocab_exit_classes, ring_class),
 				 vocab_name(&vocab_exit_classes, best));
 			v->level = LW_EVIDENCE_UNCONFIRMED;
@@ -773,9 +823,9 @@ __attribute__((format(printf, 3, 4))) static void act(struct verdict *v, enum lw
 		return;
 	v->actions[v->nactions].action = a;
 	va_start(ap, fmt);
-	vsnprintf(v->actions[v->nactions].why, sizeof(v->actions[0].why), fmt, ap);
+	v->actions[v->nactions].why = line_of(VERDICT_LINE_MAX, fmt, ap);
 	va_end(ap);
-	v->nactions++;
+	v->nactions++; /* a NULL why (ENOMEM) is written as null */
 }
 
 /* The most conservative next steps, in order of reversibility, gated by
@@ -796,7 +846,7 @@ static void recommend(const struct run_facts *f, struct verdict *v)
 	}
 	if (f->stable_candidate && f->stable_candidate != f->candidate)
 		fmt_digest(stable, sizeof(stable), f->stable_candidate);
-	if (v->contradiction[0]) {
+	if (v->contradiction) {
 		if (cand[0])
 			act(v, LW_ACTION_ISOLATE_CANDIDATE,
 			    "stop using %s until someone reviews evidence that disagrees about this death",
@@ -903,7 +953,7 @@ void classify_all(const struct correlation *c, struct run_facts *facts, int *jud
 		 * verdict. */
 		if (!run_facts_died(&facts[i]) && verdicts[i].nclaims == 0) {
 			judged[i] = 0;
-			memset(&verdicts[i], 0, sizeof(verdicts[i]));
+			verdict_release(&verdicts[i]);
 		}
 	}
 	for (i = 0; i < c->nruns; i++)

@@ -158,22 +158,23 @@ int cmd_report(int argc, char **argv)
 		return LW_EXIT_INPUT;
 	}
 	print_input_errors(&b, "");
-	if (strcmp(format, "json") == 0 || strcmp(format, "html") == 0) {
-		cJSON *j = report_json(&r);
-		char *text = j && strcmp(format, "json") == 0 ? json_serialize(j, 1) : NULL;
-
-		if (!j || (!text && strcmp(format, "json") == 0)) {
+	if (strcmp(format, "json") == 0) {
+		if (report_json_write(&r, stdout) != 0) {
 			fprintf(stderr, "lastwords: out of memory\n");
-			cJSON_Delete(j);
 			report_release(&r);
 			bundle_release(&b);
 			return LW_EXIT_INPUT;
 		}
-		if (text)
-			puts(text);
-		else
-			report_html(j, stdout);
-		free(text);
+	} else if (strcmp(format, "html") == 0) {
+		cJSON *j = report_json(&r);
+
+		if (!j) {
+			fprintf(stderr, "lastwords: out of memory\n");
+			report_release(&r);
+			bundle_release(&b);
+			return LW_EXIT_INPUT;
+		}
+		report_html(j, stdout);
 		cJSON_Delete(j);
 	} else {
 		report_text(&r, stdout);

@@ -116,8 +116,12 @@ size_t report_runs(const struct report *r, enum run_ring ring)
 
 void report_release(struct report *r)
 {
+	size_t i;
+
 	if (!r)
 		return;
+	for (i = 0; r->verdicts && i < r->corr.nruns; i++)
+		verdict_release(&r->verdicts[i]);
 	correlation_release(&r->corr);
 	free(r->facts);
 	free(r->verdicts);
@@ -349,7 +353,7 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 	a = json_array(j, o, "missing");
 	for (k = 0; k < v->nmissing; k++)
 		json_text(j, a, NULL, v->missing[k]);
-	json_text(j, o, "contradiction", v->contradiction[0] ? v->contradiction : NULL);
+	json_text(j, o, "contradiction", v->contradiction);
 	m = json_object(j, o, "recovery");
 	a = json_array(j, m, "actions");
 	for (k = 0; k < v->nactions; k++) {
@@ -464,7 +468,9 @@ static void pull_json(struct json *j, cJSON *o, const struct bundle *b)
 		json_text(j, a, NULL, notes[i]);
 }
 
-cJSON *report_json(const struct report *r)
+/* The report's tree, with its runs or with "runs" left empty (for
+ * report_json_write(), which writes them one at a time). */
+static cJSON *report_tree(const struct report *r, int with_runs)
 {
 	const struct bundle *b = r->bundle;
 	struct json j;
@@ -493,7 +499,8 @@ cJSON *report_json(const struct report *r)
 	}
 	a = json_array(&j, o, "runs");
 	for (i = 0; i < r->corr.nruns; i++) {
-		run_json(&j, a, r, i);
+		if (with_runs)
+			run_json(&j, a, r, i);
 		for (k = 0; k < r->verdicts[i].nrules; k++)
 			signaled_lmk |= strcmp(r->verdicts[i].rules[k], "lmk-as-signaled") == 0;
 	}
@@ -522,6 +529,76 @@ cJSON *report_json(const struct report *r)
 		json_text(&j, a, NULL, note);
 	}
 	return json_end(&j);
+}
+
+cJSON *report_json(const struct report *r)
+{
+	return report_tree(r, 1);
+}
+
+/* One run's object as pretty JSON text, indented as cJSON indents an
+ * element of the top object's "runs" (two tabs deeper than alone); free
+ * with free(). NULL on ENOMEM. */
+static char *run_text(const struct report *r, size_t i)
+{
+	struct json j;
+	cJSON *arr = json_begin_array(&j), *tree;
+	char *text, *out, *p;
+	size_t n = 0, lines = 0;
+
+	run_json(&j, arr, r, i);
+	tree = json_end(&j);
+	text = tree ? json_serialize(tree->child, 1) : NULL;
+	cJSON_Delete(tree);
+	if (!text)
+		return NULL;
+	for (p = text; *p; p++)
+		lines += *p == '\n';
+	out = malloc(strlen(text) + 2 * lines + 1);
+	for (p = text; out && *p; p++) {
+		out[n++] = *p;
+		if (*p == '\n') {
+			out[n++] = '\t';
+			out[n++] = '\t';
+		}
+	}
+	if (out)
+		out[n] = '\0';
+	free(text);
+	return out;
+}
+
+int report_json_write(const struct report *r, FILE *out)
+{
+	/* cJSON prints the empty array of the top object's member so, and
+	 * an array's elements with ", " between them. */
+	static const char empty_runs[] = "\n\t\"runs\":\t[]";
+	cJSON *head = report_tree(r, 0);
+	char *text = head ? json_serialize(head, 1) : NULL, *at, *run;
+	size_t i;
+	int rc = 0;
+
+	cJSON_Delete(head);
+	at = text ? strstr(text, empty_runs) : NULL;
+	if (!at) {
+		free(text);
+		return -1;
+	}
+	at += sizeof(empty_runs) - 2; /* the ']' */
+	fwrite(text, 1, (size_t)(at - text), out);
+	for (i = 0; i < r->corr.nruns && rc == 0; i++) {
+		run = run_text(r, i);
+		if (!run) {
+			rc = -1;
+			break;
+		}
+		fprintf(out, "%s%s", i ? ", " : "", run);
+		free(run);
+	}
+	fputs(at, out);
+	fputc('\n', out);
+	free(text);
+	return rc;
 }
 
 /* Where the zone came from, for people. */
@@ -766,7 +843,7 @@ void report_text(const struct report *r, FILE *out)
 		}
 		fprintf(out, "verdict    %s, %s\n", vocab_name(&vocab_exit_classes, (int)v->cls),
 			vocab_name(&vocab_evidence_levels, (int)v->level));
-		if (v->contradiction[0])
+		if (v->contradiction)
 			fprintf(out, "           contradiction: %s\n", fmt_text(v->contradiction));
 		fprintf(out, "rules      ");
 		for (k = 0; k < v->nrules; k++)

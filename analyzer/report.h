@@ -44,6 +44,12 @@ size_t report_runs(const struct report *r, enum run_ring ring);
 /* The report as JSON (schemas/report.schema.json), to free with
  * cJSON_Delete(); NULL on ENOMEM, never a report short of a member. */
 cJSON *report_json(const struct report *r);
+
+/* The text of json_serialize(report_json(r), 1) and a newline, written to
+ * out one run at a time, so that a report of thousands of runs never holds
+ * all their trees at once. Returns 0, or -1 on ENOMEM (out then holds a cut
+ * report: the caller says so and fails). Write errors are the stream's. */
+int report_json_write(const struct report *r, FILE *out);
 void report_text(const struct report *r, FILE *out);
 
 /* The report's JSON (report_json()) as one self-contained HTML page

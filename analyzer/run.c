@@ -78,8 +78,6 @@ int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 	out->outcome = ring_file_outcome(rf);
 	out->open_stage = ring_open_stage(rf->hdr);
 	out->header_damaged = rf->header_damaged;
-	if (rf->header_damaged)
-		snprintf(out->damage, sizeof(out->damage), "%s", rf->damage.reason);
 	if (!out->path ||
 	    ring_file_take_records(rf, &out->events, &out->nevents, &out->scan) != 0) {
 		ring_file_free(rf);
@@ -230,10 +228,7 @@ static int load_ring_line(struct run *r, const cJSON *o, struct span line, size_
 		r->outcome = RING_OUTCOME_DIED;
 	else
 		r->outcome = RING_OUTCOME_UNKNOWN;
-	if (json_get_string(o, "header_damage")) {
-		r->header_damaged = 1;
-		snprintf(r->damage, sizeof(r->damage), "%s", json_get_string(o, "header_damage"));
-	}
+	r->header_damaged = json_get_string(o, "header_damage") != NULL;
 	r->scan.slot_count = h->slot_count;
 	line_u64(line, "valid", &r->scan.valid);
 	line_u64(line, "torn", &r->scan.torn);

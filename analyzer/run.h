@@ -42,7 +42,6 @@ struct run {
 	enum lw_stage open_stage;
 	struct ring_scan scan;      /* slot counts */
 	int header_damaged;
-	char damage[160];
 	/* Its valid records in ticket order, whatever form the run came in,
 	 * as a ring's slots hold them: seq is 2 * ticket + 2 (R9, see
 	 * run_event_ticket()), crc is not kept (0). */
