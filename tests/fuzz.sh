@@ -18,7 +18,7 @@ for c in clang clang-14 clang-15 clang-16; do
 		break
 	fi
 done
-[ -n "$clang" ] || { echo "skip: clang is not installed (.ci/install-deps installs it)"; exit 77; }
+[ -n "$clang" ] || { echo "skip: clang is not installed (.ci/install-deps --tests installs it)"; exit 77; }
 
 tmp=$(mktemp -d)
 keep="${FUZZ_KEEP:-}"

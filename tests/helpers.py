@@ -107,7 +107,7 @@ def schema_errors(schema, obj):
     try:
         import jsonschema
     except ImportError:
-        fail("python3-jsonschema is not installed (.ci/install-deps installs it)")
+        fail("python3-jsonschema is not installed (.ci/install-deps --tests installs it)")
         return []
     import json
     with open(schema) as f:

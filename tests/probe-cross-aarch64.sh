@@ -12,7 +12,7 @@ lastwords=$2
 
 for tool in aarch64-linux-gnu-gcc qemu-aarch64 meson ninja; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "skip: $tool is not installed (.ci/install-deps installs it)"
+		echo "skip: $tool is not installed (.ci/install-deps --tests installs it)"
 		exit 77
 	fi
 done
