@@ -14,12 +14,8 @@ src=$1
 meson_so=$2
 lastwords=$3
 
-for tool in cmake ninja readelf; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "skip: $tool is not installed (.ci/install-deps --tests installs it)"
-		exit 77
-	fi
-done
+. "$(dirname "$0")/helpers.sh"
+need cmake ninja readelf
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -41,21 +37,7 @@ cmake_build "$tmp/probe" "$src/probe"
 so="$tmp/probe/liblastwords.so"
 [ -f "$tmp/probe/liblastwords.a" ] || { echo "FAIL: no liblastwords.a"; exit 1; }
 
-soname=$(readelf -d "$so" | grep SONAME)
-echo "$soname"
-case $soname in
-*'[liblastwords.so]') ;;
-*) echo "FAIL: the soname is not liblastwords.so"; exit 1 ;;
-esac
-
-readelf -lW "$so" | grep LOAD
-# The last field of a LOAD line is its alignment, in hex.
-for align in $(readelf -lW "$so" | awk '$1 == "LOAD" {print $NF}'); do
-	if [ $((align)) -lt 16384 ]; then
-		echo "FAIL: a LOAD segment aligned at $align, below 16 KB"
-		exit 1
-	fi
-done
+check_android_so "$so" cmake
 
 # The defined global symbols, with their versions and types.
 exports() {

@@ -8,12 +8,8 @@
 set -u
 src=$1
 
-for tool in musl-gcc meson ninja; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "skip: $tool is not installed (.ci/install-deps --tests installs it)"
-		exit 77
-	fi
-done
+. "$(dirname "$0")/helpers.sh"
+need musl-gcc meson ninja readelf
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -15,16 +15,9 @@
 set -u
 src=$1
 
-for tool in clang aarch64-linux-gnu-ld aarch64-linux-gnu-ar ar meson ninja readelf; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "skip: $tool is not installed (.ci/install-deps --tests installs it)"
-		exit 77
-	fi
-done
-if [ ! -d /usr/aarch64-linux-gnu/lib ]; then
-	echo "skip: no arm64 libc (libc6-dev-arm64-cross)"
-	exit 77
-fi
+. "$(dirname "$0")/helpers.sh"
+need clang aarch64-linux-gnu-ld aarch64-linux-gnu-ar ar meson ninja readelf
+need_arm64_libc
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -65,19 +58,7 @@ check() {
 	fi
 	readelf -h "$so" | grep -q "Machine: *$machine" ||
 		{ echo "FAIL: $arch: not a $machine library"; exit 1; }
-	soname=$(readelf -d "$so" | grep SONAME)
-	echo "$arch: $soname"
-	case $soname in
-	*'[liblastwords.so]') ;;
-	*) echo "FAIL: $arch: the soname is not liblastwords.so"; exit 1 ;;
-	esac
-	for align in $(readelf -lW "$so" | awk '$1 == "LOAD" {print $NF}'); do
-		echo "$arch: LOAD aligned at $align"
-		if [ $((align)) -lt 16384 ]; then
-			echo "FAIL: $arch: a LOAD segment aligned below 16 KB"
-			exit 1
-		fi
-	done
+	check_android_so "$so" "$arch"
 }
 
 check aarch64 AArch64 aarch64-linux-gnu-
