@@ -19,8 +19,9 @@ need cmake ninja readelf
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# The sanitizers of the meson build do not apply to this build.
-unset ASAN_OPTIONS UBSAN_OPTIONS
+# The sanitizers of the meson build do not apply to this build, and its
+# library (meson test's LD_LIBRARY_PATH) is not the one the demo must load.
+unset ASAN_OPTIONS UBSAN_OPTIONS LD_LIBRARY_PATH
 
 # cmake_build DIR SOURCE: configure and build, warning-free.
 cmake_build() {
@@ -73,6 +74,11 @@ if readelf -sW "$tmp/app-build/demo-shared" | awk '$8 == "lw_open" && $7 != "UND
 	echo "FAIL: demo-shared holds its own copy of the probe"
 	exit 1
 fi
+loaded=$(ldd "$tmp/app-build/demo-shared" | grep liblastwords)
+case $loaded in
+*" $tmp/app-build/lastwords/liblastwords.so "*) ;;
+*) echo "FAIL: demo-shared loads another liblastwords: $loaded"; exit 1 ;;
+esac
 
 for kind in shared static; do
 	"$tmp/app-build/demo-$kind" "$tmp/rings-$kind" >/dev/null 2>&1
