@@ -17,6 +17,7 @@
  * unpaired surrogate as '?'. JNI's own "modified UTF-8" would differ.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 #define NAME_TOO_LONG 1
 #define NAME_HAS_NUL 2
 #define NAME_MAX_BYTES 1023
+#define CRASH_UNCHAINED 1
 
 static struct lw *jni_lw(jlong h)
 {
@@ -314,10 +316,40 @@ static jint JNICALL n_advice_reset(JNIEnv *env, jclass cls, jlong h)
 	return lw_advice_reset(jni_lw(h));
 }
 
-static jint JNICALL n_crash_install(JNIEnv *env, jclass cls, jlong h)
+/* Whether sig has a handler now (as sigaction() reports it: through a
+ * chaining library, the one chained behind the JVM's). */
+static int has_handler(int sig)
 {
+	struct sigaction cur;
+
+	if (sigaction(sig, NULL, &cur) != 0)
+		return 0;
+	if (cur.sa_flags & SA_SIGINFO)
+		return cur.sa_sigaction != NULL;
+	return cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN;
+}
+
+/*
+ * A JVM takes SIGSEGV (and on some machines SIGBUS, SIGFPE, SIGILL) for
+ * its own use: implicit null checks, safepoint polls, stack banging; its
+ * handler resumes the thread. The probe's handler installed in front of it
+ * would take each for a crash. HotSpot's libjsig (preloaded) and ART's
+ * sigchain keep the JVM's handler in front and chain the probe's behind
+ * it; through libjsig, sigaction() then reports the disposition from
+ * before the JVM, no handler. A handler that sigaction() reports is the
+ * JVM's, installed without chaining: refused.
+ */
+static jint JNICALL n_crash_install(JNIEnv *env, jclass cls, jlong h, jboolean vm_chains)
+{
+	static const int vm_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+	size_t i;
+
 	(void)env;
 	(void)cls;
+	if (!vm_chains)
+		for (i = 0; i < sizeof(vm_signals) / sizeof(vm_signals[0]); i++)
+			if (has_handler(vm_signals[i]))
+				return CRASH_UNCHAINED;
 	return lw_crash_install(jni_lw(h));
 }
 
@@ -340,7 +372,7 @@ static const JNINativeMethod methods[] = {
 	{ "sync", "(J)I", FN(n_sync) },
 	{ "advice", "(J[J)I", FN(n_advice) },
 	{ "adviceReset", "(J)I", FN(n_advice_reset) },
-	{ "crashInstall", "(J)I", FN(n_crash_install) },
+	{ "crashInstall", "(JZ)I", FN(n_crash_install) },
 };
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved)

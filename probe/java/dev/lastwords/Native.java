@@ -59,5 +59,12 @@ final class Native {
 
 	static native int adviceReset(long lw);
 
-	static native int crashInstall(long lw);
+	/* lw_crash_install(). With vmChains false (a JVM other than ART, whose
+	 * sigchain always chains), it first refuses with CRASH_UNCHAINED when
+	 * SIGSEGV, SIGBUS, SIGFPE or SIGILL has a handler already, which the
+	 * probe's would run in front of: the JVM's own, when no chaining
+	 * library (libjsig) holds them. */
+	static native int crashInstall(long lw, boolean vmChains);
+
+	static final int CRASH_UNCHAINED = 1;
 }

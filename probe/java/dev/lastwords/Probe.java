@@ -290,11 +290,14 @@ public final class Probe implements AutoCloseable {
 	 * process still dies by it and the system (or the JVM) still reports
 	 * it. On Android, ART's sigchain runs it behind ART's own handlers.
 	 * Under HotSpot, start the JVM with {@code libjsig.so} preloaded
-	 * (signal chaining, {@code LD_PRELOAD=$JAVA_HOME/lib/libjsig.so}).
-	 * A second call does nothing.
+	 * (signal chaining, {@code LD_PRELOAD=$JAVA_HOME/lib/libjsig.so}): the
+	 * JVM takes SIGSEGV for its own use (null checks, safepoints), and
+	 * without it the probe's handler would run first and take those for
+	 * crashes, so it is refused. A second call does nothing.
 	 *
-	 * @throws IllegalStateException if the probe is closed, or if the
-	 *         handler cannot be installed
+	 * @throws IllegalStateException if the probe is closed, if the JVM's
+	 *         handlers are not chained (no libjsig), or if the handler
+	 *         cannot be installed
 	 */
 	public synchronized void installCrashHandler() {
 		if (!enter())
@@ -303,11 +306,17 @@ public final class Probe implements AutoCloseable {
 		try {
 			if (crashHandler)
 				return;
-			rc = Native.crashInstall(lw);
+			rc = Native.crashInstall(lw, "Dalvik".equals(System.getProperty("java.vm.name")));
 			crashHandler = rc == 0;
 		} finally {
 			exit();
 		}
+		if (rc == Native.CRASH_UNCHAINED)
+			throw new IllegalStateException("installCrashHandler: the JVM's SIGSEGV handler is "
+					+ "installed without signal chaining, and the probe's would run in front of it and "
+					+ "take the JVM's own signals (null checks) for crashes: start the JVM with "
+					+ "libjsig.so preloaded (LD_PRELOAD=" + System.getProperty("java.home")
+					+ "/lib/libjsig.so)");
 		if (rc != 0)
 			throw new IllegalStateException("installCrashHandler: lw_crash_install failed: errno "
 					+ -rc);
