@@ -19,6 +19,10 @@ their shell examples exit as documented.
       are put in one fresh temporary directory). An example is skipped,
       with a message, when the binary or one of its fixture files does not
       exist yet; once they exist, a different exit status fails.
+  (e) every EXAMPLES block that holds a whole Java program (lastwords-java.3)
+      is compiled against lastwords.jar and run on the JVM with a fresh
+      directory as args[0], when a JDK built the jar (--jar); it must exit
+      0 and leave a ring file there that ended cleanly.
   (d) the header and slot tables of lastwords-ring.5 give the same fields,
       offsets and sizes as schemas/ring-format.md (tests/docs-format.c checks
       that document against the structs).
@@ -214,25 +218,63 @@ def run_program(args, page, src):
                  (page, " ".join(cmd), r.stdout + r.stderr))
             return
         r = subprocess.run([exe, ring_dir], capture_output=True, text=True, timeout=60)
-        if r.returncode != 0:
-            fail("%s: the EXAMPLES program exited %d:\n%s" % (page, r.returncode,
-                                                               r.stdout + r.stderr))
-            return
-        rings = [f for f in os.listdir(ring_dir) if f.endswith(".lwr")]
-        if len(rings) != 1:
-            fail("%s: the EXAMPLES program left %d ring files, not 1: %s" %
-                 (page, len(rings), rings))
-            return
-        with open(os.path.join(ring_dir, rings[0]), "rb") as f:
-            head = f.read(512)
-        if len(head) < 512 or head[:8] != RING_MAGIC:
-            fail("%s: %s is not a ring" % (page, rings[0]))
-            return
-        state = struct.unpack_from("<I", head, 320)[0]
-        if state != STATE_CLEAN_EXIT:
-            fail("%s: %s has state %d, not CLEAN_EXIT" % (page, rings[0], state))
-            return
-        ok("%s: the EXAMPLES program builds, runs and leaves %s" % (page, rings[0]))
+        check_run(page, r, ring_dir)
+
+
+def check_run(page, r, ring_dir):
+    """The EXAMPLES program of page ran as r: it exited 0 and left one ring
+    in ring_dir, which ended cleanly."""
+    if r.returncode != 0:
+        fail("%s: the EXAMPLES program exited %d:\n%s" % (page, r.returncode,
+                                                           r.stdout + r.stderr))
+        return
+    rings = [f for f in os.listdir(ring_dir) if f.endswith(".lwr")]
+    if len(rings) != 1:
+        fail("%s: the EXAMPLES program left %d ring files, not 1: %s" %
+             (page, len(rings), rings))
+        return
+    with open(os.path.join(ring_dir, rings[0]), "rb") as f:
+        head = f.read(512)
+    if len(head) < 512 or head[:8] != RING_MAGIC:
+        fail("%s: %s is not a ring" % (page, rings[0]))
+        return
+    state = struct.unpack_from("<I", head, 320)[0]
+    if state != STATE_CLEAN_EXIT:
+        fail("%s: %s has state %d, not CLEAN_EXIT" % (page, rings[0], state))
+        return
+    ok("%s: the EXAMPLES program builds, runs and leaves %s" % (page, rings[0]))
+
+
+# --- (e) the Java programs ---------------------------------------------------
+
+def check_java_programs(args):
+    if not args.jar:
+        skip("no JDK: lastwords.jar was not built, the Java examples are not run")
+        return
+    from jvm import Jvm
+    for page in pages(args.man_dir):
+        text = open(os.path.join(args.man_dir, page)).read()
+        for start, block in literal_blocks(sections(text).get("EXAMPLES", [])):
+            src = "\n".join(block) + "\n"
+            m = re.search(r"^public class (\w+)", src, re.M)
+            if not m or "public static void main(" not in src:
+                continue
+            with tempfile.TemporaryDirectory(prefix="lw-docs-java-") as tmp:
+                ring_dir = os.path.join(tmp, "rings")
+                os.mkdir(ring_dir)
+                jvm = Jvm(args.jar, args.javac, args.jni_path, tmp)
+                with open(os.path.join(tmp, m.group(1) + ".java"), "w") as f:
+                    f.write(src)
+                cmd = [jvm.javac, "--release", "8", "-Xlint:all,-options", "-Werror",
+                       "-cp", args.jar, "-d", tmp, os.path.join(tmp, m.group(1) + ".java")]
+                r = subprocess.run(cmd, capture_output=True, text=True)
+                if r.returncode != 0:
+                    fail("%s: the EXAMPLES program does not build:\n%s\n%s" %
+                         (page, " ".join(cmd), r.stdout + r.stderr))
+                    continue
+                r = jvm.run(m.group(1), [ring_dir], jsig=True, timeout=60)
+                if r is not None:
+                    check_run(page, r, ring_dir)
 
 
 # --- (c) the command lines ---------------------------------------------------
@@ -416,17 +458,21 @@ def main():
     p.add_argument("--mandoc")
     p.add_argument("--lastwords", help="the built lastwords command")
     p.add_argument("--sanitize", default="none", help="b_sanitize of the build")
+    p.add_argument("--jar", help="lastwords.jar, when a JDK built it")
+    p.add_argument("--javac", help="the javac that built it")
+    p.add_argument("--jni-path", help="the directory of liblastwords_jni.so")
     p.add_argument("--cc", nargs=argparse.REMAINDER, default=[],
                    help="the C compiler command and its flags; the rest of the line")
     args = p.parse_args()
     # meson gives build targets relative to the build directory, the cwd here;
     # the shell examples run from the source root.
-    for attr in ("lib", "lastwords", "mandoc"):
+    for attr in ("lib", "lastwords", "mandoc", "jar"):
         if getattr(args, attr):
             setattr(args, attr, os.path.abspath(getattr(args, attr)))
 
     check_pages(args)
     check_programs(args)
+    check_java_programs(args)
     check_commands(args)
     check_ring5(args)
 

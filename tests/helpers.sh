@@ -19,15 +19,17 @@ need_arm64_libc() {
 	fi
 }
 
-# check_android_so SO LABEL: fail unless the shared object SO is what an APK
-# ships: the soname liblastwords.so, with no version, and every LOAD segment
-# aligned for 16 KB pages. Prints what it read, each line after LABEL.
+# check_android_so SO LABEL [SONAME]: fail unless the shared object SO is
+# what an APK ships: the soname SONAME (liblastwords.so by default), with no
+# version, and every LOAD segment aligned for 16 KB pages. Prints what it
+# read, each line after LABEL.
 check_android_so() {
+	want=${3:-liblastwords.so}
 	soname=$(readelf -d "$1" | grep SONAME)
 	echo "$2: $soname"
 	case $soname in
-	*'[liblastwords.so]') ;;
-	*) echo "FAIL: $2: the soname is not liblastwords.so"; exit 1 ;;
+	*"[$want]") ;;
+	*) echo "FAIL: $2: the soname is not $want"; exit 1 ;;
 	esac
 	# The last field of a LOAD line is its alignment, in hex.
 	for align in $(readelf -lW "$1" | awk '$1 == "LOAD" {print $NF}'); do

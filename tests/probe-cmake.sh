@@ -6,7 +6,8 @@
 # as meson's liblastwords.so. Then an app's CMake project adds it with
 # add_subdirectory and links the demo (tests/demo.c) once against the shared
 # and once against the static library; each run leaves a ring that
-# lastwords verify and dump read whole. Skips (77) without cmake.
+# lastwords verify and dump read whole. With a JDK, liblastwords_jni.so too
+# (soname, alignment, over liblastwords.so). Skips (77) without cmake.
 #
 # usage: probe-cmake.sh SOURCE_ROOT MESON_SHARED_LIB LASTWORDS
 set -u
@@ -39,6 +40,21 @@ so="$tmp/probe/liblastwords.so"
 [ -f "$tmp/probe/liblastwords.a" ] || { echo "FAIL: no liblastwords.a"; exit 1; }
 
 check_android_so "$so" cmake
+
+# The JNI library, built whenever CMake finds a JDK (as here when javac is
+# there): over liblastwords.so, with JNI_OnLoad its only export.
+jni="$tmp/probe/liblastwords_jni.so"
+if command -v javac >/dev/null 2>&1 || [ -f "$jni" ]; then
+	[ -f "$jni" ] || { echo "FAIL: a JDK is here, and CMake built no liblastwords_jni.so"; exit 1; }
+	check_android_so "$jni" cmake-jni liblastwords_jni.so
+	readelf -d "$jni" | grep -q 'NEEDED.*\[liblastwords\.so\]' ||
+		{ echo "FAIL: liblastwords_jni.so does not load liblastwords.so"; exit 1; }
+	jni_exports=$(readelf --dyn-syms -W "$jni" |
+		awk '$7 != "UND" && ($5 == "GLOBAL" || $5 == "WEAK") {print $8}' | sort | tr '\n' ' ')
+	[ "$jni_exports" = "JNI_OnLoad " ] ||
+		{ echo "FAIL: liblastwords_jni.so exports '$jni_exports', not JNI_OnLoad alone"; exit 1; }
+	echo "cmake-jni: exports $jni_exports"
+fi
 
 # The defined global symbols, with their versions and types.
 exports() {

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Check that liblastwords.so imports only what Android's bionic libc has.
+"""Check that liblastwords.so, or the JNI library over it
+(liblastwords_jni.so), imports only what Android's bionic libc has.
 
-usage: probe-libc-portability.py LIBLASTWORDS.so ALLOWLIST [B_SANITIZE]
+usage: probe-libc-portability.py LIB.so ALLOWLIST [B_SANITIZE]
 
 Every undefined dynamic symbol (nm -D --undefined-only), with its version
 suffix (@GLIBC_2.2.5) stripped, must be on ALLOWLIST
-(tests/bionic-libc.allow). When the build is sanitized (B_SANITIZE is not
+(tests/bionic-libc.allow), but for the probe's own functions that the JNI
+library imports from liblastwords.so (version LASTWORDS_*). When the build is sanitized (B_SANITIZE is not
 "none"), the sanitizer runtime's symbols are ignored. A symbol that only
 glibc has is rejected, or the test itself is broken.
 
@@ -32,11 +34,12 @@ def read_bionic_allow(path):
 
 
 def parse_nm(text):
-    """(name, kind) of each undefined symbol, version suffix stripped."""
+    """(name, kind) of each undefined symbol, version suffix stripped; the
+    probe's own (@LASTWORDS_*) are left out."""
     syms = []
     for line in text.splitlines():
         words = line.split()
-        if len(words) < 2:
+        if len(words) < 2 or "@LASTWORDS_" in words[-1]:
             continue
         kind, name = words[-2], words[-1]
         syms.append((name.split("@")[0], kind))
@@ -65,8 +68,10 @@ def main():
         fatal("nm -D %s: %s" % (lib, res.stderr.strip()))
     syms = parse_nm(res.stdout)
     names = {n for n, _ in syms}
-    if "sigaction" not in names or "mmap64" not in names and "mmap" not in names:
-        fatal("%s does not import sigaction and mmap: is it liblastwords.so?" % lib)
+    client = "@LASTWORDS_" in res.stdout
+    if "sigaction" not in names or not client and "mmap64" not in names and "mmap" not in names:
+        fatal("%s does not import sigaction, and mmap or the probe's functions: is it "
+              "liblastwords.so or liblastwords_jni.so?" % lib)
 
     # The check must be able to fail.
     probe = parse_nm("                 U %s@GLIBC_2.2.5\n" % GLIBC_ONLY)

@@ -1,0 +1,70 @@
+package dev.lastwords;
+
+/*
+ * The JNI side of the facade: probe/jni.c registers these methods in
+ * JNI_OnLoad, so a name or signature that differs fails the load. A handle
+ * is the C struct lw pointer. Probe checks the arguments and the probe's
+ * state before it calls in; these return the C function's result (0 or a
+ * negative errno) and throw only where said.
+ */
+final class Native {
+	static {
+		System.loadLibrary("lastwords_jni");
+	}
+
+	/* Why a name cannot be recorded (jni.c, name_utf8()). */
+	static final int NAME_TOO_LONG = 1; /* over NAME_MAX_BYTES in UTF-8 */
+	static final int NAME_HAS_NUL = 2;  /* holds U+0000 */
+	static final int NAME_MAX_BYTES = 1023;
+
+	private Native() {
+	}
+
+	/* lw_open(); dir and processName in UTF-8 without NUL. Throws
+	 * IllegalStateException (a probe is open in this process already, or
+	 * the probe failed) or OutOfMemoryError. */
+	static native long open(byte[] dir, byte[] processName, long appVersion, int memoryBudgetKb,
+			int samplerPeriodMs);
+
+	static native int close(long lw);
+
+	/* From lw_info(): the run id's 32 hex digits, the ring file's path in
+	 * UTF-8 (empty when anonymous), whether the ring is anonymous. */
+	static native String runId(long lw);
+
+	static native byte[] path(long lw);
+
+	static native boolean anonymous(long lw);
+
+	/* lw_candidate() of name in UTF-8: a NAME_ code when the name cannot
+	 * be recorded, else its result. With lw 0, only the check (0 or a
+	 * NAME_ code). Does not allocate. */
+	static native int candidate(long lw, String name);
+
+	/* lw_digest() of name in UTF-8 into out[0]: 0, or a NAME_ code. */
+	static native int digest(String name, long[] out);
+
+	static native int stageBegin(long lw, int stage);
+
+	static native int stageEnd(long lw, int stage, int error);
+
+	static native int mark(long lw, int mark, long value);
+
+	static native int memorySample(long lw);
+
+	static native int sync(long lw);
+
+	/* lw_advice() into out: kind, stage, count, candidate, stable candidate. */
+	static native int advice(long lw, long[] out);
+
+	static native int adviceReset(long lw);
+
+	/* lw_crash_install(). With vmChains false (a JVM other than ART, whose
+	 * sigchain always chains), it first refuses with CRASH_UNCHAINED when
+	 * SIGSEGV, SIGBUS, SIGFPE or SIGILL has a handler already, which the
+	 * probe's would run in front of: the JVM's own, when no chaining
+	 * library (libjsig) holds them. */
+	static native int crashInstall(long lw, boolean vmChains);
+
+	static final int CRASH_UNCHAINED = 1;
+}

@@ -1,0 +1,392 @@
+package dev.lastwords;
+
+import java.nio.charset.Charset;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The lastwords probe, from Java: the run's crash-safe ring of stage events,
+ * over liblastwords (JNI, {@code liblastwords_jni.so}). See
+ * {@code liblastwords(3)}, section JAVA FACADE.
+ *
+ * <p>One probe per process: open it where the model runs (in
+ * {@code Service.onCreate} of the {@code :inference} process), record stages
+ * around load, delegate prepare and inference, check {@link #advice()} before
+ * prewarming, and {@link #close()} it when the process ends cleanly. A run
+ * that is never closed reads as one that died.
+ *
+ * <p>The event calls ({@link #candidate}, {@link #begin}, {@link #end},
+ * {@link #mark}, {@link #sampleMemory}) do not allocate, lock or block, on
+ * the Java side or in C, and any number of threads may call them at once,
+ * also while another closes the probe. Bad arguments throw (a null
+ * argument {@link NullPointerException}, a value outside what a ring takes
+ * {@link IllegalArgumentException}), whatever the probe's state. After
+ * {@link #close()} the events, {@link #sync()} and {@link #resetAdvice()}
+ * are ignored; {@link #advice()} and {@link #installCrashHandler()} throw
+ * {@link IllegalStateException}; {@link #runId()}, {@link #path()} and
+ * {@link #anonymous()} still answer; a second {@code close()} does nothing.
+ */
+public final class Probe implements AutoCloseable {
+	/* users: the calls inside the native probe now, plus CLOSED once close()
+	 * began. A call enters only while CLOSED is clear, and close() frees
+	 * the C probe only once no call is inside. */
+	private static final int CLOSED = Integer.MIN_VALUE;
+	private static final Charset UTF_8 = Charset.forName("UTF-8");
+
+	private final long lw;
+	private final AtomicInteger users = new AtomicInteger();
+	private final String runId;
+	private final String path;
+	private final boolean anonymous;
+	private boolean crashHandler; /* guarded by this */
+
+	private Probe(long lw) {
+		this.lw = lw;
+		this.runId = Native.runId(lw);
+		this.path = new String(Native.path(lw), UTF_8);
+		this.anonymous = Native.anonymous(lw);
+	}
+
+	/**
+	 * Opens the probe: this run's ring file in {@code dir}, named
+	 * {@code <processName>.<UTC start>.<pid>.lwr}, with the previous runs'
+	 * files kept beside it (the last four) and their boot-loop advice.
+	 * If no file can be made there, the probe runs on anonymous memory
+	 * ({@link #anonymous()}). Call it once per process; it allocates and
+	 * does file I/O.
+	 *
+	 * @param dir the app's internal files dir
+	 * @param processName this process's name, e.g.
+	 *        {@code "com.example.app:inference"}: 1 to 63 bytes in UTF-8
+	 * @param appVersion the app's versionCode: advice only counts the
+	 *        previous runs of the same version
+	 * @param memoryBudgetKb this process's memory budget in kB, 0 for none
+	 * @param samplerPeriodMs the period of a thread that samples RSS, 0 for
+	 *        none (each stage event then reads {@code /proc/self/statm},
+	 *        about a microsecond)
+	 * @throws NullPointerException if dir or processName is null
+	 * @throws IllegalArgumentException if processName is empty, too long or
+	 *         holds U+0000, if dir holds U+0000, or a number is negative
+	 * @throws IllegalStateException if a probe is open in this process
+	 *         already, or the probe cannot start
+	 */
+	public static Probe open(String dir, String processName, long appVersion, int memoryBudgetKb,
+			int samplerPeriodMs) {
+		if (dir == null)
+			throw new NullPointerException("dir");
+		if (processName == null)
+			throw new NullPointerException("processName");
+		byte[] d = dir.getBytes(UTF_8);
+		byte[] name = processName.getBytes(UTF_8);
+		if (name.length == 0 || name.length > 63)
+			throw new IllegalArgumentException(
+					"processName: " + name.length + " bytes in UTF-8; a ring takes 1 to 63");
+		if (hasNul(name))
+			throw new IllegalArgumentException("processName holds U+0000");
+		if (hasNul(d))
+			throw new IllegalArgumentException("dir holds U+0000");
+		if (memoryBudgetKb < 0)
+			throw new IllegalArgumentException("memoryBudgetKb is negative: " + memoryBudgetKb);
+		if (samplerPeriodMs < 0)
+			throw new IllegalArgumentException("samplerPeriodMs is negative: " + samplerPeriodMs);
+		return new Probe(Native.open(d, name, appVersion, memoryBudgetKb, samplerPeriodMs));
+	}
+
+	/**
+	 * The digest that a ring records for the candidate name (64-bit
+	 * FNV-1a over its UTF-8 bytes), as {@code lastwords digest NAME} and
+	 * {@link Advice#candidate()} give it.
+	 *
+	 * @throws NullPointerException if name is null
+	 * @throws IllegalArgumentException as {@link #candidate(String)}
+	 */
+	public static long digest(String name) {
+		checkName(name);
+		long[] out = new long[1];
+		int rc = Native.digest(name, out);
+		if (rc > 0)
+			throw badName(rc);
+		return out[0];
+	}
+
+	/** This run's id, 32 lowercase hex digits: the text to hand to
+	 * {@code ActivityManager.setProcessStateSummary()}, which joins the
+	 * process's exit record to this ring exactly. */
+	public String runId() {
+		return runId;
+	}
+
+	/** Whether the ring is in anonymous memory: no file could be made,
+	 * and nothing of this run will outlive the process. */
+	public boolean anonymous() {
+		return anonymous;
+	}
+
+	/** The ring file's path, or "" when {@link #anonymous()}. */
+	public String path() {
+		return path;
+	}
+
+	/** The C probe ({@code struct lw *}) for native code of the app that
+	 * links liblastwords.so and records on the same ring with the C API;
+	 * valid until {@link #close()}, which does not wait for those calls. */
+	public long nativeHandle() {
+		return lw;
+	}
+
+	/**
+	 * Records the candidate (the model version on trial) by the digest of
+	 * its name, and makes it current for later events and for advice. The
+	 * name never leaves the process.
+	 *
+	 * @throws NullPointerException if name is null
+	 * @throws IllegalArgumentException if name is empty, holds U+0000, or
+	 *         is longer than 1023 bytes in UTF-8
+	 */
+	public void candidate(String name) {
+		checkName(name);
+		int rc;
+		if (enter()) {
+			try {
+				rc = Native.candidate(lw, name);
+			} finally {
+				exit();
+			}
+		} else {
+			rc = Native.candidate(0, name);
+		}
+		if (rc > 0)
+			throw badName(rc);
+	}
+
+	/**
+	 * Records the beginning of a stage, with an RSS sample and a clock
+	 * triple.
+	 *
+	 * @throws NullPointerException if stage is null
+	 * @throws IllegalArgumentException if stage is {@link Stage#NONE}
+	 */
+	public void begin(Stage stage) {
+		int code = stageCode(stage);
+		if (enter()) {
+			try {
+				Native.stageBegin(lw, code);
+			} finally {
+				exit();
+			}
+		}
+	}
+
+	/**
+	 * Records the end of a stage with its error class
+	 * ({@link ErrorClass#NONE} on success). An inference that ends with
+	 * none marks the current candidate as having completed one.
+	 *
+	 * @throws NullPointerException if stage or error is null
+	 * @throws IllegalArgumentException if stage is {@link Stage#NONE}
+	 */
+	public void end(Stage stage, ErrorClass error) {
+		int code = stageCode(stage);
+		if (error == null)
+			throw new NullPointerException("error");
+		if (enter()) {
+			try {
+				Native.stageEnd(lw, code, error.code);
+			} finally {
+				exit();
+			}
+		}
+	}
+
+	/**
+	 * Records a point mark: sessions, queue depth, the delegate in use or
+	 * fallen back to (value: a {@link Delegate#code()}), a recovery action
+	 * taken (value: an {@link Action#code()}), the runtime version, the
+	 * budget in kB. The value is stored as an unsigned 64-bit number.
+	 *
+	 * @throws NullPointerException if mark is null
+	 */
+	public void mark(Mark mark, long value) {
+		if (mark == null)
+			throw new NullPointerException("mark");
+		if (enter()) {
+			try {
+				Native.mark(lw, mark.code, value);
+			} finally {
+				exit();
+			}
+		}
+	}
+
+	/** Reads RSS now, publishes it for later events and records it: about
+	 * a microsecond, for chosen moments. */
+	public void sampleMemory() {
+		if (enter()) {
+			try {
+				Native.memorySample(lw);
+			} finally {
+				exit();
+			}
+		}
+	}
+
+	/**
+	 * Writes the ring to storage (msync and fdatasync), for power loss, at
+	 * valuable moments such as before delegate prepare; never per event.
+	 * Blocks on storage.
+	 *
+	 * @return whether the ring is on storage now: false when it is
+	 *         anonymous, the probe is closed, or the write failed
+	 */
+	public boolean sync() {
+		if (!enter())
+			return false;
+		try {
+			return Native.sync(lw) == 0;
+		} finally {
+			exit();
+		}
+	}
+
+	/**
+	 * The boot-loop advice computed at open from the previous runs of this
+	 * process and app version: {@link AdviceKind#SKIP_PREWARM} after one
+	 * death in the same early stage, {@link AdviceKind#QUARANTINE} after
+	 * two or more in a row with the same candidate. It reads
+	 * {@link AdviceKind#NONE} once the current candidate differs from the
+	 * one that died, or after {@link #resetAdvice()}. Advice is data: the
+	 * probe never deletes or switches anything. Allocates the result.
+	 *
+	 * @throws IllegalStateException if the probe is closed
+	 */
+	public Advice advice() {
+		long[] out = new long[5];
+		if (!enter())
+			throw closed("advice");
+		try {
+			Native.advice(lw, out);
+		} finally {
+			exit();
+		}
+		return new Advice(AdviceKind.fromCode((int) out[0]), Stage.fromCode((int) out[1]),
+				(int) out[2], out[3], out[4]);
+	}
+
+	/** Clears the advice, on an explicit user action: later runs no
+	 * longer count the deaths before this run. */
+	public void resetAdvice() {
+		if (enter()) {
+			try {
+				Native.adviceReset(lw);
+			} finally {
+				exit();
+			}
+		}
+	}
+
+	/**
+	 * Installs the probe's fatal-signal handler (SIGSEGV, SIGBUS, SIGABRT,
+	 * SIGFPE, SIGILL, SIGTRAP): a native crash writes one crash record,
+	 * then the signal goes on to the handler that was there before, so the
+	 * process still dies by it and the system (or the JVM) still reports
+	 * it. On Android, ART's sigchain runs it behind ART's own handlers.
+	 * Under HotSpot, start the JVM with {@code libjsig.so} preloaded
+	 * (signal chaining, {@code LD_PRELOAD=$JAVA_HOME/lib/libjsig.so}): the
+	 * JVM takes SIGSEGV for its own use (null checks, safepoints), and
+	 * without it the probe's handler would run first and take those for
+	 * crashes, so it is refused. A second call does nothing.
+	 *
+	 * @throws IllegalStateException if the probe is closed, if the JVM's
+	 *         handlers are not chained (no libjsig), or if the handler
+	 *         cannot be installed
+	 */
+	public synchronized void installCrashHandler() {
+		if (!enter())
+			throw closed("installCrashHandler");
+		int rc;
+		try {
+			if (crashHandler)
+				return;
+			rc = Native.crashInstall(lw, "Dalvik".equals(System.getProperty("java.vm.name")));
+			crashHandler = rc == 0;
+		} finally {
+			exit();
+		}
+		if (rc == Native.CRASH_UNCHAINED)
+			throw new IllegalStateException("installCrashHandler: the JVM's SIGSEGV handler is "
+					+ "installed without signal chaining, and the probe's would run in front of it and "
+					+ "take the JVM's own signals (null checks) for crashes: start the JVM with "
+					+ "libjsig.so preloaded (LD_PRELOAD=" + System.getProperty("java.home")
+					+ "/lib/libjsig.so)");
+		if (rc != 0)
+			throw new IllegalStateException("installCrashHandler: lw_crash_install failed: errno "
+					+ -rc);
+	}
+
+	/**
+	 * Ends the run cleanly: marks the ring CLEAN_EXIT, stops the sampler,
+	 * removes the crash handler and releases the probe, once the calls
+	 * inside it returned. Later events are ignored; a second close does
+	 * nothing.
+	 */
+	@Override
+	public void close() {
+		int n;
+		do {
+			n = users.get();
+			if (n < 0)
+				return;
+		} while (!users.compareAndSet(n, n | CLOSED));
+		while (users.get() != CLOSED)
+			Thread.yield();
+		Native.close(lw);
+	}
+
+	@Override
+	public String toString() {
+		return "Probe[runId=" + runId + (anonymous ? ", anonymous" : ", path=" + path)
+				+ (users.get() < 0 ? ", closed]" : "]");
+	}
+
+	/* Enter the native probe: false once close() began. No allocation. */
+	private boolean enter() {
+		if (users.getAndIncrement() >= 0)
+			return true;
+		users.getAndDecrement();
+		return false;
+	}
+
+	private void exit() {
+		users.getAndDecrement();
+	}
+
+	private static int stageCode(Stage stage) {
+		if (stage == null)
+			throw new NullPointerException("stage");
+		if (stage == Stage.NONE)
+			throw new IllegalArgumentException("stage: NONE is no stage to record");
+		return stage.code;
+	}
+
+	private static void checkName(String name) {
+		if (name == null)
+			throw new NullPointerException("name");
+		if (name.isEmpty())
+			throw new IllegalArgumentException("name is empty");
+	}
+
+	private static IllegalArgumentException badName(int rc) {
+		return new IllegalArgumentException(rc == Native.NAME_HAS_NUL ? "name holds U+0000"
+				: "name is longer than " + Native.NAME_MAX_BYTES + " bytes in UTF-8");
+	}
+
+	private static IllegalStateException closed(String call) {
+		return new IllegalStateException(call + ": the probe is closed");
+	}
+
+	private static boolean hasNul(byte[] b) {
+		for (byte x : b)
+			if (x == 0)
+				return true;
+		return false;
+	}
+}

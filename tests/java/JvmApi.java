@@ -1,0 +1,223 @@
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.lastwords.Advice;
+import dev.lastwords.AdviceKind;
+import dev.lastwords.ErrorClass;
+import dev.lastwords.Mark;
+import dev.lastwords.Probe;
+import dev.lastwords.Stage;
+
+/*
+ * The facade's contract on a JVM (tests/jvm-api.py): what each call
+ * returns, the exceptions of bad use and the argument each names, a closed
+ * probe that ignores events (and which calls throw after close), close
+ * twice, close while other threads record, anonymous memory, and candidate
+ * names in UTF-8 as String.getBytes() encodes them.
+ *
+ * usage: JvmApi DIR
+ * Prints "FAIL: ..." per failure, "digest HEX" for each candidate it
+ * records in the first run, in order (the driver finds them in the ring),
+ * "ring PATH" for that run, and "ok N checks" at the end; exits 1 on a
+ * failure.
+ */
+public final class JvmApi {
+	static int checks, failures;
+
+	interface Call {
+		void run() throws Exception;
+	}
+
+	static void check(boolean ok, String what) {
+		checks++;
+		if (!ok) {
+			failures++;
+			System.out.println("FAIL: " + what);
+		}
+	}
+
+	/* call throws a t whose message holds fragment. */
+	static void expect(Class<? extends Throwable> t, String fragment, String what, Call call) {
+		try {
+			call.run();
+			check(false, what + ": no exception, expected " + t.getSimpleName());
+		} catch (Throwable e) {
+			check(t.isInstance(e) && e.getMessage() != null && e.getMessage().contains(fragment),
+					what + ": " + e + ", expected " + t.getSimpleName() + " naming '" + fragment + "'");
+		}
+	}
+
+	static void quiet(String what, Call call) {
+		try {
+			call.run();
+			check(true, what);
+		} catch (Throwable e) {
+			check(false, what + ": " + e);
+		}
+	}
+
+	/* 64-bit FNV-1a over the UTF-8 of s, as getBytes() gives it. */
+	static long fnv(String s) {
+		long h = 0xcbf29ce484222325L;
+		for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
+			h ^= b & 0xff;
+			h *= 0x100000001b3L;
+		}
+		return h;
+	}
+
+	static String repeat(String s, int n) {
+		StringBuilder b = new StringBuilder();
+		for (int i = 0; i < n; i++)
+			b.append(s);
+		return b.toString();
+	}
+
+	public static void main(String[] args) throws Exception {
+		final String dir = args[0];
+		final String proc = "com.example.jvm:inference";
+
+		expect(NullPointerException.class, "dir", "open(null dir)", () -> Probe.open(null, proc, 1, 0, 0));
+		expect(NullPointerException.class, "processName", "open(null processName)",
+				() -> Probe.open(dir, null, 1, 0, 0));
+		expect(IllegalArgumentException.class, "processName", "open(empty processName)",
+				() -> Probe.open(dir, "", 1, 0, 0));
+		expect(IllegalArgumentException.class, "processName", "open(64-byte processName)",
+				() -> Probe.open(dir, repeat("p", 64), 1, 0, 0));
+		expect(IllegalArgumentException.class, "processName", "open(processName with U+0000)",
+				() -> Probe.open(dir, "a\0b", 1, 0, 0));
+		expect(IllegalArgumentException.class, "dir", "open(dir with U+0000)",
+				() -> Probe.open(dir + "\0x", proc, 1, 0, 0));
+		expect(IllegalArgumentException.class, "memoryBudgetKb", "open(negative budget)",
+				() -> Probe.open(dir, proc, 1, -1, 0));
+		expect(IllegalArgumentException.class, "samplerPeriodMs", "open(negative period)",
+				() -> Probe.open(dir, proc, 1, 0, -5));
+
+		final Probe p = Probe.open(dir, proc, 7, 256 * 1024, 20);
+		System.out.println("ring " + p.path());
+		check(p.runId().matches("[0-9a-f]{32}"), "runId() is 32 hex digits: " + p.runId());
+		check(!p.anonymous(), "anonymous() is false with a file");
+		check(p.nativeHandle() != 0, "nativeHandle() is the C probe");
+		check(p.path().startsWith(dir + "/" + proc + ".") && p.path().endsWith(".lwr"),
+				"path() is the ring in dir: " + p.path());
+		check(p.toString().contains(p.runId()), "toString() names the run: " + p);
+		expect(IllegalStateException.class, "one per process", "a second open while one is open",
+				() -> Probe.open(dir, proc, 7, 0, 0));
+
+		Advice a = p.advice();
+		check(a.kind() == AdviceKind.NONE && a.stage() == Stage.NONE && a.count() == 0
+				&& a.candidate() == 0, "a first run's advice is none: " + a);
+
+		expect(NullPointerException.class, "stage", "begin(null)", () -> p.begin(null));
+		expect(IllegalArgumentException.class, "stage", "begin(NONE)", () -> p.begin(Stage.NONE));
+		expect(NullPointerException.class, "stage", "end(null, NONE)", () -> p.end(null, ErrorClass.NONE));
+		expect(IllegalArgumentException.class, "stage", "end(NONE, NONE)",
+				() -> p.end(Stage.NONE, ErrorClass.NONE));
+		expect(NullPointerException.class, "error", "end(LOAD, null)", () -> p.end(Stage.LOAD, null));
+		expect(NullPointerException.class, "mark", "mark(null, 1)", () -> p.mark(null, 1));
+		expect(NullPointerException.class, "name", "candidate(null)", () -> p.candidate(null));
+		expect(IllegalArgumentException.class, "empty", "candidate(\"\")", () -> p.candidate(""));
+		expect(IllegalArgumentException.class, "U+0000", "candidate(with U+0000)",
+				() -> p.candidate("model\0v7"));
+		expect(IllegalArgumentException.class, "1023", "candidate(1024 bytes)",
+				() -> p.candidate(repeat("x", 1024)));
+		expect(IllegalArgumentException.class, "1023", "candidate(342 three-byte chars)",
+				() -> p.candidate(repeat("\u20ac", 342)));
+		expect(NullPointerException.class, "name", "digest(null)", () -> Probe.digest(null));
+		expect(IllegalArgumentException.class, "U+0000", "digest(with U+0000)", () -> Probe.digest("a\0"));
+
+		/* Names as getBytes(UTF_8) encodes them: pairs, lone halves as '?'. */
+		List<String> names = new ArrayList<>();
+		names.add("model-v7-int8");
+		names.add("mod\u00e8le-\u00e9t\u00e9");
+		names.add("\u6a21\u578b-v2");
+		names.add("emoji-\ud83d\ude00-pair");
+		names.add("lone-\ud800-high");
+		names.add("lone-\udc00-low");
+		names.add("ends-high-\ud800");
+		names.add("\ud800\ud800\ude00");
+		names.add(repeat("x", 1023));
+		names.add(repeat("\u20ac", 341));
+		names.add(repeat("y", 127) + "\ud83d\ude00" + repeat("z", 300)); /* a pair across jni.c's chunks */
+		names.add(repeat("y", 127) + "\ud83d" + repeat("z", 300)); /* a lone half at a chunk's end */
+		for (String n : names) {
+			check(Probe.digest(n) == fnv(n), "digest() is FNV-1a of getBytes(UTF_8) for "
+					+ n.substring(0, Math.min(n.length(), 20)));
+			p.candidate(n);
+			System.out.println("digest " + Long.toHexString(fnv(n)));
+		}
+		check(Probe.digest("model-v7-int8") == 0xfe8ac61551f2ed92L, "digest(model-v7-int8)");
+
+		quiet("stages, marks and memory on an open probe", () -> {
+			p.begin(Stage.LOAD);
+			p.end(Stage.LOAD, ErrorClass.NONE);
+			p.begin(Stage.INFERENCE);
+			p.mark(Mark.QUEUE_DEPTH, 3);
+			p.mark(Mark.BUDGET, -1L); /* stored unsigned */
+			p.sampleMemory();
+			p.end(Stage.INFERENCE, ErrorClass.TIMEOUT);
+		});
+		check(p.sync(), "sync() of a file ring is true");
+		quiet("resetAdvice()", p::resetAdvice);
+		String runId = p.runId(), path = p.path();
+
+		p.close();
+		quiet("events after close are ignored", () -> {
+			p.begin(Stage.LOAD);
+			p.end(Stage.LOAD, ErrorClass.NONE);
+			p.mark(Mark.SESSIONS, 1);
+			p.candidate("after-close");
+			p.sampleMemory();
+			p.resetAdvice();
+		});
+		check(!p.sync(), "sync() after close is false");
+		expect(IllegalStateException.class, "closed", "advice() after close", p::advice);
+		expect(IllegalStateException.class, "closed", "installCrashHandler() after close",
+				p::installCrashHandler);
+		check(runId.equals(p.runId()) && path.equals(p.path()), "runId() and path() after close");
+		check(p.toString().contains("closed"), "toString() says closed: " + p);
+		quiet("close() twice", p::close);
+		expect(NullPointerException.class, "stage", "begin(null) after close", () -> p.begin(null));
+		expect(IllegalArgumentException.class, "U+0000", "candidate(with U+0000) after close",
+				() -> p.candidate("a\0"));
+
+		/* Close while four threads record: none throws, nothing crashes. */
+		final Probe q = Probe.open(dir, proc, 7, 0, 20);
+		check(!q.runId().equals(runId), "a probe opened again has a new run id");
+		final Throwable[] thrown = new Throwable[1];
+		Thread[] threads = new Thread[4];
+		for (int t = 0; t < threads.length; t++) {
+			threads[t] = new Thread(() -> {
+				try {
+					for (int i = 0; i < 200000; i++) {
+						q.begin(Stage.INFERENCE);
+						q.mark(Mark.QUEUE_DEPTH, i);
+						q.end(Stage.INFERENCE, ErrorClass.NONE);
+						if (i % 1000 == 0)
+							q.candidate("model-" + (i % 3));
+					}
+				} catch (Throwable e) {
+					thrown[0] = e;
+				}
+			});
+			threads[t].start();
+		}
+		Thread.sleep(50);
+		q.close();
+		for (Thread t : threads)
+			t.join();
+		check(thrown[0] == null, "events racing close(): " + thrown[0]);
+
+		/* No file where the dir cannot be made: anonymous memory. */
+		Probe anon = Probe.open(dir + "/missing/and/deeper", proc, 7, 0, 0);
+		check(anon.anonymous() && anon.path().isEmpty(), "anonymous() and path() \"\" without a file: "
+				+ anon);
+		check(!anon.sync(), "sync() of an anonymous ring is false");
+		anon.begin(Stage.LOAD);
+		anon.close();
+
+		System.out.println("ok " + checks + " checks");
+		System.exit(failures == 0 ? 0 : 1);
+	}
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""The facade's event calls (begin, end, mark, candidate, sampleMemory)
+allocate nothing on the Java heap, on an open probe or a closed one
+(tests/java/JvmAlloc.java counts this thread's allocated bytes over a
+million calls of each). Run three ways, so that no allocation hides: with
+the JIT, with the JIT but no escape analysis (which can remove an
+allocation HotSpot sees does not escape, where ART might not), and
+interpreted (-Xint: every allocation made). Skips (77) without a JDK.
+
+usage: jvm-allocation.py LASTWORDS SOURCE_ROOT (and the environment of tests/jvm.py)
+"""
+import sys
+import tempfile
+
+from helpers import check, finish, setup
+from jvm import jvm_or_skip
+
+MODES = [
+    ("JIT", [], 1000000),
+    ("JIT without escape analysis", ["-XX:-DoEscapeAnalysis"], 1000000),
+    ("interpreted", ["-Xint"], 200000),
+]
+
+
+def main():
+    setup("usage: jvm-allocation.py LASTWORDS SOURCE_ROOT")
+    jvm = jvm_or_skip()
+    lines = 0
+    for name, options, calls in MODES:
+        tmp = tempfile.TemporaryDirectory(prefix="lw-jvm-alloc-")
+        p = jvm.run("JvmAlloc", [tmp.name, calls], vm_options=options, timeout=300)
+        if p is None:
+            continue
+        for line in p.stdout.splitlines():
+            print("%s: %s" % (name, line))
+            lines += 1
+            check(line.split(": ")[1].startswith("0 bytes"), "%s: %s" % (name, line))
+        check(p.returncode == 0, "JvmAlloc %s exits %d: %s" % (name, p.returncode,
+                                                                p.stderr[-2000:]))
+        check(p.stdout.count("bytes over") == 8, "JvmAlloc %s measured every call" % name)
+    return finish("%d measurements of the event calls' allocations" % lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
