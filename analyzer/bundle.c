@@ -11,9 +11,11 @@
 #include <lastwords/ring.h>
 
 #include "correlate.h"
+#include "evidence/bugreport.h"
 #include "evidence/input.h"
 #include "evidence/json.h"
 #include "evidence/parsers.h"
+#include "evidence/zipfile.h"
 #include "format.h"
 
 /* A file read so far: the hash and length of its bytes, to tell a copy. */
@@ -30,6 +32,12 @@ struct loader {
 	size_t nseen;
 	char *real_root; /* the directory being walked, resolved; NULL for a file */
 	size_t root_len; /* of that input as given */
+	/* the unzipped bug report being walked (a directory with a
+	 * main_entry.txt), NULL when none; the name of its main text, NULL
+	 * when main_entry.txt names none */
+	const char *br_dir;
+	size_t br_len;
+	char *br_main;
 };
 
 static struct bundle_input *add_input(struct bundle *b, const char *path)
@@ -432,22 +440,417 @@ static void hash_tap(void *arg, const char *p, size_t n)
 	fh->len += n;
 }
 
-/* rel: the path below the input it was found under. The file is read
- * once, as a stream: detected from its first bytes, loaded, and hashed as
- * it goes; a copy of a file read before is then left out. */
+static int load_stream(struct loader *ld, size_t i, struct input *src, const char *rel,
+		       enum ev_kind kind, int piece);
+
+/* --- bug reports (DESIGN.md, "Inputs"; evidence/bugreport.h) --- */
+
+/* "DIR/NAME" (free it); NULL on ENOMEM. */
+static char *join_path(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+/* "PREFIX:NAME", the name of a piece: an entry of a zip, a section of a
+ * bug report's text. NULL on ENOMEM (free it). */
+static char *piece_name(const char *prefix, const char *name)
+{
+	size_t n = strlen(prefix) + strlen(name) + 2;
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s:%s", prefix, name);
+	return p;
+}
+
+/* Add an input named prefix:name; its index, or -1 on ENOMEM. */
+static long add_piece_input(struct bundle *b, const char *prefix, const char *name)
+{
+	char *path = piece_name(prefix, name);
+	struct bundle_input *in = path ? add_input(b, path) : NULL;
+
+	free(path);
+	return in ? (long)(b->ninputs - 1) : -1;
+}
+
+/* Where a load stood, to go back to when what came after it must not be
+ * kept (a bug report's text that could not be read to its end). */
+struct mark {
+	size_t ninputs, nfiles, nseen;
+	uint64_t digest;
+};
+
+static struct mark mark_of(const struct loader *ld)
+{
+	struct mark m = { ld->b->ninputs, ld->b->nfiles, ld->nseen, ld->b->digest };
+
+	return m;
+}
+
+static void back_to(struct loader *ld, const struct mark *m)
+{
+	struct bundle *b = ld->b;
+
+	while (b->nfiles > m->nfiles)
+		ev_file_release(&b->files[--b->nfiles]);
+	while (b->ninputs > m->ninputs) {
+		b->ninputs--;
+		free(b->inputs[b->ninputs].path);
+		free(b->inputs[b->ninputs].duplicate_of);
+	}
+	ld->nseen = m->nseen;
+	b->digest = m->digest;
+}
+
+/* Why a file of a bug report's FS/ is not read, or NULL. */
+static const char *fs_entry_problem(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n > 3 && strcmp(name + n - 3, ".pb") == 0)
+		return "a tombstone in protobuf form: its text form is read";
+	return NULL;
+}
+
+/* Whether a zip entry is one that a bug report's evidence is in: its main
+ * text, or a file of FS/data/tombstones or FS/data/anr. */
+static int br_entry(const char *name, const char *main_entry)
+{
+	const char *rest = NULL;
+
+	if (strcmp(name, main_entry) == 0)
+		return 1;
+	if (strncmp(name, "FS/data/tombstones/", 19) == 0)
+		rest = name + 19;
+	else if (strncmp(name, "FS/data/anr/", 12) == 0)
+		rest = name + 12;
+	return rest && *rest && !strchr(rest, '/');
+}
+
+/* The first bug report describes the device where no manifest does. */
+static int keep_info(struct bundle *b, const char *path, const struct bugreport_info *info)
+{
+	if (b->bugreport_path)
+		return 0;
+	b->bugreport_path = strdup(path);
+	if (!b->bugreport_path)
+		return -1;
+	b->bugreport = *info;
+	return 0;
+}
+
+/* A bug report's main text at inputs[i]: each piece of evidence becomes an
+ * input of its own, "TEXT:SECTION", read by its parser; the text itself is
+ * a file with no records, for its counts. When the text cannot be read to
+ * its end (a damaged zip entry), none of its pieces is kept. -1 on ENOMEM
+ * only. */
+static int load_text(struct loader *ld, size_t i, struct input *src, const char *rel)
+{
+	struct mark m = mark_of(ld);
+	struct bundle *b = ld->b;
+	struct bugreport_reader r;
+	struct bugreport_piece p;
+	struct ev_file f = { 0 };
+	int rc, nomem = 0;
+	char *prel;
+	long k;
+
+	bugreport_init(&r, src);
+	while (!nomem && bugreport_next(&r, &p) > 0) {
+		k = add_piece_input(b, b->inputs[i].path, p.title);
+		prel = piece_name(rel, p.title);
+		nomem = k < 0 || !prel || load_stream(ld, (size_t)k, p.in, prel, p.kind, 1) != 0;
+		free(prel);
+	}
+	input_drain(src); /* to the end, whose check (a zip entry's CRC) may fail */
+	rc = nomem ? -1 : 0;
+	if (!nomem && src->failed) {
+		back_to(ld, &m);
+		snprintf(b->inputs[i].error, sizeof(b->inputs[i].error), "%s", src->err.reason);
+		b->inputs[i].kind = EV_KIND_UNKNOWN;
+	} else if (!nomem) {
+		f.path = strdup(b->inputs[i].path);
+		f.kind = EV_KIND_BUGREPORT;
+		f.stats.lines = src->lineno;
+		f.stats.cut_lines = src->cut_lines;
+		f.stats.first_cut = src->first_cut;
+		rc = f.path && add_file(b, &f) == 0 ? keep_info(b, f.path, &r.info) : -1;
+		if (rc != 0)
+			free(f.path);
+	}
+	bugreport_release(&r);
+	return rc;
+}
+
+/* The name main_entry.txt gives (the zip's, or a directory's), from in;
+ * NULL with why set when it names no entry that can be read. */
+static char *main_entry_name(struct input *in, char *why, size_t len)
+{
+	struct ev_error err = { 0, "" };
+	size_t n;
+	char *text = input_whole(in, 4096, &n, &err);
+	struct span name;
+	const char *problem;
+	char *out;
+
+	if (!text) {
+		snprintf(why, len, "main_entry.txt cannot be read: %.200s", err.reason);
+		return NULL;
+	}
+	name = span_of(text, n);
+	while (name.n && (name.s[name.n - 1] == '\n' || name.s[name.n - 1] == '\r'))
+		name.n--;
+	name = span_trim(name);
+	out = ev_strndup(name.s, name.n);
+	free(text);
+	if (!out)
+		return NULL;
+	problem = zipfile_name_problem(out);
+	if (problem || strchr(out, '/')) {
+		snprintf(why, len, "main_entry.txt names no file of the bug report: %s",
+			 problem ? problem : "a name with '/'");
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* The zip's main text: main_entry.txt's name, else the only
+ * "bugreport*.txt" at the top (the zips of Android M). -1 if none. */
+static int64_t zip_main_entry(struct zipfile *z, char *why, size_t len)
+{
+	struct zipfile_entry e;
+	struct ev_error err;
+	struct input in;
+	int64_t i = zipfile_find(z, "main_entry.txt"), found = -1;
+	char *name;
+	size_t k;
+
+	if (i >= 0) {
+		if (zipfile_entry_open(z, (size_t)i, &e, &in, &err) != 0) {
+			snprintf(why, len, "main_entry.txt cannot be read: %.200s", err.reason);
+			return -1;
+		}
+		name = main_entry_name(&in, why, len);
+		input_release(&in);
+		zipfile_entry_close(&e);
+		if (!name)
+			return -1;
+		i = zipfile_find(z, name);
+		if (i < 0)
+			snprintf(why, len, "main_entry.txt names '%s', which the zip does not hold",
+				 name);
+		free(name);
+		return i;
+	}
+	for (k = 0; k < zipfile_count(z); k++) {
+		const char *n = zipfile_name(z, k);
+		size_t l = strlen(n);
+
+		if (strncmp(n, "bugreport", 9) == 0 && l > 4 && strcmp(n + l - 4, ".txt") == 0 &&
+		    !strchr(n, '/')) {
+			if (found >= 0) {
+				snprintf(why, len, "a zip archive with no main_entry.txt and more "
+						   "than one bugreport*.txt: which is the bug report "
+						   "is not known");
+				return -1;
+			}
+			found = (int64_t)k;
+		}
+	}
+	if (found < 0)
+		snprintf(why, len, "a zip archive that holds no bug report: no main_entry.txt, "
+				   "no bugreport*.txt");
+	return found;
+}
+
+/* An entry to read, sorted by name. */
+struct zip_pick {
+	const char *name;
+	size_t index;
+};
+
+static int cmp_pick(const void *a, const void *b)
+{
+	return strcmp(((const struct zip_pick *)a)->name, ((const struct zip_pick *)b)->name);
+}
+
+/* One entry of a bug report zip, as inputs[i]. -1 on ENOMEM. */
+static int load_entry(struct loader *ld, size_t i, struct zipfile *z, size_t entry,
+		      const char *rel)
+{
+	struct bundle_input *in = &ld->b->inputs[i];
+	struct zipfile_entry e;
+	struct ev_error err;
+	struct input src;
+	const char *skip = fs_entry_problem(zipfile_name(z, entry));
+	char *erel;
+	int rc;
+
+	if (skip) {
+		snprintf(in->skipped, sizeof(in->skipped), "%s", skip);
+		return 0;
+	}
+	if (zipfile_entry_open(z, entry, &e, &src, &err) != 0) {
+		snprintf(in->error, sizeof(in->error), "%s", err.reason);
+		return 0;
+	}
+	erel = piece_name(rel, zipfile_name(z, entry));
+	rc = erel ? load_stream(ld, i, &src, erel, EV_KIND_UNKNOWN, 1) : -1;
+	free(erel);
+	input_release(&src);
+	zipfile_entry_close(&e);
+	return rc;
+}
+
+/*
+ * A zip archive at inputs[i] (rel: its path below its input): a bug
+ * report, whose main text and FS/data/tombstones and FS/data/anr files are
+ * read, in name order, as inputs "ZIP:ENTRY", each from memory as it is
+ * inflated. An entry whose name could not be a path inside the archive is
+ * named and never read; the other entries hold no evidence and are not
+ * read. An archive that cannot be read at all is the input's error.
+ * -1 on ENOMEM only.
+ */
+static int load_zip(struct loader *ld, size_t i, const char *rel)
+{
+	struct bundle *b = ld->b;
+	struct ev_error err = { 0, "" };
+	struct zipfile *z;
+	struct zip_pick *pick;
+	size_t n = 0, k;
+	int64_t main_entry;
+	char why[240];
+	long j;
+	int rc = 0;
+
+	if (zipfile_open(b->inputs[i].path, &z, &err) != 0) {
+		snprintf(b->inputs[i].error, sizeof(b->inputs[i].error), "%s", err.reason);
+		return 0;
+	}
+	main_entry = zip_main_entry(z, why, sizeof(why));
+	if (main_entry < 0) {
+		snprintf(b->inputs[i].error, sizeof(b->inputs[i].error), "%s", why);
+		zipfile_close(z);
+		return 0;
+	}
+	pick = malloc((zipfile_count(z) + 1) * sizeof(*pick));
+	if (!pick) {
+		zipfile_close(z);
+		return -1;
+	}
+	for (k = 0; k < zipfile_count(z); k++) {
+		const char *name = zipfile_name(z, k);
+
+		if (zipfile_name_problem(name) ||
+		    br_entry(name, zipfile_name(z, (size_t)main_entry)))
+			pick[n++] = (struct zip_pick){ name, k };
+	}
+	qsort(pick, n, sizeof(*pick), cmp_pick);
+	for (k = 0; k < n && rc == 0; k++) {
+		const char *problem = zipfile_name_problem(pick[k].name);
+
+		j = add_piece_input(b, b->inputs[i].path, pick[k].name);
+		if (j < 0)
+			rc = -1;
+		else if (problem)
+			snprintf(b->inputs[j].skipped, sizeof(b->inputs[j].skipped), "%s", problem);
+		else
+			rc = load_entry(ld, (size_t)j, z, pick[k].index, rel);
+	}
+	free(pick);
+	zipfile_close(z);
+	return rc;
+}
+
+/* The bytes of inputs[i] as src gives them (a file, or a piece of a bug
+ * report), read once, as a stream: detected from its first bytes (unless
+ * kind, not EV_KIND_UNKNOWN, says what it is), loaded, and hashed as it goes (rel: its name
+ * below the input it was found under); a copy of what was read before is
+ * then left out. A piece that fails is an error of its own, as a file is:
+ * nothing of it is kept. -1 on ENOMEM only. */
+static int load_stream(struct loader *ld, size_t i, struct input *src, const char *rel,
+		       enum ev_kind kind, int piece)
+{
+	struct bundle *b = ld->b;
+	struct bundle_input *in = &b->inputs[i];
+	struct file_hash fh;
+	struct content c;
+	struct span head;
+	struct seen *nv;
+	uint64_t hash;
+	size_t k;
+	int rc, binary;
+
+	memset(&fh, 0, sizeof(fh));
+	memset(&c, 0, sizeof(c));
+	fh.digest.h = hash_bytes(b->digest, rel, strlen(rel) + 1);
+	fh.content.h = 0x6c61737477726473u;
+	input_tap(src, hash_tap, &fh);
+	rc = input_head(src, &head);
+	binary = rc == 0 && run_is_binary(head); /* before detection reads on */
+	in->kind = rc != 0 ? EV_KIND_UNKNOWN : kind != EV_KIND_UNKNOWN ? kind : ev_detect(src);
+	if (in->kind == EV_KIND_ZIP || in->kind == EV_KIND_BUGREPORT) {
+		/* its pieces are inputs of their own */
+		b->digest = hasher_end(&fh.digest);
+		return in->kind == EV_KIND_ZIP ? load_zip(ld, i, rel) : load_text(ld, i, src, rel);
+	}
+	if (in->kind == EV_KIND_RING && binary && piece)
+		snprintf(c.error, sizeof(c.error), "a binary ring inside a bug report: not read");
+	else if (in->kind == EV_KIND_RING)
+		rc = read_run(&c, in->path, src, binary);
+	else if (in->kind != EV_KIND_UNKNOWN)
+		rc = read_evidence(&c, in->kind, in->path, src);
+	if (rc == 0)
+		input_drain(src);
+	if (src->failed) {
+		/* Not read whole: nothing of it is kept. */
+		snprintf(in->error, sizeof(in->error), "%s", src->err.reason);
+		in->unopened = !piece;
+		in->kind = EV_KIND_UNKNOWN;
+		content_release(&c);
+		return 0;
+	}
+	if (rc != 0) {
+		content_release(&c);
+		return -1;
+	}
+	b->digest = hasher_end(&fh.digest);
+	/* The same bytes twice (two pulls of one device given together) are
+	 * one witness, not two. */
+	hash = mix64(hasher_end(&fh.content));
+	for (k = 0; k < ld->nseen; k++) {
+		if (ld->seen[k].hash == hash && ld->seen[k].len == fh.len) {
+			content_release(&c);
+			return mark_duplicate(in, b->inputs[ld->seen[k].input].path,
+					      "the same bytes as another input: read once");
+		}
+	}
+	nv = ev_grow((void **)&ld->seen, ld->nseen, sizeof(*nv));
+	if (!nv) {
+		content_release(&c);
+		return -1;
+	}
+	*nv = (struct seen){ hash, fh.len, i };
+	ld->nseen++;
+	if (in->kind == EV_KIND_UNKNOWN && !c.error[0])
+		snprintf(c.error, sizeof(c.error), "unknown kind");
+	return add_content(b, in, &c);
+}
+
+/* A file found under an input (rel: its path below it). */
 static int load_file(struct loader *ld, const char *path, const char *rel)
 {
 	struct ev_error err = { 0, "" };
 	struct bundle *b = ld->b;
 	struct bundle_input *in;
-	struct file_hash fh;
-	struct content c;
 	struct input src;
-	struct span head;
-	struct seen *nv;
-	uint64_t hash;
-	size_t i;
-	int rc, binary;
+	int rc;
 
 	rc = is_manifest(b, path);
 	if (rc != 0)
@@ -460,55 +863,9 @@ static int load_file(struct loader *ld, const char *path, const char *rel)
 		in->unopened = 1;
 		return 0;
 	}
-	memset(&fh, 0, sizeof(fh));
-	memset(&c, 0, sizeof(c));
-	fh.digest.h = hash_bytes(b->digest, rel, strlen(rel) + 1);
-	fh.content.h = 0x6c61737477726473u;
-	input_tap(&src, hash_tap, &fh);
-	rc = input_head(&src, &head);
-	binary = rc == 0 && run_is_binary(head); /* before detection reads on */
-	in->kind = rc == 0 ? ev_detect(&src) : EV_KIND_UNKNOWN;
-	if (in->kind == EV_KIND_RING)
-		rc = read_run(&c, path, &src, binary);
-	else if (in->kind != EV_KIND_UNKNOWN)
-		rc = read_evidence(&c, in->kind, path, &src);
-	if (rc == 0)
-		input_drain(&src);
-	if (src.failed) {
-		/* Not read whole: nothing of it is kept. */
-		snprintf(in->error, sizeof(in->error), "%s", src.err.reason);
-		in->unopened = 1;
-		in->kind = EV_KIND_UNKNOWN;
-		content_release(&c);
-		input_release(&src);
-		return 0;
-	}
+	rc = load_stream(ld, b->ninputs - 1, &src, rel, EV_KIND_UNKNOWN, 0);
 	input_release(&src);
-	if (rc != 0) {
-		content_release(&c);
-		return -1;
-	}
-	b->digest = hasher_end(&fh.digest);
-	/* The same bytes twice (two pulls of one device given together) are
-	 * one witness, not two. */
-	hash = mix64(hasher_end(&fh.content));
-	for (i = 0; i < ld->nseen; i++) {
-		if (ld->seen[i].hash == hash && ld->seen[i].len == fh.len) {
-			content_release(&c);
-			return mark_duplicate(in, b->inputs[ld->seen[i].input].path,
-					      "the same bytes as another input: read once");
-		}
-	}
-	nv = ev_grow((void **)&ld->seen, ld->nseen, sizeof(*nv));
-	if (!nv) {
-		content_release(&c);
-		return -1;
-	}
-	*nv = (struct seen){ hash, fh.len, b->ninputs - 1 };
-	ld->nseen++;
-	if (in->kind == EV_KIND_UNKNOWN)
-		snprintf(c.error, sizeof(c.error), "unknown kind");
-	return add_content(b, in, &c);
+	return rc;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -551,6 +908,51 @@ static const char *link_problem(const struct loader *ld, const char *path)
 
 #define WALK_DEPTH_MAX 16
 
+/* Whether path, below the unzipped bug report being walked, is read: its
+ * main text, and the files of FS/data/tombstones and FS/data/anr (and the
+ * directories that lead to them). */
+static int br_reads(const struct loader *ld, const char *path)
+{
+	const char *sub = path + ld->br_len + 1;
+
+	return (ld->br_main && strcmp(sub, ld->br_main) == 0) || strcmp(sub, "FS") == 0 ||
+	       strcmp(sub, "FS/data") == 0 || strcmp(sub, "FS/data/tombstones") == 0 ||
+	       strcmp(sub, "FS/data/anr") == 0 || br_entry(sub, "");
+}
+
+/* If the directory at path is an unzipped bug report (it holds a regular
+ * main_entry.txt), walk it as one from now on: 1 then, else 0; -1 on
+ * ENOMEM. main_entry.txt naming no file is its error. */
+static int enter_bugreport(struct loader *ld, const char *path)
+{
+	struct ev_error err = { 0, "" };
+	struct bundle_input *in;
+	struct input src;
+	struct stat sb;
+	char *me = join_path(path, "main_entry.txt"), why[240];
+
+	if (!me)
+		return -1;
+	if (ld->br_dir || lstat(me, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		free(me);
+		return 0;
+	}
+	ld->br_dir = path;
+	ld->br_len = strlen(path);
+	ld->br_main = NULL;
+	if (input_init_file(&src, me, &err) == 0) {
+		ld->br_main = main_entry_name(&src, why, sizeof(why));
+		input_release(&src);
+	} else {
+		snprintf(why, sizeof(why), "main_entry.txt cannot be read: %.200s", err.reason);
+	}
+	in = ld->br_main ? NULL : add_input(ld->b, me);
+	if (in)
+		snprintf(in->error, sizeof(in->error), "%s", why);
+	free(me);
+	return ld->br_main || in ? 1 : -1;
+}
+
 /*
  * One input (depth 0), followed wherever it leads, or one entry of a
  * directory walked, which is lstat'ed: links, FIFOs, sockets and devices
@@ -567,10 +969,14 @@ static int load_path(struct loader *ld, const char *path, int depth)
 	char **names = NULL, why[64];
 	size_t n = 0, i;
 	DIR *d;
-	int rc = 0;
+	int rc = 0, bugreport;
 
 	base = base ? base + 1 : path;
 	rel = depth ? path + ld->root_len + 1 : base;
+	if (ld->br_dir && depth > 0 && !br_reads(ld, path))
+		return 0; /* a file of the bug report that holds no evidence */
+	if (ld->br_dir && depth > 0 && fs_entry_problem(base))
+		return skip_input(b, path, fs_entry_problem(base));
 	if (depth == 0 ? stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode) : lstat(path, &sb) != 0)
 		return load_file(ld, path, rel);
 	if (S_ISLNK(sb.st_mode)) {
@@ -586,15 +992,19 @@ static int load_path(struct loader *ld, const char *path, int depth)
 	}
 	if (depth > WALK_DEPTH_MAX)
 		return skip_input(b, path, "a directory more than 16 levels down: not read");
+	bugreport = enter_bugreport(ld, path);
+	if (bugreport < 0)
+		return -1;
 	d = opendir(path);
 	if (!d) {
 		struct bundle_input *in = add_input(b, path);
 
-		if (!in)
-			return -1;
-		snprintf(in->error, sizeof(in->error), "%s", strerror(errno));
-		in->unopened = 1;
-		return 0;
+		rc = in ? 0 : -1;
+		if (in) {
+			snprintf(in->error, sizeof(in->error), "%s", strerror(errno));
+			in->unopened = 1;
+		}
+		goto out;
 	}
 	while ((de = readdir(d)) != NULL) {
 		char **nv;
@@ -603,18 +1013,14 @@ static int load_path(struct loader *ld, const char *path, int depth)
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		nv = ev_grow((void **)&names, n, sizeof(*nv));
-		if (!nv || !(*nv = malloc(strlen(path) + strlen(de->d_name) + 2))) {
-			for (i = 0; i < n; i++)
-				free(names[i]);
-			free(names);
-			closedir(d);
-			return -1;
+		if (!nv || !(*nv = join_path(path, de->d_name))) {
+			rc = -1;
+			break;
 		}
-		sprintf(*nv, "%s/%s", path, de->d_name);
 		n++;
 	}
 	closedir(d);
-	if (n)
+	if (n && rc == 0)
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (i = 0; i < n; i++) {
 		if (rc == 0)
@@ -622,6 +1028,12 @@ static int load_path(struct loader *ld, const char *path, int depth)
 		free(names[i]);
 	}
 	free(names);
+out:
+	if (bugreport) {
+		free(ld->br_main);
+		ld->br_dir = NULL;
+		ld->br_main = NULL;
+	}
 	return rc;
 }
 
@@ -638,7 +1050,7 @@ static int cmp_run(const void *a, const void *b)
 
 int bundle_load(char *const *paths, size_t npaths, struct bundle *b)
 {
-	struct loader ld = { b, NULL, 0, NULL, 0 };
+	struct loader ld = { b, NULL, 0, NULL, 0, NULL, 0, NULL };
 	struct stat sb;
 	size_t i;
 	int rc = 0;
@@ -660,6 +1072,19 @@ int bundle_load(char *const *paths, size_t npaths, struct bundle *b)
 		return -1;
 	}
 	b->digest = mix64(b->digest);
+	if (b->bugreport_path && !b->have_tz && b->bugreport.have_offset) {
+		/* --tz, the manifest, then the bug report (issue 11: its zone's
+		 * name, once names are read; its offset until then) */
+		b->have_tz = 1;
+		b->tz_offset_ms = b->bugreport.offset_ms;
+		b->tz_from_bugreport = 1;
+	}
+	if (b->bugreport_path && !b->nmanifests) {
+		snprintf(b->device_model, sizeof(b->device_model), "%s", b->bugreport.model);
+		snprintf(b->android_version, sizeof(b->android_version), "%s",
+			 b->bugreport.release);
+		snprintf(b->fingerprint, sizeof(b->fingerprint), "%s", b->bugreport.fingerprint);
+	}
 	if (b->nruns > 1)
 		qsort(b->runs, b->nruns, sizeof(*b->runs), cmp_run);
 	return 0;
@@ -703,6 +1128,7 @@ void bundle_release(struct bundle *b)
 		free(b->missing[i].what);
 		free(b->missing[i].reason);
 	}
+	free(b->bugreport_path);
 	free(b->runs);
 	free(b->files);
 	free(b->inputs);

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 
+#include "evidence/bugreport.h"
 #include "evidence/evidence.h"
 #include "run.h"
 
@@ -56,12 +57,21 @@ struct bundle {
 	size_t nmanifests;
 	int have_tz;               /* the device's offset from UTC */
 	int64_t tz_offset_ms;
+	int tz_from_bugreport;     /* it is the bug report's (no manifest gave one) */
 	int complete;              /* 0: a manifest says a required part is missing */
 	struct bundle_missing *missing; /* every manifest's, in order */
 	size_t nmissing;
 	char device_model[96];     /* empty when unknown */
 	char android_version[32];
 	char fingerprint[192];
+	/* The first bug report's own account (bugreport.h), the text it came
+	 * from (NULL when the inputs hold none): where no manifest says, its
+	 * zone is the device's, and its build and model the device's. Its
+	 * zone's name (bugreport.zone, persist.sys.timezone) is kept as it is;
+	 * until zone names are read, its offset when it was taken
+	 * (bugreport.offset_ms) stands for the zone (have_tz). */
+	char *bugreport_path;
+	struct bugreport_info bugreport;
 	/* A digest of the bundle's content: each file's path below the input
 	 * it was found under and its bytes (after gunzip), in walk order; the
 	 * manifest is left out. The same files give the same digest wherever

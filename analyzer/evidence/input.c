@@ -114,10 +114,42 @@ void input_init_mem(struct input *in, const char *buf, size_t len)
 	in->mem_len = len;
 }
 
+void input_init_source(struct input *in, const struct input_source *src)
+{
+	memset(in, 0, sizeof(*in));
+	in->file = 1;
+	in->fd = -1;
+	in->src = *src;
+	in->size = UINT64_MAX;
+}
+
+void input_number_from(struct input *in, size_t first_line)
+{
+	in->line_base = in->lineno = first_line;
+}
+
 void input_tap(struct input *in, input_tap_fn fn, void *arg)
 {
 	in->tap = fn;
 	in->tap_arg = arg;
+}
+
+/* Up to n bytes from the file or the source into dst: how many, 0 at the
+ * end, -1 on failure. */
+static ssize_t read_some(struct input *in, char *dst, size_t n)
+{
+	ssize_t got;
+
+	if (in->src.read) {
+		got = in->src.read(in->src.arg, dst, n, &in->err);
+		if (got < 0)
+			in->failed = 1;
+		return got < 0 ? -1 : got;
+	}
+	do
+		got = read(in->fd, dst, n);
+	while (got < 0 && errno == EINTR);
+	return got < 0 ? read_fail(in, strerror(errno)) : got;
 }
 
 /* More bytes from the file into raw, after those not used yet. */
@@ -134,11 +166,9 @@ static int raw_more(struct input *in)
 		in->raw_end -= in->raw_pos;
 		in->raw_pos = 0;
 	}
-	do
-		got = read(in->fd, in->raw_own + in->raw_end, in->raw_cap - in->raw_end);
-	while (got < 0 && errno == EINTR);
+	got = read_some(in, (char *)in->raw_own + in->raw_end, in->raw_cap - in->raw_end);
 	if (got < 0)
-		return read_fail(in, strerror(errno));
+		return -1;
 	if (got == 0)
 		in->raw_eof = 1;
 	in->raw_end += (size_t)got;
@@ -251,11 +281,7 @@ static ssize_t source_read(struct input *in, char *dst, size_t n)
 	}
 	if (in->raw_eof)
 		return 0;
-	do
-		got = read(in->fd, dst, n);
-	while (got < 0 && errno == EINTR);
-	if (got < 0)
-		return read_fail(in, strerror(errno));
+	got = read_some(in, dst, n);
 	if (got == 0)
 		in->raw_eof = 1;
 	return got;
@@ -501,7 +527,8 @@ static void reset(struct input *in)
 	in->started = in->raw_eof = in->z_end = in->eof = in->discard = in->peeking = 0;
 	in->raw_cap = in->raw_pos = in->raw_end = in->cap = in->pos = in->end = 0;
 	in->raw_read = in->plain = 0;
-	in->lineno = in->cut_lines = in->first_cut = 0;
+	in->lineno = in->line_base;
+	in->cut_lines = in->first_cut = 0;
 }
 
 int input_rewind(struct input *in)
@@ -510,8 +537,16 @@ int input_rewind(struct input *in)
 		return -1;
 	reset(in);
 	in->tap = NULL;
-	if (in->file && lseek(in->fd, 0, SEEK_SET) != 0)
+	if (in->src.read) {
+		if (!in->src.rewind)
+			return read_fail(in, "cannot be read a second time (it is read as it comes)");
+		if (in->src.rewind(in->src.arg, &in->err) != 0) {
+			in->failed = 1;
+			return -1;
+		}
+	} else if (in->file && lseek(in->fd, 0, SEEK_SET) != 0) {
 		return read_fail(in, strerror(errno));
+	}
 	return 0;
 }
 
@@ -529,7 +564,7 @@ int input_error(const struct input *in, struct ev_error *err)
 void input_release(struct input *in)
 {
 	reset(in);
-	if (in->file)
+	if (in->file && in->fd >= 0)
 		close(in->fd);
 	memset(in, 0, sizeof(*in));
 }

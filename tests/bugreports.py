@@ -1,0 +1,279 @@
+"""Bug reports for the tests, written at test time from real-format pieces.
+
+An `adb bugreport` zip is laid out as AOSP's dumpstate writes it
+(frameworks/native/cmds/dumpstate: dumpstate.cpp, DumpstateUtil.cpp,
+DumpstateInternal.cpp; cmds/dumpsys/dumpsys.cpp):
+
+    version.txt                       "2.0"
+    FS/data/anr/anr_...               every ANR trace
+    FS/data/tombstones/tombstone_NN   each tombstone, and its .pb twin
+    FS/proc/meminfo, proto/..., dumpstate_board.txt
+    bugreport-<product>-<build>-<YYYY-MM-DD-HH-MM-SS>.txt   the main text
+    main_entry.txt                    that name, no newline
+    dumpstate_log.txt
+
+The main text has dumpstate's header, then its sections in dumpstate's
+order, each "------ TITLE (COMMAND) ------" and its
+"------ N.NNNs was the duration of 'TITLE' ------": DUMPSYS CRITICAL,
+SYSTEM LOG and EVENT LOG (logcat with "-v uid": a user name of at most five
+letters or a uid before the pid), STATS LOG, RADIO LOG, MEMORY INFO, VM
+TRACES AT LAST ANR, ANR FILES, SYSTEM PROPERTIES (getprop, with
+persist.sys.timezone), then the framework services: DUMPSYS, each service
+between a line of 79 dashes with "DUMP OF SERVICE NAME:" and dumpsys's
+"--------- N.NNNs was the duration of dumpsys NAME, ending at: ..." (alarm
+with its nowRTC line, activity with its sections and the exit-info among
+them, indented two spaces as a full `dumpsys activity` prints them), and
+the second SYSTEM LOG (-T since).
+
+The evidence in it is what a test gives: the files of a bundle, in their
+own real formats (fixtures/), each put where a bug report holds it.
+
+    br = BugReport(taken="2025-06-10 14:45:01", zone="Europe/Berlin", offset_minutes=120)
+    br.add(kind, name, text)          # the kinds of `lastwords inspect`
+    br.write_zip(path); br.write_dir(path)
+
+Run as a program it writes a bundle's evidence as a bug report:
+    bugreports.py LASTWORDS BUNDLE_DIR OUT.zip [--dir] ZONE OFFSET_MINUTES
+"""
+import calendar
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+
+LOGCAT_V_UID = "logcat -v threadtime -v printable -v uid -d *:v"
+THREADTIME = re.compile(r"^(\d\d-\d\d \d\d:\d\d:\d\d\.\d+)\s+(\d+)\s+(\d+)\s+([VDIWEFA]) (.*)$")
+DASHES = "-" * 79
+
+# The user a line's tag runs as, for "-v uid": liblog prints the name when
+# it has at most five letters, else the uid.
+TAG_USERS = {"lowmemorykiller": "lmkd", "Zygote": "root", "DEBUG": "1000", "libc": "10231"}
+
+
+def uid_line(line):
+    """A threadtime line as `logcat -v uid` prints it."""
+    m = THREADTIME.match(line)
+    if not m:
+        return line
+    when, pid, tid, level, rest = m.groups()
+    tag = rest.split(":", 1)[0].strip()
+    return "%s %5s %5s %5s %s %s" % (when, TAG_USERS.get(tag, "1000"), pid, tid, level, rest)
+
+
+def section(title, command, body, seconds="0.101"):
+    """A section as RunCommand() writes it, with its DurationReporter line."""
+    head = "------ %s (%s) ------\n" % (title, command) if command else "------ %s ------\n" % title
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return head + body + "------ %ss was the duration of '%s' ------\n" % (seconds, title)
+
+
+def service(name, body, ending):
+    """A service of a DUMPSYS section, as dumpsys writes it."""
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return ("%s\nDUMP OF SERVICE %s:\n%s--------- 0.004s was the duration of dumpsys %s, "
+            "ending at: %s\n" % (DASHES, name, body, name, ending))
+
+
+def banner(text):
+    return "=" * 56 + "\n== " + text + "\n" + "=" * 56 + "\n"
+
+
+def epoch_ms(local, offset_minutes):
+    """A local "YYYY-MM-DD HH:MM:SS" at offset_minutes from UTC, in ms."""
+    t = calendar.timegm(tuple(int(x) for x in re.split(r"[- :]", local)) + (0, 0, 0))
+    return (t - offset_minutes * 60) * 1000
+
+
+class BugReport:
+    def __init__(self, taken, zone, offset_minutes, model="Pixel 8", release="14", sdk=34,
+                 product="shiba", build_id="UQ1A.240205.004"):
+        self.taken, self.zone, self.offset = taken, zone, offset_minutes
+        self.model, self.release, self.sdk = model, release, sdk
+        self.product, self.build_id = product, build_id
+        self.fingerprint = "google/%s/%s:%s/%s/11269751:user/release-keys" % (
+            product, product, release, build_id)
+        self.logcat, self.events, self.exit_info = [], [], []
+        self.tombstones, self.anrs = [], []  # (name, text)
+        self.extra_sections = []             # text placed before SYSTEM PROPERTIES
+        self.nowrtc = True                   # dumpsys alarm has its nowRTC line
+
+    def add(self, kind, name, text):
+        """A piece of evidence of `lastwords inspect`'s kind; False for a
+        kind that a bug report does not hold."""
+        if kind == "logcat":
+            self.logcat += text.splitlines()
+        elif kind == "event-log":
+            self.events += text.splitlines()
+        elif kind == "exit-info-dump":
+            self.exit_info += text.splitlines()
+        elif kind == "tombstone":
+            self.tombstones.append(("tombstone_%02d" % len(self.tombstones), text))
+        elif kind == "anr-trace":
+            base = os.path.basename(name)
+            self.anrs.append((base if base.startswith("anr_") else "anr_" + base, text))
+        else:
+            return False
+        return True
+
+    def main_name(self):
+        return "bugreport-%s-%s-%s.txt" % (self.product, self.build_id,
+                                           re.sub(r"[ :]", "-", self.taken))
+
+    def header(self):
+        return (banner("dumpstate: " + self.taken) + "\n"
+                "Build: %s\nBuild fingerprint: '%s'\nBootloader: unknown\nRadio: unknown\n"
+                "Network: (unknown)\nAndroid SDK version: %d\nSDK extensions: R:%d S:%d\n"
+                "Kernel: Linux version 5.15.110-android14-11 (build-user@build-host) #1 SMP PREEMPT\n"
+                "Command line: console=ttynull androidboot.hardware=%s\n"
+                "Uptime: up 3 days, 2 hours, 11 minutes\n"
+                "Bugreport format version: 2.0\n"
+                "Dumpstate info: id=1 pid=11002 dry_run=0 parallel_run=1 strict_run=1 args=-S "
+                "bugreport_mode=BUGREPORT_DEFAULT\n\n"
+                % (self.build_id, self.fingerprint, self.sdk, self.sdk, self.sdk, self.product))
+
+    def activity_dump(self):
+        """`dumpsys activity`, all of it: its sections, the exit-info among
+        them, each indented as the full dump indents it."""
+        parts = [
+            "ACTIVITY MANAGER SETTINGS (dumpsys activity settings) activity_manager_constants:\n"
+            "  max_cached_processes=32\n  background_settle_time=60000\n",
+            "ACTIVITY MANAGER LAST ANR (dumpsys activity lastanr)\n"
+            "  <no ANR has occurred since boot>\n",
+        ]
+        if self.exit_info:
+            parts.append("\n".join("  " + l if l else l for l in self.exit_info) + "\n")
+        parts.append("ACTIVITY MANAGER RUNNING PROCESSES (dumpsys activity processes)\n"
+                     "  All known processes:\n  *PERS* UID 1000 ProcessRecord{8c4f2 1250:system/1000}\n")
+        return ("\n" + DASHES + "\n").join(parts)
+
+    def alarm_dump(self):
+        local = self.taken + ".338"
+        rtc = epoch_ms(self.taken, self.offset) + 338
+        body = "Current Alarm Manager state:\n  Settings:\n    min_futurity=+5s0ms\n"
+        if self.nowrtc:
+            body += "  nowRTC=%d=%s nowELAPSED=268303411\n" % (rtc, local)
+        return body + "  mLastTimeChangeClockTime=0=1970-01-01 %s\n" % "00:00:00.000"
+
+    def text(self):
+        ending = self.taken
+        out = [self.header()]
+        out.append(section("DUMPSYS CRITICAL", "/system/bin/dumpsys",
+                           service("CRITICAL cpuinfo", "Load: 4.01 / 3.97 / 3.91\n", ending)))
+        log = [uid_line(l) for l in self.logcat]
+        out.append(section("SYSTEM LOG", LOGCAT_V_UID, "\n".join(log), "1.204"))
+        out.append(section("EVENT LOG", "logcat -b events -v threadtime -v printable -v uid -d *:v",
+                           "\n".join(uid_line(l) for l in self.events), "0.310"))
+        out.append(section("STATS LOG", "logcat -b stats -v threadtime -v printable -v uid -d *:v", ""))
+        out.append(section("RADIO LOG", "logcat -b radio -v threadtime -v printable -v uid -d *:v",
+                           "06-10 14:00:00.000  radio  1999  2010 D RILJ    : [UNSL]< UNSOL_NITZ_TIME_RECEIVED\n"))
+        out.append(section("UPTIME", "uptime", " 14:45:01 up 3 days,  2:11,  0 users,  load average: 4.01\n"))
+        out.append(section("MEMORY INFO", "/proc/meminfo", "MemTotal:        7861348 kB\nMemFree:          312004 kB\n"))
+        if self.anrs:
+            name, trace = self.anrs[-1]
+            out.append("------ VM TRACES AT LAST ANR (/data/anr/%s: %s) ------\n%s\n"
+                       % (name, self.taken, trace.rstrip("\n") + "\n"))
+        else:
+            out.append("*** NO ANRs to dump in /data/anr/\n\n")
+        out.append(section("ANR FILES", "ls -lt /data/anr/",
+                           "".join("-rw------- 1 system system 4096 %s %s\n" % (self.taken[:16], n)
+                                   for n, _ in self.anrs)))
+        if not self.tombstones:
+            out.append("*** NO TOMBSTONES to dump in /data/tombstones/\n\n")
+        out.extend(self.extra_sections)
+        props = ["[persist.sys.timezone]: [%s]" % self.zone] if self.zone else []
+        props += ["[ro.build.fingerprint]: [%s]" % self.fingerprint,
+                  "[ro.build.version.release]: [%s]" % self.release,
+                  "[ro.build.version.sdk]: [%d]" % self.sdk,
+                  "[ro.product.model]: [%s]" % self.model]
+        out.append(section("SYSTEM PROPERTIES", "getprop", "\n".join(sorted(props))))
+        out.append(banner("Android Framework Services"))
+        services = (service("alarm", self.alarm_dump(), ending) +
+                    service("activity", self.activity_dump(), ending) +
+                    service("batterystats", "Battery History (0% used, 12KB used of 4096KB):\n", ending))
+        out.append(section("DUMPSYS", "/system/bin/dumpsys", services, "12.881"))
+        out.append(banner("Dropbox crashes"))
+        out.append(section("DROPBOX SYSTEM SERVER CRASHES",
+                           "/system/bin/dumpsys -T 30000 dropbox -p system_server_crash",
+                           "Drop box contents: 0 entries\n"))
+        out.append(banner("dumpstate: done (id 1)"))
+        out.append(section("SYSTEM LOG", LOGCAT_V_UID + " -T " + self.taken + ".000",
+                           "--------- beginning of main\n", "0.044"))
+        return "".join(out)
+
+    def entries(self):
+        """(name, bytes) in dumpstate's order."""
+        out = [("version.txt", b"2.0")]
+        for name, text in self.anrs:
+            out.append(("FS/data/anr/" + name, text.encode()))
+        for name, text in self.tombstones:
+            out.append(("FS/data/tombstones/" + name, text.encode()))
+            # the protobuf twin: bytes of a Tombstone message's first fields
+            out.append(("FS/data/tombstones/" + name + ".pb", b"\x08\x03\x12\x05arm64\x1a\x00"))
+        out.append(("FS/proc/meminfo", b"MemTotal:        7861348 kB\n"))
+        out.append(("proto/activity_CRITICAL.proto", b"\x0a\x02\x08\x01"))
+        out.append(("dumpstate_board.txt", b"------ VENDOR PROPS ------\n"))
+        out.append((self.main_name(), self.text().encode()))
+        out.append(("main_entry.txt", self.main_name().encode()))
+        out.append(("dumpstate_log.txt", b"dumpstate: starting\n"))
+        return out
+
+    def zip_name(self):
+        return self.main_name()[:-4] + ".zip"
+
+    def write_zip(self, path):
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+            for name, data in self.entries():
+                z.writestr(name, data)
+        return path
+
+    def write_dir(self, path):
+        for name, data in self.entries():
+            full = os.path.join(path, name)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "wb") as f:
+                f.write(data)
+        return path
+
+
+def kinds(lw, paths):
+    """{path: kind} as `lastwords inspect --json` detects them."""
+    p = subprocess.run([lw, "inspect", "--json"] + list(paths), capture_output=True, text=True)
+    return {x["file"]: x["kind"] for x in json.loads(p.stdout or "[]")}
+
+
+def from_bundle(lw, bundle, zone, offset_minutes, taken=None):
+    """A bug report holding the evidence of a bundle's files, and the files
+    it cannot hold (rings, the app's JSON), as (BugReport, [path])."""
+    files = sorted(os.path.join(bundle, f) for f in os.listdir(bundle)
+                   if os.path.isfile(os.path.join(bundle, f)))
+    found = kinds(lw, files)
+    br = BugReport(taken or "2025-06-10 23:59:00", zone, offset_minutes)
+    rest = []
+    for f in files:
+        with open(f, errors="surrogateescape") as fh:
+            text = fh.read()
+        if not br.add(found.get(f, "unknown"), f, text):
+            rest.append(f)
+    return br, rest
+
+
+def main():
+    words = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if len(words) != 5:
+        print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
+        return 2
+    lw, bundle, out, zone, offset = words
+    br, _ = from_bundle(lw, bundle, zone, int(offset))
+    if "--dir" in sys.argv:
+        br.write_dir(out)
+    else:
+        br.write_zip(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
