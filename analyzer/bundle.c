@@ -316,10 +316,16 @@ static int is_manifest(struct bundle *b, const char *path)
 	}
 	if (b->nmanifests++ == 0) {
 		const cJSON *dev = cJSON_GetObjectItem(m, "device");
+		const char *name = json_get_string(m, "timezone");
+		const char *offset = json_get_string(m, "tz_offset");
 
-		if (cJSON_IsString(cJSON_GetObjectItem(m, "tz_offset")) &&
-		    corr_parse_tz(cJSON_GetObjectItem(m, "tz_offset")->valuestring,
-				  &b->tz_offset_ms) == 0)
+		/* The zone's name gives each date its offset; the offset the
+		 * pull saw stands in for a name this system does not know. */
+		if (name && tz_parse(name, &b->tz) == 0)
+			b->have_tz = 1;
+		else if (name)
+			snprintf(b->tz_unknown, sizeof(b->tz_unknown), "%s", name);
+		if (!b->have_tz && offset && tz_parse_offset(offset, &b->tz.offset_ms) == 0)
 			b->have_tz = 1;
 		copy_string(dev, "model", b->device_model, sizeof(b->device_model));
 		copy_string(dev, "android_version", b->android_version, sizeof(b->android_version));
@@ -1072,13 +1078,6 @@ int bundle_load(char *const *paths, size_t npaths, struct bundle *b)
 		return -1;
 	}
 	b->digest = mix64(b->digest);
-	if (b->bugreport_path && !b->have_tz && b->bugreport.have_offset) {
-		/* --tz, the manifest, then the bug report (issue 11: its zone's
-		 * name, once names are read; its offset until then) */
-		b->have_tz = 1;
-		b->tz_offset_ms = b->bugreport.offset_ms;
-		b->tz_from_bugreport = 1;
-	}
 	if (b->bugreport_path && !b->nmanifests) {
 		snprintf(b->device_model, sizeof(b->device_model), "%s", b->bugreport.model);
 		snprintf(b->android_version, sizeof(b->android_version), "%s",

@@ -19,6 +19,7 @@
 #include "evidence/bugreport.h"
 #include "evidence/evidence.h"
 #include "run.h"
+#include "tz.h"
 
 struct bundle_input {
 	char *path;
@@ -55,9 +56,13 @@ struct bundle {
 	 * device share then counts once; `ingest` takes a pull per argument. */
 	char **manifests;
 	size_t nmanifests;
-	int have_tz;               /* the device's offset from UTC */
-	int64_t tz_offset_ms;
-	int tz_from_bugreport;     /* it is the bug report's (no manifest gave one) */
+	/* The device's zone: persist.sys.timezone (the manifest's "timezone"),
+	 * else its offset from UTC ("tz_offset"). tz_unknown: a zone name
+	 * that this system's tzdata does not hold, for which the offset
+	 * stands in; empty when none. */
+	int have_tz;
+	struct tz_zone tz;
+	char tz_unknown[TZ_NAME_MAX];
 	int complete;              /* 0: a manifest says a required part is missing */
 	struct bundle_missing *missing; /* every manifest's, in order */
 	size_t nmissing;

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../src/exit-info.h"
@@ -41,6 +42,16 @@ static void claim(struct verdict *v, enum claim_source s, enum lw_exit_class c, 
 	}
 }
 
+/* A line of a verdict: fmt's text cut to max bytes (with the NUL), on the
+ * heap; NULL on ENOMEM. */
+static char *line_of(size_t max, const char *fmt, va_list ap)
+{
+	char buf[VERDICT_LINE_MAX];
+
+	vsnprintf(buf, max < sizeof(buf) ? max : sizeof(buf), fmt, ap);
+	return strdup(buf);
+}
+
 __attribute__((format(printf, 2, 3))) static void evidence(struct verdict *v, const char *fmt, ...)
 {
 	va_list ap;
@@ -48,8 +59,31 @@ __attribute__((format(printf, 2, 3))) static void evidence(struct verdict *v, co
 	if (v->nevidence >= VERDICT_MAX_LINES)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(v->evidence[v->nevidence++], sizeof(v->evidence[0]), fmt, ap);
+	v->evidence[v->nevidence] = line_of(VERDICT_LINE_MAX, fmt, ap);
 	va_end(ap);
+	v->nevidence += v->evidence[v->nevidence] != NULL;
+}
+
+__attribute__((format(printf, 2, 3))) static void set_contradiction(struct verdict *v,
+								    const char *fmt, ...)
+{
+	va_list ap;
+
+	free(v->contradiction);
+	va_start(ap, fmt);
+	v->contradiction = line_of(VERDICT_LINE_MAX, fmt, ap);
+	va_end(ap);
+}
+
+static char *missing_line(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = line_of(VERDICT_MISSING_MAX, fmt, ap);
+	va_end(ap);
+	return s;
 }
 
 static void missing(struct verdict *v, const char *what)
@@ -57,10 +91,28 @@ static void missing(struct verdict *v, const char *what)
 	size_t i;
 
 	for (i = 0; i < v->nmissing; i++)
-		if (strcmp(v->missing[i], what) == 0)
+		if (strncmp(v->missing[i], what, VERDICT_MISSING_MAX - 1) == 0)
 			return;
-	if (v->nmissing < VERDICT_MAX_LINES)
-		snprintf(v->missing[v->nmissing++], sizeof(v->missing[0]), "%s", what);
+	if (v->nmissing < VERDICT_MAX_LINES) {
+		v->missing[v->nmissing] = missing_line("%s", what);
+		v->nmissing += v->missing[v->nmissing] != NULL;
+	}
+}
+
+void verdict_release(struct verdict *v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->nevidence; i++)
+		free(v->evidence[i]);
+	for (i = 0; i < v->nmissing; i++)
+		free(v->missing[i]);
+	for (i = 0; i < v->nactions; i++)
+		free(v->actions[i].why);
+	free(v->contradiction);
+	memset(v, 0, sizeof(*v));
 }
 
 /* The run's exit records, and its log events of one type. */
@@ -329,13 +381,26 @@ static int rule_dependency_died(const struct corr_run *cr, const struct run_fact
 	return 1;
 }
 
+/* The time of run cr's DEPENDENCY_DIED record, EV_NO_TIME if unknown. */
+static int64_t dependency_time(const struct corr_run *cr)
+{
+	size_t i;
+
+	for (i = 0; i < cr->exits.n; i++)
+		if (EXITS(cr, i)->reason == EXIT_REASON_DEPENDENCY_DIED)
+			return cr->exits.v[i].time_utc_ms;
+	return EV_NO_TIME;
+}
+
 /* The main process of an :inference process, the name before the ':': its
  * run that had started by this run's end (within the clock tolerance), and
- * whose next run had not. */
+ * whose next run had not; or its ring-less run that died when this one's
+ * DEPENDENCY_DIED record says (within the tolerance). */
 static const struct corr_run *main_process_run(const struct correlation *c, size_t i)
 {
 	const struct corr_run *cr = &c->runs[i];
 	const char *colon = strchr(cr->run->hdr.process, ':');
+	int64_t tol = c->opt.tolerance_ms, dep = dependency_time(cr);
 	size_t n, k;
 
 	if (!colon)
@@ -344,10 +409,14 @@ static const struct corr_run *main_process_run(const struct correlation *c, size
 	for (k = 0; k < c->nruns; k++) {
 		const struct corr_run *m = &c->runs[k];
 
-		if (strlen(m->run->hdr.process) == n &&
-		    strncmp(m->run->hdr.process, cr->run->hdr.process, n) == 0 &&
-		    m->start_ms <= cr->last_ms + c->opt.tolerance_ms &&
-		    (m->next_start_ms == INT64_MAX || m->next_start_ms >= cr->last_ms))
+		if (strlen(m->run->hdr.process) != n ||
+		    strncmp(m->run->hdr.process, cr->run->hdr.process, n) != 0)
+			continue;
+		if (m->run->ring == RUN_RING_NONE
+			    ? dep != EV_NO_TIME && m->last_ms != CORR_NO_START &&
+				      dep >= m->last_ms - tol && dep <= m->next_start_ms + tol
+			    : m->start_ms <= cr->last_ms + tol &&
+				      (m->next_start_ms == INT64_MAX || m->next_start_ms >= cr->last_ms))
 			return m;
 	}
 	return NULL;
@@ -393,9 +462,11 @@ static int rule_exit_self(const struct corr_run *cr, const struct run_facts *f, 
 	if (!r)
 		return 0;
 	exit_evidence(v, r, NULL);
-	if (r->status != 0 || f->outcome != RING_OUTCOME_CLEAN) {
-		evidence(v, "the process exited by itself with status %" PRId64
-			    " without closing the probe", r->status);
+	/* A ring-less run has no probe to close: status 0 is a normal exit. */
+	if (f->outcome == RING_OUTCOME_NO_RING ? r->status != 0
+					       : r->status != 0 || f->outcome != RING_OUTCOME_CLEAN) {
+		evidence(v, "the process exited by itself with status %" PRId64 "%s", r->status,
+			 f->outcome == RING_OUTCOME_NO_RING ? "" : " without closing the probe");
 		claim(v, SRC_EXIT_INFO, LW_EXIT_UNKNOWN, 1);
 	}
 	return 1;
@@ -542,6 +613,24 @@ static int rule_seed_exit_reason(const struct corr_run *cr, const struct run_fac
 	return 1;
 }
 
+static int rule_no_ring(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	char what[160];
+
+	(void)f;
+	if (cr->run->ring != RUN_RING_NONE)
+		return 0;
+	if (cr->no_ring == CORR_OTHER_VERSION)
+		snprintf(what, sizeof(what), "the record is of app version %" PRIu64
+					     ", not that of the rings", cr->run->hdr.app_version);
+	else
+		snprintf(what, sizeof(what), "%s", corr_reason_text(cr->no_ring));
+	missing(v, "the probe's ring: none joined this death; link liblastwords for the stage, "
+		   "candidate and memory");
+	evidence(v, "a ring-less run: %s", what);
+	return 1;
+}
+
 static int rule_no_exit_record(const struct corr_run *cr, const struct run_facts *f,
 			       struct verdict *v)
 {
@@ -616,8 +705,10 @@ const struct rule rules[] = {
 	  .fire = rule_ring_crash_record },
 	{ "ring-memory-pressure", "the ring shows memory over budget at death: suggests low memory, never confirms",
 	  .fire = rule_ring_memory_pressure },
-	{ "seed-exit-reason", "a ring-less run of seed events: its exit_reason is the app's own label; it suggests, never confirms",
+	{ "seed-exit-reason", "a run of the seed's events (no probe ring): its exit_reason is the app's own label; it suggests, never confirms",
 	  .fire = rule_seed_exit_reason },
+	{ "no-ring", "a ring-less run: a death only the system's evidence tells, judged by the same rules; its stage, candidate and memory are unknown",
+	  .fire = rule_no_ring },
 	{ "no-exit-record", "no exit record joined this run: the run stays unconfirmed",
 	  .fire = rule_no_exit_record },
 };
@@ -625,7 +716,8 @@ const struct rule rules[] = {
 const size_t nrules = sizeof(rules) / sizeof(rules[0]);
 _Static_assert(sizeof(rules) / sizeof(rules[0]) <= 32, "struct verdict's fired has a bit per rule");
 
-/* Is the ring's account of the death consistent with class c? */
+/* Is the ring's account of the death consistent with class c? A
+ * ring-less run has none to be inconsistent with. */
 static int ring_consistent(const struct run_facts *f, enum lw_exit_class c)
 {
 	switch (f->outcome) {
@@ -635,6 +727,8 @@ static int ring_consistent(const struct run_facts *f, enum lw_exit_class c)
 		return c != LW_EXIT_UNKNOWN;
 	case RING_OUTCOME_CLEAN:
 		return c == LW_EXIT_SYSTEM_RECLAIM;
+	case RING_OUTCOME_NO_RING:
+		return 1; /* no ring to disagree: one system source supports */
 	default:
 		return 0;
 	}
@@ -688,8 +782,7 @@ static void decide(const struct run_facts *f, struct verdict *v)
 			break;
 		}
 		snprintf(a, sizeof(a), "%s", vocab_name(&vocab_exit_classes, best));
-		snprintf(v->contradiction, sizeof(v->contradiction),
-			 "the system's sources disagree: %s and %s", a, b);
+		set_contradiction(v, "the system's sources disagree: %s and %s", a, b);
 		/* As many sources one way as the other: the cause is unknown. */
 		v->cls = (enum lw_exit_class)best;
 		for (c = 1; c < LW_EXIT_CLASS_COUNT; c++)
@@ -701,8 +794,7 @@ static void decide(const struct run_facts *f, struct verdict *v)
 	if (best) {
 		v->cls = (enum lw_exit_class)best;
 		if (ring_class && ring_class != best) {
-			snprintf(v->contradiction, sizeof(v->contradiction),
-				 "the ring says %s, the system says %s",
+			set_contradiction(v, "the ring says %s, the system says %s",
 				 vocab_name(&vocab_exit_classes, ring_class),
 				 vocab_name(&vocab_exit_classes, best));
 			v->level = LW_EVIDENCE_UNCONFIRMED;
@@ -731,9 +823,9 @@ __attribute__((format(printf, 3, 4))) static void act(struct verdict *v, enum lw
 		return;
 	v->actions[v->nactions].action = a;
 	va_start(ap, fmt);
-	vsnprintf(v->actions[v->nactions].why, sizeof(v->actions[0].why), fmt, ap);
+	v->actions[v->nactions].why = line_of(VERDICT_LINE_MAX, fmt, ap);
 	va_end(ap);
-	v->nactions++;
+	v->nactions++; /* a NULL why (ENOMEM) is written as null */
 }
 
 /* The most conservative next steps, in order of reversibility, gated by
@@ -741,24 +833,37 @@ __attribute__((format(printf, 3, 4))) static void act(struct verdict *v, enum lw
 static void recommend(const struct run_facts *f, struct verdict *v)
 {
 	const char *stage = vocab_name(&vocab_stages, (int)f->open_stage);
-	char cand[24] = "the candidate", stable[24] = "";
+	char cand[24] = "", stable[24] = "", sp_cand[32] = "", for_cand[40] = "";
+	/* A ring-less run has no ring to keep. */
+	int ringless = f->outcome == RING_OUTCOME_NO_RING;
+	const char *and_ring = ringless ? "" : " and the ring";
 
-	if (f->candidate)
+	/* Only a candidate the run names is acted on: none is ever guessed. */
+	if (f->candidate) {
 		fmt_digest(cand, sizeof(cand), f->candidate);
+		snprintf(sp_cand, sizeof(sp_cand), " %s", cand);
+		snprintf(for_cand, sizeof(for_cand), " for %s", cand);
+	}
 	if (f->stable_candidate && f->stable_candidate != f->candidate)
 		fmt_digest(stable, sizeof(stable), f->stable_candidate);
-	if (v->contradiction[0]) {
-		act(v, LW_ACTION_ISOLATE_CANDIDATE,
-		    "stop using %s until someone reviews evidence that disagrees about this death", cand);
+	if (v->contradiction) {
+		if (cand[0])
+			act(v, LW_ACTION_ISOLATE_CANDIDATE,
+			    "stop using %s until someone reviews evidence that disagrees about this death",
+			    cand);
 		if (stable[0])
 			act(v, LW_ACTION_REVERT_TO_STABLE, "go back to %s, the last candidate that ran cleanly",
 			    stable);
-		act(v, LW_ACTION_PRESERVE_EVIDENCE,
-		    "keep the ring, the exit records and the logs of this run for that review");
+		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep %sthe exit records and the logs of this %s for that review",
+		    ringless ? "" : "the ring, ", ringless ? "death" : "run");
+		if (!cand[0])
+			act(v, LW_ACTION_COLLECT_MORE_EVIDENCE,
+			    "no candidate is known to stop: pull what would settle the disagreement");
 		return;
 	}
 	if (v->level == LW_EVIDENCE_UNCONFIRMED) {
-		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep this run's ring and whatever evidence there is");
+		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep %s", ringless ? "whatever evidence there is of this death"
+									: "this run's ring and whatever evidence there is");
 		act(v, LW_ACTION_COLLECT_MORE_EVIDENCE,
 		    "pull what is missing before acting: nothing is changed on an unconfirmed cause");
 		return;
@@ -767,9 +872,10 @@ static void recommend(const struct run_facts *f, struct verdict *v)
 	case LW_EXIT_LOW_MEMORY:
 		act(v, LW_ACTION_STOP_NEW_INFERENCE, "accept no new inference until memory is back under budget");
 		if (vocab_stage_early(f->open_stage))
-			act(v, LW_ACTION_STOP_PREWARM, "do not prewarm %s at start: it died in %s", cand, stage);
+			act(v, LW_ACTION_STOP_PREWARM, "do not prewarm%s at start: it died in %s", sp_cand,
+			    stage);
 		act(v, LW_ACTION_REDUCE_CONCURRENCY, "run fewer sessions and queued requests at once");
-		if (f->candidate)
+		if (cand[0])
 			act(v, LW_ACTION_ISOLATE_CANDIDATE, "hold %s back until its peak fits the budget",
 			    cand);
 		if (stable[0])
@@ -778,30 +884,31 @@ static void recommend(const struct run_facts *f, struct verdict *v)
 	case LW_EXIT_NATIVE_CRASH:
 		if (f->open_stage == LW_STAGE_DELEGATE_PREPARE)
 			act(v, LW_ACTION_ISOLATE_DELEGATE,
-			    "do not prepare this delegate for %s again; use the fallback path", cand);
-		else if (f->candidate)
+			    "do not prepare this delegate%s again; use the fallback path", for_cand);
+		else if (cand[0])
 			act(v, LW_ACTION_ISOLATE_CANDIDATE, "stop running %s on the path that crashed", cand);
 		if (stable[0])
 			act(v, LW_ACTION_REVERT_TO_STABLE, "serve %s, the last candidate that ran cleanly", stable);
-		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the tombstone and the ring for symbolication");
+		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the tombstone%s for symbolication", and_ring);
 		break;
 	case LW_EXIT_ANR:
 		act(v, LW_ACTION_INSPECT_MAIN_THREAD,
 		    "find what blocked the main thread: model work, locks or I/O on it");
-		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the ANR trace and the ring");
+		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the ANR trace%s", and_ring);
 		break;
 	case LW_EXIT_JAVA_CRASH:
-		if (f->open_stage != LW_STAGE_NONE && f->candidate)
+		if (f->open_stage != LW_STAGE_NONE && cand[0])
 			act(v, LW_ACTION_ISOLATE_CANDIDATE, "stop running %s in %s until the exception is fixed",
 			    cand, stage);
-		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the exception's stack and the ring");
+		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the exception's stack%s", and_ring);
 		break;
 	case LW_EXIT_SYSTEM_RECLAIM:
 		act(v, LW_ACTION_VERIFY_STATE_RESTORE,
 		    "the system reclaimed the process: check that the app restores its state, and change nothing else");
 		break;
 	default:
-		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep this run's ring and evidence");
+		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep %s",
+		    ringless ? "the evidence of this death" : "this run's ring and evidence");
 		act(v, LW_ACTION_COLLECT_MORE_EVIDENCE, "the cause is unknown: pull more evidence");
 	}
 }
@@ -835,15 +942,18 @@ void classify_all(const struct correlation *c, struct run_facts *facts, int *jud
 
 		run_facts_get(cr->run, &facts[i]);
 		memset(&verdicts[i], 0, sizeof(verdicts[i]));
-		judged[i] = run_facts_died(&facts[i]) || cr->exits.n > 0;
+		judged[i] = run_facts_died(&facts[i]) || cr->exits.n > 0 ||
+			    cr->run->ring == RUN_RING_NONE;
 		if (!judged[i])
 			continue;
 		classify_run(cr, &facts[i], &verdicts[i]);
 		/* A run that closed cleanly, whose records claim no death (an
-		 * EXIT_SELF with status 0 after the close): no verdict. */
+		 * EXIT_SELF with status 0 after the close), or a ring-less run
+		 * whose witnesses claim none (an EXIT_SELF with status 0): no
+		 * verdict. */
 		if (!run_facts_died(&facts[i]) && verdicts[i].nclaims == 0) {
 			judged[i] = 0;
-			memset(&verdicts[i], 0, sizeof(verdicts[i]));
+			verdict_release(&verdicts[i]);
 		}
 	}
 	for (i = 0; i < c->nruns; i++)

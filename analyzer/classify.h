@@ -50,9 +50,13 @@ struct claim {
 	int weak; /* suggests, never confirms (a suspicion, or ring memory alone) */
 };
 
+/* The lengths a verdict's lines are cut to (bytes, with the NUL). */
+#define VERDICT_LINE_MAX 200
+#define VERDICT_MISSING_MAX 160
+
 struct action {
 	enum lw_action action;
-	char why[200];
+	char *why;
 };
 
 struct verdict {
@@ -60,11 +64,15 @@ struct verdict {
 	enum lw_evidence_level level;
 	const char *rules[VERDICT_MAX_RULES];
 	size_t nrules;
-	char evidence[VERDICT_MAX_LINES][200];
+	/* Lines on the heap, each cut to VERDICT_LINE_MAX (missing lines to
+	 * VERDICT_MISSING_MAX): a report may hold thousands of verdicts, most
+	 * with a few short lines. A line that cannot be allocated is left out.
+	 * Freed by verdict_release(). */
+	char *evidence[VERDICT_MAX_LINES];
 	size_t nevidence;
-	char missing[VERDICT_MAX_LINES][160];
+	char *missing[VERDICT_MAX_LINES];
 	size_t nmissing;
-	char contradiction[200]; /* empty when the sources agree */
+	char *contradiction;     /* NULL when the sources agree */
 	struct claim claims[VERDICT_MAX_CLAIMS];
 	size_t nclaims;
 	struct action actions[VERDICT_MAX_ACTIONS];
@@ -84,6 +92,9 @@ struct rule_exit {
 	int (*witness)(const struct corr_run *cr);
 	const char *absent;
 };
+
+/* Free a verdict's lines and zero it. Accepts a zeroed verdict. */
+void verdict_release(struct verdict *v);
 
 /* One rule: an id, what it means, and what decides it: its function,
  * which returns 1 when it fired, or, without one, its exit. A rule that

@@ -70,6 +70,7 @@ static void print_outcome(const struct ring_file *rf, const struct ring_facts *f
 		       where);
 		break;
 	case RING_OUTCOME_UNKNOWN:
+	case RING_OUTCOME_NO_RING: /* a ring-less run's: never a file's */
 		printf("outcome   unknown: the state field is damaged\n");
 		break;
 	case RING_OUTCOME_BLANK:

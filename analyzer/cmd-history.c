@@ -1,5 +1,5 @@
 /*
- * lastwords history --db FILE [--by candidate|app_version|stage|class|device|process]
+ * lastwords history --db FILE [--by candidate|app_version|stage|class|device|process|ring]
  *                   [--since DATE] [--format text|json]
  *
  * Rates of each class and evidence level per group, and regressions: a
@@ -23,11 +23,11 @@
 #include "history/history-db.h"
 
 static const char usage[] =
-	"lastwords history --db FILE [--by candidate|app_version|stage|class|device|process]\n"
+	"lastwords history --db FILE [--by candidate|app_version|stage|class|device|process|ring]\n"
 	"                  [--since DATE] [--format text|json]";
 
-static const char *const groupings[] = { "candidate", "app_version", "stage",
-					 "class",     "device",      "process" };
+static const char *const groupings[] = { "candidate", "app_version", "stage", "class",
+					 "device",    "process",     "ring" };
 
 #define NCLASSES (LW_EXIT_UNKNOWN + 1)
 #define NLEVELS (LW_EVIDENCE_UNCONFIRMED + 1)
@@ -355,7 +355,7 @@ int cmd_history(int argc, char **argv)
 					break;
 			if (i == sizeof(groupings) / sizeof(groupings[0]))
 				return usage_error(usage, "--by is candidate, app_version, stage, class, "
-							  "device or process, not '%s'",
+							  "device, process or ring, not '%s'",
 						   by);
 			break;
 		case 's':

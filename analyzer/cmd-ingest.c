@@ -1,11 +1,13 @@
 /*
- * lastwords ingest --db FILE [--events] [--tz OFFSET] [--tolerance MS] BUNDLE...
+ * lastwords ingest --db FILE [--events] [--tz ZONE] [--tolerance MS] [--package NAME]...
+ *                  BUNDLE...
  *
  * Each BUNDLE (a directory such as `lastwords pull` writes, or one file)
  * is reported as `lastwords report` would, then stored in the history
  * database in one transaction (history-store.c). A bundle with a file that
- * cannot be read, or without any run, is refused with the reason and the
- * others still go in. The same bundle twice adds nothing.
+ * cannot be read, or without any run (a ring, seed events, or a ring-less
+ * run: a death that only the evidence tells), is refused with the reason
+ * and the others still go in. The same bundle twice adds nothing.
  */
 #include <getopt.h>
 #include <limits.h>
@@ -20,7 +22,8 @@
 #include "report.h"
 
 static const char usage[] =
-	"lastwords ingest --db FILE [--events] [--tz OFFSET] [--tolerance MS] BUNDLE...";
+	"lastwords ingest --db FILE [--events] [--tz ZONE] [--tolerance MS] [--package NAME]...\n"
+	"                 BUNDLE...";
 
 /* Why a loaded bundle is refused, on stderr; 1 if it is. */
 static int refused(const char *source, const struct bundle *b)
@@ -28,14 +31,7 @@ static int refused(const char *source, const struct bundle *b)
 	char prefix[4 * PATH_MAX + 16]; /* escaped, a byte is at most 4 */
 
 	snprintf(prefix, sizeof(prefix), "refused '%s': ", fmt_text(source));
-	if (print_input_errors(b, prefix))
-		return 1;
-	if (b->nruns == 0) {
-		fprintf(stderr, "lastwords: refused '%s': no ring and no seed events in it: no run to store\n",
-			fmt_text(source));
-		return 1;
-	}
-	return 0;
+	return print_input_errors(b, prefix) != 0;
 }
 
 enum outcome { STORED, DUPLICATE, REFUSED, DB_FAILED };
@@ -57,12 +53,16 @@ static enum outcome ingest_one(struct history_store *s, char *source, struct cor
 		bundle_release(&b);
 		return REFUSED;
 	}
-	if (!opt.tz_known && b.have_tz) {
-		opt.tz_offset_ms = b.tz_offset_ms;
-		opt.tz_known = 1;
-	}
 	if (report_build(&b, &opt, &r) != 0) {
 		fprintf(stderr, "lastwords: refused '%s': out of memory\n", fmt_text(source));
+		bundle_release(&b);
+		return REFUSED;
+	}
+	if (r.corr.nruns == 0) {
+		fprintf(stderr, "lastwords: refused '%s': no ring, no seed events and no death of a "
+				"judged package's process in it: no run to store\n",
+			fmt_text(source));
+		report_release(&r);
 		bundle_release(&b);
 		return REFUSED;
 	}
@@ -75,7 +75,7 @@ static enum outcome ingest_one(struct history_store *s, char *source, struct cor
 		       (unsigned long long)b.digest);
 	else {
 		printf("%s: %zu run%s: %zu new, %zu replaced, %zu kept", fmt_text(source),
-		       b.nruns, b.nruns == 1 ? "" : "s", c.added, c.replaced, c.kept);
+		       r.corr.nruns, r.corr.nruns == 1 ? "" : "s", c.added, c.replaced, c.kept);
 		if (with_events)
 			printf(", %zu events", c.events);
 		putchar('\n');
@@ -92,10 +92,12 @@ int cmd_ingest(int argc, char **argv)
 		{ "events", no_argument, NULL, 'e' },
 		{ "tz", required_argument, NULL, 'z' },
 		{ "tolerance", required_argument, NULL, 't' },
+		{ "package", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct corr_options opt = { 0, 0, CORR_DEFAULT_TOLERANCE_MS };
+	struct corr_options opt = { .tolerance_ms = CORR_DEFAULT_TOLERANCE_MS };
+	char *packages[PACKAGES_MAX];
 	size_t n[DB_FAILED + 1] = { 0 };
 	struct history_store s;
 	struct history h;
@@ -119,6 +121,10 @@ int cmd_ingest(int argc, char **argv)
 			break;
 		case 't':
 			if ((status = parse_tolerance_option(optarg, usage, &opt)) >= 0)
+				return status;
+			break;
+		case 'p':
+			if ((status = parse_package_option(optarg, usage, packages, &opt)) >= 0)
 				return status;
 			break;
 		default:

@@ -4,9 +4,11 @@
  * Collects a bundle from a device with the adb client (or the program the
  * ADB environment variable names): the app's rings (run-as, or the app's
  * external files directory), dumpsys activity exit-info, logcat's main,
- * system, crash and events buffers, tombstones and ANR traces where they
- * can be read, and manifest.json: the device, the time-zone offset, the
- * lmkd kill-report properties, the files written and what is missing.
+ * system, crash and events buffers (in UTC and with the year: -v UTC -v
+ * year), tombstones and ANR traces where they can be read, and
+ * manifest.json: the device, its time zone (persist.sys.timezone) and
+ * offset, the lmkd kill-report properties, the files written and what is
+ * missing.
  *
  * Every device command goes through adb_exec() (adb.h), which gets its
  * exit status whatever the client and the device; a directory's files come
@@ -433,6 +435,11 @@ static int collect_props(struct pull *p)
 			if (strcmp(key, wanted[i].prop) == 0 &&
 			    !cJSON_AddStringToObject(device, wanted[i].key, val))
 				goto nomem;
+		/* The zone's name gives each record's date its offset (DST);
+		 * date +%z gives only today's. */
+		if (strcmp(key, "persist.sys.timezone") == 0 && val[0] &&
+		    !cJSON_AddStringToObject(p->manifest, "timezone", val))
+			goto nomem;
 		if (strncmp(key, "ro.lmk.", 7) == 0 || strncmp(key, "sys.lmk.", 8) == 0 ||
 		    strncmp(key, "persist.sys.lmk.", 16) == 0) {
 			cJSON *v = cJSON_AddStringToObject(lmkprops, key, val);
@@ -962,10 +969,11 @@ static int collect(struct pull *p)
 	if (start_manifest(p) != 0 || collect_props(p) != 0 || collect_tz(p) != 0 ||
 	    collect_rings(p) != 0 ||
 	    collect_one(p, "exit-info.txt", "exit-info", exitinfo, CAP_EXIT_INFO, 0) != 0 ||
-	    collect_one(p, "logcat.txt", "logcat", "logcat -d -b main,system,crash -v threadtime",
-			CAP_LOG, 1) != 0 ||
-	    collect_one(p, "events.txt", "event log", "logcat -d -b events -v threadtime", CAP_LOG,
-			1) != 0 ||
+	    /* -v UTC -v year: each line says its year and zone (" +0000"). */
+	    collect_one(p, "logcat.txt", "logcat",
+			"logcat -d -b main,system,crash -v threadtime -v UTC -v year", CAP_LOG, 1) != 0 ||
+	    collect_one(p, "events.txt", "event log",
+			"logcat -d -b events -v threadtime -v UTC -v year", CAP_LOG, 1) != 0 ||
 	    collect_dir(p, "/data/tombstones", "*.pb", "tombstones", "tombstones",
 			TOMBSTONE_MAX) != 0 ||
 	    collect_dir(p, "/data/anr", NULL, "anr", "ANR traces", ANR_MAX) != 0)

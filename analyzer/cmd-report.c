@@ -1,10 +1,12 @@
 /*
- * lastwords report [--format text|json|html|seed] [--tz OFFSET] [--tolerance MS]
- *                  [--fail-on CLASS[:LEVEL],...] INPUT...
+ * lastwords report [--format text|json|html|seed] [--tz ZONE] [--tolerance MS]
+ *                  [--package NAME]... [--fail-on CLASS[:LEVEL],...] INPUT...
  *
  * Inputs are files or directories pulled from a device. Each run of each
  * process is joined with its evidence, classified by the rules of
- * classify.c, and given its most conservative next step. --format seed
+ * classify.c, and given its most conservative next step; so is each death
+ * that no ring tells, of the rings' packages and those --package names (of
+ * every package the evidence holds, with neither): a ring-less run. --format seed
  * prints the seed script's report instead (seed-report.c). --fail-on is a
  * gate: 3 when a verdict matches, 12 when there is nothing to judge (no run
  * and no exit record), never 0 for no data.
@@ -21,8 +23,8 @@
 #include "seed/seed-report.h"
 
 static const char usage[] =
-	"lastwords report [--format text|json|html|seed] [--tz OFFSET] [--tolerance MS]\n"
-	"                 [--fail-on CLASS[:LEVEL],...] INPUT...";
+	"lastwords report [--format text|json|html|seed] [--tz ZONE] [--tolerance MS]\n"
+	"                 [--package NAME]... [--fail-on CLASS[:LEVEL],...] INPUT...";
 
 #define FAIL_ON_MAX 16
 
@@ -60,7 +62,7 @@ static int fails(const struct report *r, const struct fail_on *fo, size_t n)
 {
 	size_t i, k;
 
-	for (i = 0; i < r->bundle->nruns; i++) {
+	for (i = 0; i < r->corr.nruns; i++) {
 		const struct verdict *v = &r->verdicts[i];
 
 		if (!r->judged[i])
@@ -78,11 +80,13 @@ int cmd_report(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "tz", required_argument, NULL, 'z' },
 		{ "tolerance", required_argument, NULL, 't' },
+		{ "package", required_argument, NULL, 'p' },
 		{ "fail-on", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct corr_options opt = { 0, 0, CORR_DEFAULT_TOLERANCE_MS };
+	struct corr_options opt = { .tolerance_ms = CORR_DEFAULT_TOLERANCE_MS };
+	char *packages[PACKAGES_MAX];
 	struct fail_on fo[FAIL_ON_MAX];
 	const char *format = "text";
 	struct bundle b;
@@ -118,6 +122,10 @@ int cmd_report(int argc, char **argv)
 			if ((status = parse_tolerance_option(optarg, usage, &opt)) >= 0)
 				return status;
 			break;
+		case 'p':
+			if ((status = parse_package_option(optarg, usage, packages, &opt)) >= 0)
+				return status;
+			break;
 		case 'F':
 			if (parse_fail_on(optarg, fo, &nfo) != 0)
 				return usage_error(usage, "--fail-on takes CLASS[:LEVEL],... such as "
@@ -144,33 +152,29 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "lastwords: out of memory\n");
 		return LW_EXIT_INPUT;
 	}
-	if (!opt.tz_known && b.have_tz) {
-		/* The pull's manifest read the device's zone. */
-		opt.tz_offset_ms = b.tz_offset_ms;
-		opt.tz_known = 1;
-	}
 	if (report_build(&b, &opt, &r) != 0) {
 		fprintf(stderr, "lastwords: out of memory\n");
 		bundle_release(&b);
 		return LW_EXIT_INPUT;
 	}
 	print_input_errors(&b, "");
-	if (strcmp(format, "json") == 0 || strcmp(format, "html") == 0) {
-		cJSON *j = report_json(&r);
-		char *text = j && strcmp(format, "json") == 0 ? json_serialize(j, 1) : NULL;
-
-		if (!j || (!text && strcmp(format, "json") == 0)) {
+	if (strcmp(format, "json") == 0) {
+		if (report_json_write(&r, stdout) != 0) {
 			fprintf(stderr, "lastwords: out of memory\n");
-			cJSON_Delete(j);
 			report_release(&r);
 			bundle_release(&b);
 			return LW_EXIT_INPUT;
 		}
-		if (text)
-			puts(text);
-		else
-			report_html(j, stdout);
-		free(text);
+	} else if (strcmp(format, "html") == 0) {
+		cJSON *j = report_json(&r);
+
+		if (!j) {
+			fprintf(stderr, "lastwords: out of memory\n");
+			report_release(&r);
+			bundle_release(&b);
+			return LW_EXIT_INPUT;
+		}
+		report_html(j, stdout);
 		cJSON_Delete(j);
 	} else {
 		report_text(&r, stdout);
@@ -178,7 +182,7 @@ int cmd_report(int argc, char **argv)
 	/* A gate passes on data, never on its absence. */
 	status = nfo && fails(&r, fo, nfo) ? LW_EXIT_FAIL_ON
 		 : bundle_errors(&b)        ? LW_EXIT_INPUT
-		 : nfo && b.nruns == 0 && bundle_exit_records(&b) == 0 ? LW_EXIT_NO_DATA
+		 : nfo && r.corr.nruns == 0 && bundle_exit_records(&b) == 0 ? LW_EXIT_NO_DATA
 					    : LW_EXIT_OK;
 	if (status == LW_EXIT_NO_DATA)
 		fprintf(stderr, "lastwords: no data: the inputs hold no run and no exit record, so "

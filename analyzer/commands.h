@@ -56,11 +56,19 @@ int print_json_tree(cJSON *o, int pretty);
  * them: valid, torn, stale, corrupt, never_written, missing. */
 void scan_counts_json(struct json *j, cJSON *o, const struct ring_scan *sc);
 
-/* --tz OFFSET and --tolerance MS, shared by report and ingest: set *opt
- * from the option's argument. Returns -1 when it is good, else the usage
- * error's exit status (the error printed). */
+/* --tz ZONE (an offset or an IANA name) and --tolerance MS, shared by
+ * report and ingest: set *opt from the option's argument. Returns -1 when
+ * it is good, else the usage error's exit status (the error printed). */
 int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt);
 int parse_tolerance_option(const char *arg, const char *usage, struct corr_options *opt);
+
+/* --package NAME, shared by report and ingest (repeatable, up to
+ * PACKAGES_MAX): a package whose deaths are judged besides the rings'.
+ * Adds arg (which must outlive *opt: argv does) to list, which opt's
+ * packages then point at. Returns -1 when it is good, else the usage
+ * error's exit status (the error printed). */
+#define PACKAGES_MAX 32
+int parse_package_option(char *arg, const char *usage, char **list, struct corr_options *opt);
 
 /* Print each input of b that could not be read, one line each:
  * "lastwords: PREFIXcannot open 'FILE': REASON" for one that could not be

@@ -9,7 +9,17 @@
  * being the newest. Other evidence joins on pid and time; a log line with a
  * process name and no pid (a native crash's am_crash) on the name and the
  * exit's window. Records that join no run are listed with the reason.
- * Never prints.
+ *
+ * Then the deaths that no ring tells (DESIGN.md, "Runs without a ring"):
+ * each exit record of a judged package (corr_packages) that joined no ring,
+ * and, where no exit record tells of it, each tombstone, ANR trace and
+ * lmkd kill line of one, becomes a ring-less run of its own (run.h), which
+ * the rest of the evidence joins by the same pid and window rules. The
+ * witnesses of one death are one run: those of one process and pid within
+ * the clock tolerance of each other, and the kill that follows an ANR or a
+ * crash. A record that may be a ring's death (it fits more than one
+ * window, or fits one at another time zone) is no ring-less run: a death
+ * is never counted twice. Never prints.
  */
 #ifndef LW_ANALYZER_CORRELATE_H
 #define LW_ANALYZER_CORRELATE_H
@@ -19,13 +29,41 @@
 
 #include "evidence/evidence.h"
 #include "run.h"
+#include "tz.h"
 
 #define CORR_DEFAULT_TOLERANCE_MS 2000
 
+/* Where the device's zone came from, in the order it is looked for: --tz,
+ * the pull's manifest (persist.sys.timezone, else its offset), [the bug
+ * report's persist.sys.timezone: issue 11, item 2], the offset that a
+ * tombstone or an ANR trace writes after its own time; else none, and
+ * local times are taken as UTC. */
+#define CORR_TZ_SOURCES(X)                 \
+	X(NONE, none)                      \
+	X(OPTION, option)                  \
+	X(MANIFEST, manifest)              \
+	X(TOMBSTONE, tombstone)            \
+	X(ANR_TRACE, anr_trace)
+
+enum corr_tz_source {
+#define X(up, name) CORR_TZ_##up,
+	CORR_TZ_SOURCES(X)
+#undef X
+	CORR_TZ_SOURCE_COUNT
+};
+
+/* "none", "option", "manifest", "tombstone", "anr_trace". */
+const char *corr_tz_source_name(enum corr_tz_source s);
+
 struct corr_options {
-	int64_t tz_offset_ms;   /* device local time minus UTC */
+	struct tz_zone tz;      /* the device's zone: for local wall times */
 	int tz_known;           /* 0: local times were taken as UTC (an assumption) */
 	int64_t tolerance_ms;   /* clock tolerance between the ring and the system */
+	/* Packages whose deaths are judged besides those of the rings
+	 * (--package); borrowed, for as long as the correlation. */
+	char *const *packages;
+	size_t npackages;
+	enum corr_tz_source tz_source; /* where tz came from */
 };
 
 /* Why an exit record joined no run. */
@@ -37,7 +75,11 @@ struct corr_options {
 	X(OUTSIDE_WINDOW, outside_window,                                              \
 	  "a run had this pid, but the exit falls outside its window (pid reuse or an earlier install)") \
 	X(NO_TIME, no_time, "the record has no time to place it, and the pid is not unique") \
-	X(AMBIGUOUS, ambiguous, "the record fits the windows of more than one run")
+	X(AMBIGUOUS, ambiguous, "the record fits the windows of more than one run")          \
+	X(TZ_UNKNOWN, tz_unknown,                                                            \
+	  "time zone unknown: the record fits a run's window at another offset (pass --tz)") \
+	X(OTHER_PACKAGE, other_package,                                                      \
+	  "the record is of another package: listed, not judged (name it with --package)")
 
 enum corr_reason {
 #define X(up, name, text) CORR_##up,
@@ -62,13 +104,36 @@ struct corr_list {
 	size_t n;
 };
 
+/* A run's window, in UTC ms. A ring-less run has no record: its last_ms
+ * is its first witness's time and its next_start_ms its last witness's
+ * (with the witness's precision), so that its death window is the span of
+ * its witnesses; its start_ms is the death of the one before it with the
+ * same pid, or CORR_NO_START when none is known. A ring-less run without
+ * any time has CORR_NO_START to INT64_MAX. */
+#define CORR_NO_START (INT64_MIN / 4)
+
 struct corr_run {
 	const struct run *run;
 	int64_t start_ms;       /* the run's start, UTC */
 	int64_t last_ms;        /* its newest record, UTC */
 	int64_t next_start_ms;  /* the next run of the same process, or INT64_MAX */
 	struct corr_list exits, tombstones, anrs, logs;
+	/* A ring-less run: why no ring has its death (no_run_of_process,
+	 * no_run_with_pid, other_version, outside_window). */
+	enum corr_reason no_ring;
 };
+
+/* A package whose deaths are judged, and why: it has a ring, --package
+ * names it, or (with neither) it is one the evidence holds. */
+enum corr_package_why { CORR_PACKAGE_RING, CORR_PACKAGE_OPTION, CORR_PACKAGE_PRESENT };
+
+struct corr_package {
+	char *name;
+	enum corr_package_why why;
+};
+
+/* "ring", "option", "present". */
+const char *corr_package_why_name(enum corr_package_why w);
 
 struct corr_unmatched {
 	const struct ev_file *file;
@@ -78,11 +143,19 @@ struct corr_unmatched {
 
 struct correlation {
 	struct corr_options opt;
-	struct corr_run *runs;  /* in the order given */
+	/* The runs given, in their order, then the ring-less runs (by
+	 * process, then time of death), which ringless holds. */
+	struct corr_run *runs;
 	size_t nruns;
+	size_t ngiven;
+	struct run *ringless;
+	struct corr_package *packages; /* judged, in order of first sight */
+	size_t npackages;
 	struct corr_unmatched *unmatched; /* exit records only */
 	size_t nunmatched;
 	int local_times;        /* some evidence has a wall time with no zone */
+	int64_t newest_ms;      /* the newest time of the rings and the dated evidence;
+				 * EV_NO_TIME if none */
 	size_t repeats;         /* records left out: the same one was read from another input */
 };
 
@@ -92,22 +165,28 @@ struct correlation {
  * times are ms since the epoch. */
 int corr_tz_assumed(const struct correlation *c);
 
+/* The zone's offset at the newest time the inputs hold (a named zone's
+ * changes with the date), for a report's one figure. */
+int64_t corr_tz_offset(const struct correlation *c);
+
 /* The UTC time of an exit record, and how far it may be off (its
  * precision). EV_NO_TIME if it has none. */
 int64_t corr_exit_time(const struct exit_record *r, const struct corr_options *opt,
 		       int64_t *slack_ms);
 
+/* The package of a process name: the part before any ':'. Writes at most
+ * size bytes; returns out. */
+char *corr_package_of(const char *process, char *out, size_t size);
+
 /*
- * Join the evidence of files to runs. runs and files must outlive *out.
- * Returns 0, or -1 on ENOMEM. Release with correlation_release().
+ * Join the evidence of files to runs, and make the ring-less runs. runs
+ * and files (and opt's packages) must outlive *out. Returns 0, or -1 on
+ * ENOMEM. Release with correlation_release().
  */
 int correlate(const struct run *runs, size_t nruns, const struct ev_file *files, size_t nfiles,
 	      const struct corr_options *opt, struct correlation *out);
 
 /* Accepts a zeroed correlation. */
 void correlation_release(struct correlation *c);
-
-/* "+02:00", "-0530", "UTC", "Z" -> offset in ms. Returns 0 or -1. */
-int corr_parse_tz(const char *s, int64_t *offset_ms);
 
 #endif

@@ -119,10 +119,27 @@ int open_history(const char *db, enum history_mode mode, struct history *h)
 
 int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt)
 {
-	if (corr_parse_tz(arg, &opt->tz_offset_ms) != 0)
-		return usage_error(usage, "--tz takes an offset such as +02:00, -0530 or UTC, not '%s'",
+	if (tz_parse(arg, &opt->tz) != 0)
+		return usage_error(usage, "--tz takes an offset such as +02:00, -0530 or UTC, or a "
+					  "zone of the system's tzdata such as Europe/Berlin, not '%s'",
 				   arg);
 	opt->tz_known = 1;
+	opt->tz_source = CORR_TZ_OPTION;
+	return -1;
+}
+
+int parse_package_option(char *arg, const char *usage, char **list, struct corr_options *opt)
+{
+	size_t n = strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._");
+
+	if (!arg[0] || arg[n] || arg[0] == '.')
+		return usage_error(usage, "--package takes a package name such as com.example.app, "
+					  "not '%s'",
+				   arg);
+	if (opt->npackages >= PACKAGES_MAX)
+		return usage_error(usage, "--package is given more than %d times", PACKAGES_MAX);
+	list[opt->npackages++] = arg;
+	opt->packages = list;
 	return -1;
 }
 

@@ -3,7 +3,8 @@
  * JSON (report_json(), schemas/report.schema.json) so that it says exactly
  * what the JSON says: no script, no external resource, every text escaped.
  * Each run is a <section class="run"> whose data-process, data-pid,
- * data-class and data-level attributes carry its verdict for tools.
+ * data-ring, data-class and data-level attributes carry its verdict for
+ * tools.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,12 +226,15 @@ static void run_section(FILE *out, const cJSON *r, int index)
 {
 	const char *cls = json_get_string(r, "classification"), *level = json_get_string(r, "evidence_level");
 	const char *contradiction = json_get_string(r, "contradiction");
-	char pid[24];
+	const cJSON *no_ring = cJSON_GetObjectItem(r, "no_ring");
+	char pid[24], line[32];
 
 	snprintf(pid, sizeof(pid), "%lld", json_get_int(r, "pid"));
 	fprintf(out, "<section class=\"run\" id=\"run-%d\" data-process=\"", index);
 	esc(out, json_get_string(r, "process"));
-	fprintf(out, "\" data-pid=\"%s\" data-class=\"", pid);
+	fprintf(out, "\" data-pid=\"%s\" data-ring=\"", pid);
+	esc(out, json_get_string(r, "ring"));
+	fputs("\" data-class=\"", out);
 	esc(out, cls ? cls : "");
 	fputs("\" data-level=\"", out);
 	esc(out, level ? level : "");
@@ -241,6 +245,8 @@ static void run_section(FILE *out, const cJSON *r, int index)
 		esc(out, cls);
 		fputs(", ", out);
 		esc(out, level);
+	} else if (cJSON_IsObject(no_ring)) {
+		fputs("no verdict: its witnesses name no death", out);
 	} else {
 		fputs("no verdict: the run ended cleanly", out);
 	}
@@ -251,14 +257,30 @@ static void run_section(FILE *out, const cJSON *r, int index)
 		fputs("</p>\n", out);
 	}
 	fputs("<table>\n", out);
-	row(out, "started", json_get_string(r, "start"));
-	row(out, "last record", json_get_string(r, "end"));
-	row(out, "candidate", json_get_string(r, "candidate"));
-	row(out, "stable candidate", json_get_string(r, "stable_candidate"));
-	row(out, "outcome", json_get_string(r, "outcome"));
-	row(out, "open stage",
-	    cJSON_IsTrue(cJSON_GetObjectItem(r, "stage_open")) ? json_get_string(r, "open_stage") : NULL);
-	row(out, "ring", json_get_string(r, "file"));
+	if (cJSON_IsObject(no_ring)) {
+		/* A ring-less run: where its death was read, and why no ring has
+		 * it; it has no start, stage or candidate. */
+		row(out, "ended", json_get_string(r, "end"));
+		row(out, "ring", "none: a ring-less run (link liblastwords for the stage, candidate "
+				 "and memory)");
+		row(out, "why no ring", json_get_string(no_ring, "why_text"));
+		snprintf(line, sizeof(line), "line %lld", json_get_int(no_ring, "line"));
+		fputs("<tr><th>witness</th><td>", out);
+		esc(out, json_get_string(r, "file"));
+		fputc(' ', out);
+		esc(out, line);
+		fputs("</td></tr>\n", out);
+	} else {
+		row(out, "started", json_get_string(r, "start"));
+		row(out, "last record", json_get_string(r, "end"));
+		row(out, "candidate", json_get_string(r, "candidate"));
+		row(out, "stable candidate", json_get_string(r, "stable_candidate"));
+		row(out, "outcome", json_get_string(r, "outcome"));
+		row(out, "open stage", cJSON_IsTrue(cJSON_GetObjectItem(r, "stage_open"))
+					       ? json_get_string(r, "open_stage")
+					       : NULL);
+		row(out, "ring", json_get_string(r, "file"));
+	}
 	fputs("</table>\n", out);
 	list(out, "Recovery", cJSON_GetObjectItem(cJSON_GetObjectItem(r, "recovery"), "actions"), "ol");
 	list(out, "Evidence", cJSON_GetObjectItem(r, "evidence"), "ul");
@@ -316,6 +338,27 @@ static void unmatched(FILE *out, const cJSON *arr)
 	fputs("</table>\n", out);
 }
 
+/* The packages whose deaths are judged, and why. */
+static void packages(FILE *out, const cJSON *arr)
+{
+	const cJSON *x;
+	const char *why;
+
+	if (!cJSON_GetArraySize(arr))
+		return;
+	fputs("<p class=\"mute\">Packages judged: ", out);
+	cJSON_ArrayForEach(x, arr) {
+		why = json_get_string(x, "why");
+		esc(out, json_get_string(x, "name"));
+		fputs(why && strcmp(why, "ring") == 0     ? " (its rings)"
+		      : why && strcmp(why, "option") == 0 ? " (--package)"
+							  : " (in the evidence: no ring and no --package)",
+		      out);
+		fputs(x->next ? ", " : ".", out);
+	}
+	fputs("</p>\n", out);
+}
+
 /* The pull's notes (a partial pull first) and what it lacks, before the
  * runs: they bear on every verdict. */
 static void pull(FILE *out, const cJSON *p)
@@ -356,12 +399,21 @@ void report_html(const cJSON *rep, FILE *out)
 		     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		     "<title>lastwords report</title>\n<style>%s</style>\n</head>\n<body>\n"
 		     "<h1>lastwords report</h1>\n<p>%d run%s, %d with a verdict. The device's times "
-		     "read as UTC%c%02d:%02d%s; clock tolerance %lld ms.</p>\n",
+		     "read as UTC%c%02d:%02d",
 		style, cJSON_GetArraySize(runs), cJSON_GetArraySize(runs) == 1 ? "" : "s", died,
-		offset < 0 ? '-' : '+', abs(offset) / 60, abs(offset) % 60,
+		offset < 0 ? '-' : '+', abs(offset) / 60, abs(offset) % 60);
+	if (json_get_string(tz, "name")) {
+		fputs(" (", out);
+		esc(out, json_get_string(tz, "name"));
+		fputs(", at each date's offset)", out);
+	}
+	fputs(", from ", out);
+	esc(out, json_get_string(tz, "source"));
+	fprintf(out, "%s; clock tolerance %lld ms.</p>\n",
 		cJSON_IsTrue(cJSON_GetObjectItem(tz, "assumed")) ? " (assumed: pass --tz)" : "",
 		json_get_int(rep, "clock_tolerance_ms"));
 	pull(out, cJSON_GetObjectItem(rep, "pull"));
+	packages(out, cJSON_GetObjectItem(rep, "packages"));
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "device"), "notes")) {
 		fputs("<p class=\"mute\">", out);
 		esc(out, x->valuestring);
@@ -399,6 +451,12 @@ void report_html(const cJSON *rep, FILE *out)
 		if (json_get_string(x, "cut")) {
 			fputs(": cut to a limit: ", out);
 			esc(out, json_get_string(x, "cut"));
+		}
+		if (cJSON_IsObject(cJSON_GetObjectItem(x, "not_understood"))) {
+			const cJSON *n = cJSON_GetObjectItem(x, "not_understood");
+
+			fprintf(out, "; %lld lines not understood, skipped (the first at line %lld)",
+				json_get_int(n, "lines"), json_get_int(n, "first_line"));
 		}
 		fputs("</td></tr>\n", out);
 	}

@@ -12,15 +12,17 @@
 
 static void find_loops(struct report *r)
 {
-	const struct bundle *b = r->bundle;
+	const struct correlation *c = &r->corr;
 	size_t i = 0, j;
 
-	while (i < b->nruns) {
+	/* A ring-less run has no stage: it is never in a loop. */
+	while (i < c->nruns) {
 		const struct run_facts *f = &r->facts[i];
+		const struct run *ri = c->runs[i].run;
 
 		j = i + 1;
 		if (run_facts_died(f) && vocab_stage_early(f->open_stage)) {
-			while (j < b->nruns && strcmp(b->runs[j].hdr.process, b->runs[i].hdr.process) == 0 &&
+			while (j < c->nruns && strcmp(c->runs[j].run->hdr.process, ri->hdr.process) == 0 &&
 			       run_facts_died(&r->facts[j]) && r->facts[j].open_stage == f->open_stage &&
 			       r->facts[j].candidate == f->candidate)
 				j++;
@@ -31,7 +33,7 @@ static void find_loops(struct report *r)
 					r->loops = nv;
 					memset(&nv[r->nloops], 0, sizeof(*nv));
 					snprintf(nv[r->nloops].process, sizeof(nv[0].process), "%s",
-						 b->runs[i].hdr.process);
+						 ri->hdr.process);
 					nv[r->nloops].stage = f->open_stage;
 					nv[r->nloops].candidate = f->candidate;
 					nv[r->nloops].first = i;
@@ -44,15 +46,56 @@ static void find_loops(struct report *r)
 	}
 }
 
+/* The device's zone, when the options give none (correlate.h,
+ * CORR_TZ_SOURCES): the pull's manifest's; [then the bug report's
+ * persist.sys.timezone, issue 11 item 2]; else the offset the newest
+ * tombstone or ANR trace writes after its time; else none. */
+static void find_zone(const struct bundle *b, struct corr_options *opt)
+{
+	int64_t newest = INT64_MIN, local, off;
+	size_t i, k;
+
+	if (opt->tz_known)
+		return;
+	if (b->have_tz) {
+		opt->tz = b->tz;
+		opt->tz_known = 1;
+		opt->tz_source = CORR_TZ_MANIFEST;
+		return;
+	}
+	for (i = 0; i < b->nfiles; i++) {
+		const struct ev_file *f = &b->files[i];
+
+		for (k = 0; k < f->ntombstones + f->nanrs; k++) {
+			int tomb = k < f->ntombstones;
+			const char *when = tomb ? f->tombstones[k].timestamp_text
+						: f->anrs[k - f->ntombstones].time_text;
+
+			if (tz_stamp(when, &local, &off) != 1 || local - off <= newest)
+				continue;
+			newest = local - off;
+			opt->tz.name[0] = '\0';
+			opt->tz.offset_ms = off;
+			opt->tz_known = 1;
+			opt->tz_source = tomb ? CORR_TZ_TOMBSTONE : CORR_TZ_ANR_TRACE;
+		}
+	}
+}
+
 int report_build(const struct bundle *b, const struct corr_options *opt, struct report *out)
 {
+	struct corr_options o = *opt;
+	size_t n;
+
 	memset(out, 0, sizeof(*out));
 	out->bundle = b;
-	if (correlate(b->runs, b->nruns, b->files, b->nfiles, opt, &out->corr) != 0)
+	find_zone(b, &o);
+	if (correlate(b->runs, b->nruns, b->files, b->nfiles, &o, &out->corr) != 0)
 		return -1;
-	out->facts = calloc(b->nruns ? b->nruns : 1, sizeof(*out->facts));
-	out->verdicts = calloc(b->nruns ? b->nruns : 1, sizeof(*out->verdicts));
-	out->judged = calloc(b->nruns ? b->nruns : 1, sizeof(*out->judged));
+	n = out->corr.nruns ? out->corr.nruns : 1;
+	out->facts = calloc(n, sizeof(*out->facts));
+	out->verdicts = calloc(n, sizeof(*out->verdicts));
+	out->judged = calloc(n, sizeof(*out->judged));
 	if (!out->facts || !out->verdicts || !out->judged) {
 		report_release(out);
 		return -1;
@@ -62,10 +105,23 @@ int report_build(const struct bundle *b, const struct corr_options *opt, struct 
 	return 0;
 }
 
+size_t report_runs(const struct report *r, enum run_ring ring)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->corr.nruns; i++)
+		n += r->corr.runs[i].run->ring == ring;
+	return n;
+}
+
 void report_release(struct report *r)
 {
+	size_t i;
+
 	if (!r)
 		return;
+	for (i = 0; r->verdicts && i < r->corr.nruns; i++)
+		verdict_release(&r->verdicts[i]);
 	correlation_release(&r->corr);
 	free(r->facts);
 	free(r->verdicts);
@@ -129,6 +185,19 @@ static size_t pull_notes(const struct bundle *b, char notes[PULL_NOTES_MAX][PULL
 			 "device are those of '%s'",
 			 b->nmanifests, b->manifests[0]);
 	return n;
+}
+
+/* A manifest's zone name that this system's tzdata lacks, whose offset of
+ * the pull's day stood in for it. 1 when there is one, with its note. */
+static int zone_unknown_note(const struct report *r, char *buf, size_t len)
+{
+	if (!r->bundle->tz_unknown[0] || r->corr.opt.tz_source != CORR_TZ_MANIFEST)
+		return 0;
+	snprintf(buf, len, "the manifest's zone '%s' is not in this system's tzdata: the offset the "
+			   "pull saw stood in for it, which is right only for records of the pull's "
+			   "season (install tzdata, or pass --tz)",
+		 r->bundle->tz_unknown);
+	return 1;
 }
 
 /* Records that more than one input held (two pulls of one device). */
@@ -214,6 +283,22 @@ static void exit_record_json(struct json *j, cJSON *arr, const struct corr_match
 	json_text(j, rec, "joined_by", x->by_run_id ? "run id" : "process, pid and time");
 }
 
+/* "no_ring": why a ring-less run has no ring, and where its first witness
+ * is; null for a run with a ring (or the seed's events). */
+static void no_ring_json(struct json *j, cJSON *o, const struct corr_run *cr)
+{
+	cJSON *x;
+
+	if (cr->run->ring != RUN_RING_NONE) {
+		json_null(j, o, "no_ring");
+		return;
+	}
+	x = json_object(j, o, "no_ring");
+	json_text(j, x, "why", corr_reason_name(cr->no_ring));
+	json_text(j, x, "why_text", corr_reason_text(cr->no_ring));
+	json_number(j, x, "line", (double)cr->run->line);
+}
+
 static void run_json(struct json *j, cJSON *runs, const struct report *rep, size_t i)
 {
 	const struct corr_run *cr = &rep->corr.runs[i];
@@ -226,11 +311,15 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 
 	json_text(j, o, "process", r->hdr.process);
 	json_number(j, o, "pid", r->hdr.pid);
+	json_text(j, o, "ring", run_ring_name(r->ring));
 	fmt_id128(id, sizeof(id), r->hdr.run_id);
-	json_text(j, o, "run_id", id);
+	json_text(j, o, "run_id", r->ring == RUN_RING_NONE ? NULL : id);
 	json_text(j, o, "file", r->path);
-	add_time(j, o, "start", r->from_seed ? EV_NO_TIME : cr->start_ms);
-	add_time(j, o, "end", r->from_seed ? EV_NO_TIME : cr->last_ms);
+	no_ring_json(j, o, cr);
+	add_time(j, o, "start", r->ring != RUN_RING_PROBE ? EV_NO_TIME : cr->start_ms);
+	add_time(j, o, "end", r->ring == RUN_RING_SEED || cr->last_ms == CORR_NO_START
+				      ? EV_NO_TIME
+				      : cr->last_ms);
 	json_u64(j, o, "app_version", r->hdr.app_version);
 	json_digest(j, o, "candidate", f->candidate);
 	json_digest(j, o, "stable_candidate", f->stable_candidate);
@@ -264,7 +353,7 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 	a = json_array(j, o, "missing");
 	for (k = 0; k < v->nmissing; k++)
 		json_text(j, a, NULL, v->missing[k]);
-	json_text(j, o, "contradiction", v->contradiction[0] ? v->contradiction : NULL);
+	json_text(j, o, "contradiction", v->contradiction);
 	m = json_object(j, o, "recovery");
 	a = json_array(j, m, "actions");
 	for (k = 0; k < v->nactions; k++) {
@@ -287,10 +376,11 @@ static void boot_loop_json(struct json *j, cJSON *arr, const struct report *r,
 	json_number(j, o, "count", (double)l->count);
 	a = json_array(j, o, "pids");
 	for (k = 0; k < l->count; k++)
-		json_number(j, a, NULL, r->bundle->runs[l->first + k].hdr.pid);
+		json_number(j, a, NULL, r->corr.runs[l->first + k].run->hdr.pid);
 	a = json_array(j, o, "actions");
 	json_text(j, a, NULL, "stop_prewarm");
-	json_text(j, a, NULL, "isolate_candidate");
+	if (l->candidate)
+		json_text(j, a, NULL, "isolate_candidate");
 	if (r->facts[l->first + l->count - 1].stable_candidate)
 		json_text(j, a, NULL, "revert_to_stable");
 }
@@ -347,6 +437,12 @@ static void input_json(struct json *j, cJSON *arr, const struct bundle *b,
 		json_text(j, x, "note", in->note);
 	if (f && ev_cut_text(&f->stats, cut, sizeof(cut)))
 		json_text(j, x, "cut", cut);
+	if (f && f->stats.skipped) {
+		cJSON *n = json_object(j, x, "not_understood");
+
+		json_number(j, n, "lines", (double)f->stats.skipped);
+		json_number(j, n, "first_line", (double)f->stats.first_skipped);
+	}
 }
 
 /* "pull": what the manifests say (only when there is one). */
@@ -372,17 +468,22 @@ static void pull_json(struct json *j, cJSON *o, const struct bundle *b)
 		json_text(j, a, NULL, notes[i]);
 }
 
-cJSON *report_json(const struct report *r)
+/* The report's tree, with its runs or with "runs" left empty (for
+ * report_json_write(), which writes them one at a time). */
+static cJSON *report_tree(const struct report *r, int with_runs)
 {
 	const struct bundle *b = r->bundle;
 	struct json j;
 	cJSON *o = json_begin(&j), *a, *x;
+	char note[2 * TZ_NAME_MAX + 160];
 	int signaled_lmk = 0;
 	size_t i, k;
 
 	json_number(&j, o, "report_version", 1);
 	x = json_object(&j, o, "timezone");
-	json_number(&j, x, "offset_minutes", (double)(r->corr.opt.tz_offset_ms / 60000));
+	json_number(&j, x, "offset_minutes", (double)(corr_tz_offset(&r->corr) / 60000));
+	json_text(&j, x, "name", r->corr.opt.tz.name[0] ? r->corr.opt.tz.name : NULL);
+	json_text(&j, x, "source", corr_tz_source_name(r->corr.opt.tz_source));
 	json_bool(&j, x, "assumed", corr_tz_assumed(&r->corr));
 	json_number(&j, o, "clock_tolerance_ms", (double)r->corr.opt.tolerance_ms);
 	a = json_array(&j, o, "inputs");
@@ -390,9 +491,16 @@ cJSON *report_json(const struct report *r)
 		input_json(&j, a, b, &b->inputs[i]);
 	if (b->nmanifests)
 		pull_json(&j, o, b);
+	a = json_array(&j, o, "packages");
+	for (i = 0; i < r->corr.npackages; i++) {
+		x = json_object(&j, a, NULL);
+		json_text(&j, x, "name", r->corr.packages[i].name);
+		json_text(&j, x, "why", corr_package_why_name(r->corr.packages[i].why));
+	}
 	a = json_array(&j, o, "runs");
-	for (i = 0; i < b->nruns; i++) {
-		run_json(&j, a, r, i);
+	for (i = 0; i < r->corr.nruns; i++) {
+		if (with_runs)
+			run_json(&j, a, r, i);
 		for (k = 0; k < r->verdicts[i].nrules; k++)
 			signaled_lmk |= strcmp(r->verdicts[i].rules[k], "lmk-as-signaled") == 0;
 	}
@@ -412,6 +520,8 @@ cJSON *report_json(const struct report *r)
 		json_text(&j, a, NULL,
 			  "dumpsys and logcat times are local; they were taken as UTC (pass --tz to "
 			  "set the device's offset)");
+	if (zone_unknown_note(r, note, sizeof(note)))
+		json_text(&j, a, NULL, note);
 	if (r->corr.repeats) {
 		char note[120];
 
@@ -419,6 +529,93 @@ cJSON *report_json(const struct report *r)
 		json_text(&j, a, NULL, note);
 	}
 	return json_end(&j);
+}
+
+cJSON *report_json(const struct report *r)
+{
+	return report_tree(r, 1);
+}
+
+/* One run's object as pretty JSON text, indented as cJSON indents an
+ * element of the top object's "runs" (two tabs deeper than alone); free
+ * with free(). NULL on ENOMEM. */
+static char *run_text(const struct report *r, size_t i)
+{
+	struct json j;
+	cJSON *arr = json_begin_array(&j), *tree;
+	char *text, *out, *p;
+	size_t n = 0, lines = 0;
+
+	run_json(&j, arr, r, i);
+	tree = json_end(&j);
+	text = tree ? json_serialize(tree->child, 1) : NULL;
+	cJSON_Delete(tree);
+	if (!text)
+		return NULL;
+	for (p = text; *p; p++)
+		lines += *p == '\n';
+	out = malloc(strlen(text) + 2 * lines + 1);
+	for (p = text; out && *p; p++) {
+		out[n++] = *p;
+		if (*p == '\n') {
+			out[n++] = '\t';
+			out[n++] = '\t';
+		}
+	}
+	if (out)
+		out[n] = '\0';
+	free(text);
+	return out;
+}
+
+int report_json_write(const struct report *r, FILE *out)
+{
+	/* cJSON prints the empty array of the top object's member so, and
+	 * an array's elements with ", " between them. */
+	static const char empty_runs[] = "\n\t\"runs\":\t[]";
+	cJSON *head = report_tree(r, 0);
+	char *text = head ? json_serialize(head, 1) : NULL, *at, *run;
+	size_t i;
+	int rc = 0;
+
+	cJSON_Delete(head);
+	at = text ? strstr(text, empty_runs) : NULL;
+	if (!at) {
+		free(text);
+		return -1;
+	}
+	at += sizeof(empty_runs) - 2; /* the ']' */
+	fwrite(text, 1, (size_t)(at - text), out);
+	for (i = 0; i < r->corr.nruns && rc == 0; i++) {
+		run = run_text(r, i);
+		if (!run) {
+			rc = -1;
+			break;
+		}
+		fprintf(out, "%s%s", i ? ", " : "", run);
+		free(run);
+	}
+	fputs(at, out);
+	fputc('\n', out);
+	free(text);
+	return rc;
+}
+
+/* Where the zone came from, for people. */
+static const char *tz_source_text(enum corr_tz_source s)
+{
+	switch (s) {
+	case CORR_TZ_OPTION:
+		return "--tz";
+	case CORR_TZ_MANIFEST:
+		return "the pull's manifest";
+	case CORR_TZ_TOMBSTONE:
+		return "the newest tombstone's own time";
+	case CORR_TZ_ANR_TRACE:
+		return "the newest ANR trace's own time";
+	default:
+		return "nowhere: taken as UTC";
+	}
 }
 
 /* Text: one screen per run. */
@@ -465,7 +662,7 @@ static void stages_text(const struct run *r, FILE *out)
 }
 
 /* The pull's notes and what it lacks, at the top: they bear on all else. */
-static void pull_text(const struct bundle *b, FILE *out)
+static void pull_text(const struct bundle *b, FILE *out, size_t nruns)
 {
 	char notes[PULL_NOTES_MAX][PULL_NOTE_LEN];
 	size_t i, n = pull_notes(b, notes);
@@ -481,7 +678,7 @@ static void pull_text(const struct bundle *b, FILE *out)
 					fmt_text(b->missing[k].reason));
 		}
 	}
-	if (n && b->nruns) /* the sections after the runs begin with their own */
+	if (n && nruns) /* the sections after the runs begin with their own */
 		fputc('\n', out);
 }
 
@@ -497,6 +694,25 @@ static void cut_text(const struct bundle *b, FILE *out)
 		if (n++ == 0)
 			fprintf(out, "\ninputs cut to a limit (lastwords(1), LIMITS):\n");
 		fprintf(out, "  '%s': %s\n", fmt_text(b->files[i].path), cut);
+	}
+}
+
+/* The inputs whose lines of a layout their parser does not know were
+ * counted and skipped (a section of a newer release, a pasted fragment):
+ * the rest of each was read. */
+static void not_understood_text(const struct report *r, FILE *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->bundle->nfiles; i++) {
+		const struct ev_file *f = &r->bundle->files[i];
+
+		if (!f->stats.skipped)
+			continue;
+		if (n++ == 0)
+			fprintf(out, "\nlines not understood, counted and skipped (the rest was read):\n");
+		fprintf(out, "  '%s': %zu line%s, the first at line %zu\n", fmt_text(f->path),
+			f->stats.skipped, f->stats.skipped == 1 ? "" : "s", f->stats.first_skipped);
 	}
 }
 
@@ -520,32 +736,82 @@ static void left_out_text(const struct bundle *b, FILE *out)
 	}
 }
 
+/* The packages judged, and why, when it bears on the report: some run is
+ * ring-less, or a record of another package is left out. */
+static void packages_text(const struct report *r, FILE *out)
+{
+	size_t i, other = 0;
+
+	for (i = 0; i < r->corr.nunmatched; i++)
+		other += r->corr.unmatched[i].reason == CORR_OTHER_PACKAGE;
+	if (!r->corr.npackages || (!report_runs(r, RUN_RING_NONE) && !other))
+		return;
+	fprintf(out, "packages   judged: ");
+	for (i = 0; i < r->corr.npackages; i++) {
+		const struct corr_package *p = &r->corr.packages[i];
+
+		fprintf(out, "%s%s", i ? ", " : "", fmt_text(p->name));
+		if (i + 1 == r->corr.npackages || r->corr.packages[i + 1].why != p->why)
+			fprintf(out, " (%s)", p->why == CORR_PACKAGE_RING     ? "their rings"
+					      : p->why == CORR_PACKAGE_OPTION ? "--package"
+									: "in the evidence: no ring and no --package");
+	}
+	if (other)
+		fprintf(out, "; %zu record%s of other packages listed, not judged", other,
+			other == 1 ? "" : "s");
+	fputs("\n\n", out);
+}
+
+/* The head of a run's section: where it was read from, and when it started
+ * (a ring) or died (a ring-less run). */
+static void run_head_text(const struct corr_run *cr, const struct run_facts *f, size_t i,
+			  FILE *out)
+{
+	const struct run *run = cr->run;
+	char when[48], cand[24] = "none", version[24] = "unknown";
+
+	fprintf(out, "%s== %s  pid %u  (", i ? "\n" : "", fmt_text(run->hdr.process), run->hdr.pid);
+	if (run->ring == RUN_RING_NONE) {
+		fprintf(out, "ring-less: %s line %zu)\n", fmt_text(run->path), run->line);
+		if (cr->last_ms == CORR_NO_START)
+			snprintf(when, sizeof(when), "at an unknown time");
+		else
+			fmt_utc(when, sizeof(when), (uint64_t)cr->last_ms * 1000000u, 1);
+		if (run->hdr.app_version)
+			snprintf(version, sizeof(version), "%" PRIu64, run->hdr.app_version);
+		fprintf(out, "ended      %s, app version %s; no ring: stage and candidate unknown\n",
+			when, version);
+		return;
+	}
+	fprintf(out, "%s)\n", fmt_text(run->path));
+	if (run->ring == RUN_RING_SEED)
+		snprintf(when, sizeof(when), "(ring-less run from seed events)");
+	else
+		fmt_utc(when, sizeof(when), run->hdr.start_real_ns, 1);
+	if (f->candidate)
+		fmt_digest(cand, sizeof(cand), f->candidate);
+	fprintf(out, "started    %s, app version %" PRIu64 ", candidate %s\n", when,
+		run->hdr.app_version, cand);
+	fprintf(out, "outcome    %s%s%s%s\n", ring_outcome_name(f->outcome), f->open_stage ? ", " : "",
+		f->open_stage ? vocab_name(&vocab_stages, (int)f->open_stage) : "",
+		f->open_stage ? " was open" : "");
+}
+
 void report_text(const struct report *r, FILE *out)
 {
 	const struct bundle *b = r->bundle;
 	size_t i, k;
 
-	pull_text(b, out);
-	for (i = 0; i < b->nruns; i++) {
+	pull_text(b, out, r->corr.nruns);
+	packages_text(r, out);
+	for (i = 0; i < r->corr.nruns; i++) {
 		const struct corr_run *cr = &r->corr.runs[i];
 		const struct run *run = cr->run;
 		const struct run_facts *f = &r->facts[i];
 		const struct verdict *v = &r->verdicts[i];
-		char start[48], cand[24] = "none", peak[24], budget[24];
+		char peak[24], budget[24];
 
-		if (run->from_seed)
-			snprintf(start, sizeof(start), "(ring-less run from seed events)");
-		else
-			fmt_utc(start, sizeof(start), run->hdr.start_real_ns, 1);
-		if (f->candidate)
-			fmt_digest(cand, sizeof(cand), f->candidate);
-		fprintf(out, "%s== %s  pid %u  (%s)\n", i ? "\n" : "", fmt_text(run->hdr.process),
-			run->hdr.pid, fmt_text(run->path));
-		fprintf(out, "started    %s, app version %" PRIu64 ", candidate %s\n", start,
-			run->hdr.app_version, cand);
-		fprintf(out, "outcome    %s%s%s%s\n", ring_outcome_name(f->outcome),
-			f->open_stage ? ", " : "", f->open_stage ? vocab_name(&vocab_stages, (int)f->open_stage) : "",
-			f->open_stage ? " was open" : "");
+		run_head_text(cr, f, i, out);
 		stages_text(run, out);
 		if (f->have_rss) {
 			fmt_kb(peak, sizeof(peak), f->peak_kb);
@@ -565,7 +831,9 @@ void report_text(const struct report *r, FILE *out)
 			fputc('\n', out);
 		}
 		if (!r->judged[i]) {
-			if (cr->exits.n)
+			if (run->ring == RUN_RING_NONE)
+				fprintf(out, "verdict    none: its witnesses name no death\n");
+			else if (cr->exits.n)
 				fprintf(out, "verdict    none: the run ended cleanly, and its %zu exit record%s "
 					     "name%s no death\n",
 					cr->exits.n, cr->exits.n == 1 ? "" : "s", cr->exits.n == 1 ? "s" : "");
@@ -575,7 +843,7 @@ void report_text(const struct report *r, FILE *out)
 		}
 		fprintf(out, "verdict    %s, %s\n", vocab_name(&vocab_exit_classes, (int)v->cls),
 			vocab_name(&vocab_evidence_levels, (int)v->level));
-		if (v->contradiction[0])
+		if (v->contradiction)
 			fprintf(out, "           contradiction: %s\n", fmt_text(v->contradiction));
 		fprintf(out, "rules      ");
 		for (k = 0; k < v->nrules; k++)
@@ -595,10 +863,11 @@ void report_text(const struct report *r, FILE *out)
 
 		if (r->loops[i].candidate)
 			fmt_digest(cand, sizeof(cand), r->loops[i].candidate);
-		fprintf(out, "\nboot loop: %s died %zu times in a row in %s with candidate %s: "
-			     "skip prewarm and quarantine that candidate\n",
+		fprintf(out, "\nboot loop: %s died %zu times in a row in %s with candidate %s: %s\n",
 			fmt_text(r->loops[i].process), r->loops[i].count,
-			vocab_name(&vocab_stages, (int)r->loops[i].stage), cand);
+			vocab_name(&vocab_stages, (int)r->loops[i].stage), cand,
+			r->loops[i].candidate ? "skip prewarm and quarantine that candidate"
+					      : "skip prewarm (no candidate is known to quarantine)");
 	}
 	if (r->corr.nunmatched)
 		fprintf(out, "\nexit records that match no run%s:\n",
@@ -614,6 +883,7 @@ void report_text(const struct report *r, FILE *out)
 	}
 	left_out_text(b, out);
 	cut_text(b, out);
+	not_understood_text(r, out);
 	if (r->corr.repeats) {
 		char note[120];
 
@@ -622,6 +892,15 @@ void report_text(const struct report *r, FILE *out)
 	}
 	if (corr_tz_assumed(&r->corr))
 		fprintf(out, "\nnote: dumpsys and logcat times were taken as UTC; pass --tz to set the "
-			     "device's offset (clock tolerance %" PRId64 " ms)\n",
+			     "device's zone (clock tolerance %" PRId64 " ms)\n",
 			r->corr.opt.tolerance_ms);
+	else if (r->corr.local_times) {
+		char zone[TZ_NAME_MAX], note[2 * TZ_NAME_MAX + 160];
+
+		fprintf(out, "\nnote: local times were read in %s, from %s\n",
+			fmt_text(tz_text(&r->corr.opt.tz, zone, sizeof(zone))),
+			tz_source_text(r->corr.opt.tz_source));
+		if (zone_unknown_note(r, note, sizeof(note)))
+			fprintf(out, "note: %s\n", fmt_text(note));
+	}
 }

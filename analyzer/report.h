@@ -20,13 +20,15 @@ struct boot_loop {
 	char process[LW_RING_PROCESS_MAX];
 	enum lw_stage stage;
 	uint64_t candidate;
-	size_t first, count;   /* runs first .. first+count-1 of the bundle */
+	size_t first, count;   /* runs first .. first+count-1 of the correlation */
 };
 
+/* The runs are those of the correlation: the bundle's, then the ring-less
+ * ones (corr.runs, corr.nruns). */
 struct report {
 	const struct bundle *bundle;
 	struct correlation corr;
-	struct run_facts *facts;   /* per run */
+	struct run_facts *facts;   /* per run of corr */
 	struct verdict *verdicts;  /* per run; classification 0 for a clean run */
 	int *judged;               /* per run: 1 if it died, or evidence says it did */
 	struct boot_loop *loops;
@@ -36,9 +38,18 @@ struct report {
 int report_build(const struct bundle *b, const struct corr_options *opt, struct report *out);
 void report_release(struct report *r);
 
+/* How many of the report's runs have a ring of this kind. */
+size_t report_runs(const struct report *r, enum run_ring ring);
+
 /* The report as JSON (schemas/report.schema.json), to free with
  * cJSON_Delete(); NULL on ENOMEM, never a report short of a member. */
 cJSON *report_json(const struct report *r);
+
+/* The text of json_serialize(report_json(r), 1) and a newline, written to
+ * out one run at a time, so that a report of thousands of runs never holds
+ * all their trees at once. Returns 0, or -1 on ENOMEM (out then holds a cut
+ * report: the caller says so and fails). Write errors are the stream's. */
+int report_json_write(const struct report *r, FILE *out);
 void report_text(const struct report *r, FILE *out);
 
 /* The report's JSON (report_json()) as one self-contained HTML page

@@ -234,6 +234,8 @@ const char *ring_outcome_name(enum ring_outcome o)
 		return "died";
 	case RING_OUTCOME_BLANK:
 		return "never_initialized";
+	case RING_OUTCOME_NO_RING:
+		return "no_ring";
 	case RING_OUTCOME_UNKNOWN:
 		break;
 	}

@@ -40,6 +40,7 @@ enum ring_outcome {
 	RING_OUTCOME_DIED,    /* neither: killed (SIGKILL) or power lost */
 	RING_OUTCOME_UNKNOWN, /* the state field is damaged */
 	RING_OUTCOME_BLANK,   /* never initialized: the file is all zero */
+	RING_OUTCOME_NO_RING, /* a ring-less run (run.h): there is no ring to tell */
 };
 
 /*
@@ -63,7 +64,8 @@ void ring_file_free(struct ring_file *rf);
 
 enum ring_outcome ring_file_outcome(const struct ring_file *rf);
 
-/* "live", "clean", "crashed", "died", "unknown", "never_initialized". */
+/* "live", "clean", "crashed", "died", "unknown", "never_initialized",
+ * "no_ring". */
 const char *ring_outcome_name(enum ring_outcome o);
 
 /* What a blank ring is, for people: one phrase that dump, verify, inspect

@@ -14,6 +14,19 @@
 #include "evidence/json.h"
 #include "evidence/text.h"
 
+const char *run_ring_name(enum run_ring r)
+{
+	switch (r) {
+	case RUN_RING_PROBE:
+		return "probe";
+	case RUN_RING_SEED:
+		return "seed";
+	case RUN_RING_NONE:
+		break;
+	}
+	return "none";
+}
+
 void run_release(struct run *r)
 {
 	if (!r)
@@ -65,8 +78,6 @@ int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 	out->outcome = ring_file_outcome(rf);
 	out->open_stage = ring_open_stage(rf->hdr);
 	out->header_damaged = rf->header_damaged;
-	if (rf->header_damaged)
-		snprintf(out->damage, sizeof(out->damage), "%s", rf->damage.reason);
 	if (!out->path ||
 	    ring_file_take_records(rf, &out->events, &out->nevents, &out->scan) != 0) {
 		ring_file_free(rf);
@@ -217,10 +228,7 @@ static int load_ring_line(struct run *r, const cJSON *o, struct span line, size_
 		r->outcome = RING_OUTCOME_DIED;
 	else
 		r->outcome = RING_OUTCOME_UNKNOWN;
-	if (json_get_string(o, "header_damage")) {
-		r->header_damaged = 1;
-		snprintf(r->damage, sizeof(r->damage), "%s", json_get_string(o, "header_damage"));
-	}
+	r->header_damaged = json_get_string(o, "header_damage") != NULL;
 	r->scan.slot_count = h->slot_count;
 	line_u64(line, "valid", &r->scan.valid);
 	line_u64(line, "torn", &r->scan.torn);
@@ -400,7 +408,7 @@ int run_from_seed(const char *path, const struct ev_file *seed, struct run *out,
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	out->from_seed = 1;
+	out->ring = RUN_RING_SEED;
 	out->path = strdup(path);
 	if (!out->path)
 		return fail(err, 0, strerror(ENOMEM));
@@ -448,6 +456,23 @@ int run_from_seed(const char *path, const struct ev_file *seed, struct run *out,
 	return 0;
 }
 
+int run_ringless(const char *path, size_t line, const char *process, int64_t pid,
+		 uint64_t app_version, struct run *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->path = strdup(path ? path : "");
+	if (!out->path)
+		return -1;
+	out->line = line;
+	out->ring = RUN_RING_NONE;
+	out->outcome = RING_OUTCOME_NO_RING;
+	snprintf(out->hdr.process, sizeof(out->hdr.process), "%s", process ? process : "");
+	out->hdr.pid = pid > 0 && pid <= UINT32_MAX ? (uint32_t)pid : 0;
+	out->hdr.app_version = app_version;
+	out->hdr.version = LW_RING_VERSION;
+	return 0;
+}
+
 int run_facts_died(const struct run_facts *f)
 {
 	return f->outcome == RING_OUTCOME_DIED || f->outcome == RING_OUTCOME_CRASHED ||
@@ -472,7 +497,7 @@ void run_facts_get(const struct run *r, struct run_facts *f)
 		const struct lw_ring_slot *s = &r->events[i];
 
 		/* Seed events are samples at a stage, not begin/end pairs. */
-		if (s->type == LW_EV_STAGE_BEGIN || s->type == LW_EV_STAGE_END || r->from_seed)
+		if (s->type == LW_EV_STAGE_BEGIN || s->type == LW_EV_STAGE_END || r->ring == RUN_RING_SEED)
 			f->last_stage = (enum lw_stage)s->stage;
 		if (s->type == LW_EV_CANDIDATE && !f->candidate)
 			f->candidate = s->a;

@@ -1,8 +1,13 @@
 /*
- * A run: one process's ring, as the report reads it. It loads from the
- * binary ring file, or from the JSON lines that `lastwords dump --json`
- * prints for it (schemas/ring-events.schema.json), which give the same run:
- * fixtures can be JSON that reads in review. Never prints.
+ * A run: one process's life, as the report reads it. Most runs are the
+ * probe's ring, loaded from the binary ring file or from the JSON lines
+ * that `lastwords dump --json` prints for it (schemas/ring-events.schema.json),
+ * which give the same run: fixtures can be JSON that reads in review. A run
+ * may have no ring (DESIGN.md, "Runs without a ring"): the seed's events
+ * JSON gives one, and a death that only the system's evidence tells (an
+ * exit record, a tombstone, an ANR trace or an lmkd kill that joins no
+ * ring: correlate.c) is a ring-less run of its own, with no record, no
+ * stage and no candidate. Never prints.
  */
 #ifndef LW_ANALYZER_RUN_H
 #define LW_ANALYZER_RUN_H
@@ -16,22 +21,34 @@
 #include "evidence/input.h"
 #include "ring-file.h"
 
+/* What a run was read from: the one thing that tells runs with a probe
+ * from runs without one, in the report and in the history. */
+enum run_ring {
+	RUN_RING_PROBE, /* the probe's ring: its file, or its dump --json lines */
+	RUN_RING_SEED,  /* the seed's events JSON: the app's own samples, no ring */
+	RUN_RING_NONE,  /* no ring: a death the system's evidence alone tells */
+};
+
+/* "probe", "seed", "none". */
+const char *run_ring_name(enum run_ring r);
+
 struct run {
-	char *path;
+	char *path;                 /* the ring; of a ring-less run, its first witness's file */
+	size_t line;                /* a ring-less run: that witness's line in path; else 0 */
+	enum run_ring ring;
 	int from_json;
 	struct lw_ring_header hdr;  /* the fields a run has; others zero */
 	enum ring_outcome outcome;
 	enum lw_stage open_stage;
 	struct ring_scan scan;      /* slot counts */
 	int header_damaged;
-	char damage[160];
 	/* Its valid records in ticket order, whatever form the run came in,
 	 * as a ring's slots hold them: seq is 2 * ticket + 2 (R9, see
 	 * run_event_ticket()), crc is not kept (0). */
 	struct lw_ring_slot *events;
 	size_t nevents;
-	int from_seed;              /* a ring-less run from the seed's events JSON */
-	int seed_exit_class;        /* its last event's exit_reason, an lw_exit_class; 0 for none */
+	int seed_exit_class;        /* a seed run: its last event's exit_reason, an
+				     * lw_exit_class; 0 for none */
 };
 
 /* The ticket of one of a run's records. Does not allocate or block. */
@@ -66,6 +83,13 @@ int run_load_json(const char *path, struct input *in, struct run *out, struct ev
 int run_from_seed(const char *path, const struct ev_file *seed, struct run *out,
 		  struct ev_error *err);
 
+/* A ring-less run (RUN_RING_NONE, outcome RING_OUTCOME_NO_RING): a process
+ * and pid that died, known from the witness at line of path, of app
+ * version app_version (0: unknown). Returns 0, or -1 on ENOMEM (out is
+ * then zeroed). Release with run_release(). */
+int run_ringless(const char *path, size_t line, const char *process, int64_t pid,
+		 uint64_t app_version, struct run *out);
+
 /* Accepts a zeroed run. */
 void run_release(struct run *r);
 
@@ -87,8 +111,9 @@ struct run_facts {
  * rule, whatever form the run came in. Never fails. */
 void run_facts_get(const struct run *r, struct run_facts *out);
 
-/* Whether the ring says the run died, or cannot say it did not. Does not
- * allocate or block. */
+/* Whether the ring says the run died, or cannot say it did not. A
+ * ring-less run has no ring to say it: 0 (its witnesses say it died). Does
+ * not allocate or block. */
 int run_facts_died(const struct run_facts *f);
 
 #endif

@@ -9,10 +9,11 @@
 --                                                  -- the shell computes 2026-11-01
 --   sqlite> (paste a statement)
 --
--- Parameters: :by is candidate, app_version, stage, class, device or
--- process; :since is a UTC date or time in ISO 8601 ('2026-11-01',
--- '2026-11-01T12:00'), or NULL for all runs. Runs without a start time
--- (seed runs) are left out when :since is set.
+-- Parameters: :by is candidate, app_version, stage, class, device,
+-- process or ring; :since is a UTC date or time in ISO 8601 ('2026-11-01',
+-- '2026-11-01T12:00'), or NULL for all runs. A run's time is its start, or
+-- for a ring-less run (ring 'none') its death: runs without either (seed
+-- runs) are left out when :since is set.
 -- A group's "died" counts its runs with a verdict: the ring says the run
 -- died, or evidence says it did. Stage groups are the stage open when the
 -- run ended ('none' when no stage was open).
@@ -31,10 +32,12 @@ WITH r AS NOT MATERIALIZED (
 		WHEN 'class'       THEN coalesce(run.class, 'clean')
 		WHEN 'device'      THEN coalesce(bundle.device_model, 'unknown')
 		WHEN 'process'     THEN run.process
+		WHEN 'ring'        THEN run.ring
 		END AS grp,
-		run.app_version, run.start_time, run.class, run.evidence_level
+		run.app_version, coalesce(run.start_time, run.end_time) AS start_time, run.class,
+		run.evidence_level
 	FROM run JOIN bundle ON bundle.id = run.bundle_id
-	WHERE :since IS NULL OR run.start_time >= :since
+	WHERE :since IS NULL OR coalesce(run.start_time, run.end_time) >= :since
 ), c AS (
 	SELECT grp, class, evidence_level, count(*) AS n, min(start_time) AS first_seen,
 	       min(app_version) AS version
@@ -59,9 +62,10 @@ ORDER BY CASE :by WHEN 'app_version' THEN g.version END,
 -- Rates are compared as count * prev_runs > prev_count * runs. The counts
 -- are count(*) FILTER, not sum(): a group without any verdict counts 0.
 WITH r AS NOT MATERIALIZED (
-	SELECT package, candidate, app_version, start_time, class, evidence_level, open_stage
+	SELECT package, candidate, app_version, coalesce(start_time, end_time) AS start_time, class,
+	       evidence_level, open_stage
 	FROM run
-	WHERE :since IS NULL OR start_time >= :since
+	WHERE :since IS NULL OR coalesce(start_time, end_time) >= :since
 ), base AS (
 	-- One pass in the order of the index run_history.
 	SELECT package, candidate, app_version, min(start_time) AS first_seen, count(*) AS runs,
@@ -74,9 +78,11 @@ WITH r AS NOT MATERIALIZED (
 	       sum(low_memory) AS low_memory, sum(native_crash) AS native_crash
 	FROM base WHERE candidate IS NOT NULL GROUP BY package, candidate
 	UNION ALL
+	-- Version 0 is no version known (a ring-less run of a dump, a seed
+	-- run): not one a version is compared with.
 	SELECT 'app_version', package, CAST(app_version AS TEXT), app_version,
 	       min(first_seen), sum(runs), sum(low_memory), sum(native_crash)
-	FROM base GROUP BY package, app_version
+	FROM base WHERE app_version != 0 GROUP BY package, app_version
 ), o AS (
 	SELECT g.*,
 	       lag(grp) OVER w AS prev, lag(runs) OVER w AS prev_runs,
@@ -109,7 +115,7 @@ ORDER BY dimension, package, num, first_seen, grp, class;
 -- How many runs and bundles the other statements looked at.
 SELECT count(*) AS runs, count(DISTINCT bundle_id) AS bundles
 FROM run
-WHERE :since IS NULL OR start_time >= :since;
+WHERE :since IS NULL OR coalesce(start_time, end_time) >= :since;
 
 -- name: export
 -- One row per run: its verdict (class NULL for a run that ended cleanly),
@@ -122,6 +128,7 @@ SELECT bundle.digest AS bundle,
        bundle.android_version AS android_version,
        bundle.fingerprint AS fingerprint,
        run.run_key AS run_id,
+       run.ring AS ring,
        run.package AS package,
        run.process AS process,
        run.pid AS pid,
@@ -150,4 +157,4 @@ SELECT bundle.digest AS bundle,
        (SELECT json_group_array(text) FROM (SELECT text FROM run_line
 		WHERE run_id = run.id AND kind = 'action' ORDER BY seq)) AS "actions[]"
 FROM run JOIN bundle ON bundle.id = run.bundle_id
-ORDER BY run.start_time, run.run_key;
+ORDER BY coalesce(run.start_time, run.end_time), run.run_key;

@@ -34,12 +34,14 @@ CREATE TABLE bundle (
 	unmatched_exits   INTEGER NOT NULL      -- exit records that joined no run
 );
 
--- One row per run (one ring, or one seed events file). A run that a later
+-- One row per run (one ring, one seed events file, or from version 4 one
+-- ring-less run). A run that a later
 -- bundle holds again keeps the better-evidenced verdict (confirmed over
 -- supported over unconfirmed over none; the newer bundle on a tie).
 CREATE TABLE run (
 	id               INTEGER PRIMARY KEY,
-	run_key          TEXT NOT NULL UNIQUE,  -- the ring's run id (32 hex digits); "seed-" and a digest for seed runs
+	run_key          TEXT NOT NULL UNIQUE,  -- the ring's run id (32 hex digits); "seed-" and a digest for seed runs,
+						-- "ringless-" and a digest of its process, pid and time of death for ring-less runs
 	bundle_id        INTEGER NOT NULL REFERENCES bundle(id),
 	package          TEXT NOT NULL,         -- the process name before any ':'
 	process          TEXT NOT NULL,
@@ -128,3 +130,22 @@ CREATE TABLE event (
 CREATE INDEX run_history ON run(package, candidate, app_version, class, evidence_level, open_stage,
 				start_time, process, bundle_id);
 DROP INDEX run_candidate;
+
+-- version 4
+-- What each run was read from (report.schema.json's ring): the probe's
+-- ring (probe), the seed's events (seed), or none: a ring-less run, a
+-- death that only the system's evidence tells, with no start time, stage
+-- or candidate. Rates split by it into runs with the probe and without.
+-- The history queries read a run's time as its start, or a ring-less
+-- run's death (its end_time): the index holds both.
+-- A ring-less run's key is its death's (its process, pid and first
+-- witness); a ring's run stores in death_key the key a ring-less run of
+-- its death would have, from its first exit record, so that a death read
+-- once without its ring and once with it is one run: the ring's.
+ALTER TABLE run ADD COLUMN ring TEXT NOT NULL DEFAULT 'probe';
+ALTER TABLE run ADD COLUMN death_key TEXT;
+UPDATE run SET ring = 'seed' WHERE run_key LIKE 'seed-%';
+CREATE INDEX run_death ON run(death_key) WHERE death_key IS NOT NULL;
+DROP INDEX run_history;
+CREATE INDEX run_history ON run(package, candidate, app_version, class, evidence_level, open_stage,
+				start_time, end_time, process, bundle_id, ring);

@@ -8,6 +8,7 @@ CREATE TABLE IF NOT EXISTS lastwords_verdicts
     android_version  Nullable(String),
     fingerprint      Nullable(String),
     run_id           String,
+    ring             LowCardinality(String),
     package          LowCardinality(String),
     process          LowCardinality(String),
     pid              UInt32,

@@ -79,7 +79,7 @@ static int joined(const struct correlation *c, const struct ev_file *f, size_t i
  * record) under zone offset tz_ms, joined to the one run r. Releases f. */
 static int64_t joined_utc(const struct run *r, struct ev_file *f, int64_t tz_ms)
 {
-	struct corr_options o = { tz_ms, 1, 2000 };
+	struct corr_options o = { .tz = { "", tz_ms }, .tz_known = 1, .tolerance_ms = 2000 };
 	const struct corr_list *l;
 	struct correlation c;
 	int64_t t;
@@ -93,9 +93,11 @@ static int64_t joined_utc(const struct run *r, struct ev_file *f, int64_t tz_ms)
 	return t;
 }
 
-/* A log line of r's pid at the local month-day time md
- * (logline_month_day_ms); r being the only run, it joins even untimed. */
-static int64_t log_utc(const struct run *r, int64_t md, int64_t tz_ms)
+/* A log line of r's pid at the month-day time md (logline_month_day_ms),
+ * of year y and zone zone_ms where it writes them (-v year, -v UTC; else
+ * EV_NONE and EV_NO_TIME); r being the only run, it joins even untimed. */
+static int64_t log_utc_in(const struct run *r, int64_t md, int64_t y, int64_t zone_ms,
+			  int64_t tz_ms)
 {
 	struct log_event *l;
 	struct ev_file f;
@@ -106,7 +108,15 @@ static int64_t log_utc(const struct run *r, int64_t md, int64_t tz_ms)
 	l->type = LOG_LMKD_KILL;
 	l->pid = r->hdr.pid;
 	l->time_ms = md;
+	l->year = y;
+	l->zone_ms = zone_ms;
 	return joined_utc(r, &f, tz_ms);
+}
+
+/* The same, at the device's local time, with no year. */
+static int64_t log_utc(const struct run *r, int64_t md, int64_t tz_ms)
+{
+	return log_utc_in(r, md, EV_NONE, EV_NO_TIME, tz_ms);
 }
 
 /* A dump record of r's process at local wall time local_ms (read as UTC). */
@@ -190,6 +200,22 @@ static void calendar_edges(void)
 	EXPECT_TIME(dump_utc(&r, T0 - 6 * HOUR + 5 * 60 * SEC, -8 * HOUR),
 		    T0 + 2 * HOUR + 5 * 60 * SEC);
 	free(r.events);
+
+	/* A line that writes its year and zone (logcat -v year -v UTC) is read
+	 * at them, whatever the device's zone (-08:00): 2025-12-31
+	 * 23:59:59.500 +0000 for a run across midnight, and the same instant
+	 * as 2026-01-01 05:29:59.500 +0530; with its year and no zone, it is
+	 * read in the device's zone. */
+	r = make_run("com.y", 308, 1, 13, T0 - HOUR, T0 + HOUR);
+	EXPECT_TIME(log_utc_in(&r, logline_month_day_ms(12, 31, 24 * HOUR - 500), 2025, 0, -8 * HOUR),
+		    T0 - 500);
+	EXPECT_TIME(log_utc_in(&r, logline_month_day_ms(1, 1, 5 * HOUR + 30 * 60 * SEC - 500), 2026,
+			       ist, -8 * HOUR),
+		    T0 - 500);
+	EXPECT_TIME(log_utc_in(&r, logline_month_day_ms(12, 31, 16 * HOUR), 2025, EV_NO_TIME,
+			       -8 * HOUR),
+		    T0);
+	free(r.events);
 #undef EXPECT_TIME
 }
 
@@ -208,6 +234,17 @@ static void calendar_edges(void)
 		T_ASSERT(got_ == -1 && why_ == (reason),                                  \
 			 "record %d: run %d / %s, expected unmatched %s", (int)(i), got_,   \
 			 corr_reason_name(why_), corr_reason_name(reason));                 \
+	} while (0)
+
+/* Record i made a ring-less run of its own (after the runs given), and why
+ * no ring had it. */
+#define EXPECT_RINGLESS(c, f, i, reason)                                                  \
+	do {                                                                              \
+		int got_ = joined(c, f, i, NULL, NULL);                                   \
+		T_ASSERT(got_ >= (int)(c)->ngiven && (c)->runs[got_].no_ring == (reason), \
+			 "record %d: run %d (%s), expected a ring-less run (%s)", (int)(i),  \
+			 got_, got_ >= 0 ? corr_reason_name((c)->runs[got_].no_ring) : "-",  \
+			 corr_reason_name(reason));                                          \
 	} while (0)
 
 /* The run that log line i of f joined, or -1. */
@@ -239,7 +276,7 @@ static void name_join(void)
 		{ "com.z", T0 + 5500, -1 },                /* another process */
 		{ NULL, T0 + 5500, -1 },                   /* neither pid nor name */
 	};
-	struct corr_options opt = { 0, 1, 2000 };
+	struct corr_options opt = { .tz_known = 1, .tolerance_ms = 2000 };
 	struct correlation c;
 	struct ev_file f;
 	struct run runs[2];
@@ -273,7 +310,7 @@ static void name_join(void)
 
 int main(void)
 {
-	struct corr_options opt = { 0, 1, 2000 };
+	struct corr_options opt = { .tz_known = 1, .tolerance_ms = 2000 };
 	struct correlation c;
 	struct ev_file f;
 	struct run runs[4];
@@ -332,18 +369,20 @@ int main(void)
 	t->process = strdup("com.x:inference");
 	t->timestamp_text = strdup("2025-12-31 22:01:35.000-0200");
 
-	opt.tz_offset_ms = -2 * 3600 * SEC;
+	opt.tz.offset_ms = -2 * 3600 * SEC;
 	T_ASSERT(correlate(runs, 4, &f, 1, &opt, &c) == 0, "correlate");
 	/* Records 0..7 and 10..13 carry UTC or no time; with the offset their
 	 * (UTC) times are unchanged because timestamp_local is 0. */
 	EXPECT_RUN(&c, &f, 0, 1);
 	EXPECT_RUN(&c, &f, 1, 1);
 	EXPECT_RUN(&c, &f, 2, 2);
-	EXPECT_UNMATCHED(&c, &f, 3, CORR_OUTSIDE_WINDOW);
+	/* A record that no ring has is a ring-less run of the app's
+	 * (DESIGN.md, "Runs without a ring"), never a ring's. */
+	EXPECT_RINGLESS(&c, &f, 3, CORR_OUTSIDE_WINDOW);
 	EXPECT_RUN(&c, &f, 4, 0);
-	EXPECT_UNMATCHED(&c, &f, 5, CORR_NO_RUN_WITH_PID);
-	EXPECT_UNMATCHED(&c, &f, 6, CORR_OTHER_VERSION);
-	EXPECT_UNMATCHED(&c, &f, 7, CORR_NO_RUN_OF_PROCESS);
+	EXPECT_RINGLESS(&c, &f, 5, CORR_NO_RUN_WITH_PID);
+	EXPECT_RINGLESS(&c, &f, 6, CORR_OTHER_VERSION);
+	EXPECT_UNMATCHED(&c, &f, 7, CORR_OTHER_PACKAGE);
 	EXPECT_RUN(&c, &f, 8, 3);
 	EXPECT_RUN(&c, &f, 9, 3);
 	EXPECT_RUN(&c, &f, 10, 2);
@@ -360,20 +399,30 @@ int main(void)
 		 "the zoned tombstone joins run 3");
 	correlation_release(&c);
 
-	/* Without the zone, the local-time records fall before their run. */
-	opt.tz_offset_ms = 0;
+	/* With a wrong zone given, the local-time records fall before their
+	 * run: a death of their own. */
+	opt.tz.offset_ms = 0;
 	T_ASSERT(correlate(runs, 4, &f, 1, &opt, &c) == 0, "correlate");
-	EXPECT_UNMATCHED(&c, &f, 8, CORR_OUTSIDE_WINDOW);
+	EXPECT_RINGLESS(&c, &f, 8, CORR_OUTSIDE_WINDOW);
 	EXPECT_RUN(&c, &f, 0, 1);
 	correlation_release(&c);
 
+	/* With no zone known, they fit their run at -02:00: the zone is what
+	 * is unknown, and they are no death of their own. */
+	opt.tz_known = 0;
+	T_ASSERT(correlate(runs, 4, &f, 1, &opt, &c) == 0, "correlate");
+	EXPECT_UNMATCHED(&c, &f, 8, CORR_TZ_UNKNOWN);
+	EXPECT_RINGLESS(&c, &f, 3, CORR_OUTSIDE_WINDOW);
+	correlation_release(&c);
+	opt.tz_known = 1;
+
 	/* Time zone spellings. */
-	T_ASSERT(corr_parse_tz("+02:00", &off) == 0 && off == 7200000, "+02:00");
-	T_ASSERT(corr_parse_tz("-0530", &off) == 0 && off == -19800000, "-0530");
-	T_ASSERT(corr_parse_tz("+9", &off) == 0 && off == 32400000, "+9");
-	T_ASSERT(corr_parse_tz("UTC", &off) == 0 && off == 0, "UTC");
-	T_ASSERT(corr_parse_tz("+25:00", &off) != 0 && corr_parse_tz("CET", &off) != 0 &&
-			 corr_parse_tz("+02:0", &off) != 0,
+	T_ASSERT(tz_parse_offset("+02:00", &off) == 0 && off == 7200000, "+02:00");
+	T_ASSERT(tz_parse_offset("-0530", &off) == 0 && off == -19800000, "-0530");
+	T_ASSERT(tz_parse_offset("+9", &off) == 0 && off == 32400000, "+9");
+	T_ASSERT(tz_parse_offset("UTC", &off) == 0 && off == 0, "UTC");
+	T_ASSERT(tz_parse_offset("+25:00", &off) != 0 && tz_parse_offset("CET", &off) != 0 &&
+			 tz_parse_offset("+02:0", &off) != 0,
 		 "bad zones refused");
 
 	ev_file_release(&f);

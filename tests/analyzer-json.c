@@ -127,7 +127,7 @@ static char *write_all(const struct bundle *b, const struct report *r)
 /* The writers on one bundle, then with each of their allocations failing. */
 static void check_writers(const char *root, const char *bundle)
 {
-	struct corr_options opt = { 0, 0, CORR_DEFAULT_TOLERANCE_MS };
+	struct corr_options opt = { .tolerance_ms = CORR_DEFAULT_TOLERANCE_MS };
 	char dir[512], *paths[1] = { dir }, *full, *text;
 	long n, total;
 	struct bundle b;

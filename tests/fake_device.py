@@ -8,7 +8,8 @@ A device's filesystem is a directory (its root), built once from a scenario
 
   {"serial": "emulator-5554", "state": "device",
    "props": {"ro.product.model": "Pixel 7", ...},
-   "tz": "+0100",
+   "tz": "+0100",                              # date +%z; logcat -v UTC converts from it
+   "year": 2026,                               # logcat -v year: the year of the logs' dates
    "packages": {"com.example.demo": {
        "debuggable": true,
        "files": {"NAME.lwr": "host/path"},      # files/ (run-as)
@@ -30,10 +31,12 @@ paths are moved under the root. So the quoting, globbing and exit
 statuses are those of a real shell: a command quoted wrongly misbehaves
 here as it would on a device.
 """
+import datetime
 import json
 import os
 import re
 import shutil
+import sys
 
 TOOLS = {
     "run-as": r'''
@@ -70,14 +73,42 @@ fi
 echo "Can't find service: $1"; exit 0
 ''',
     "logcat": r'''
-dump=; buf=main,system,crash
+dump=; buf=main,system,crash; utc=; year=
 while [ $# -gt 0 ]; do
-  case $1 in -d) dump=1;; -b) shift; buf=$1;; esac; shift
+  case $1 in
+  -d) dump=1;;
+  -b) shift; buf=$1;;
+  -v) shift; case $1 in UTC) utc=1;; year) year=1;; threadtime) ;;
+      *) echo "fake device: logcat -v $1 is not played" >&2; exit 1;; esac;;
+  esac; shift
 done
 if [ -z "$dump" ]; then echo "fake device: logcat without -d would never end" >&2; exit 1; fi
-if [ -e "$LWDEV/logcat/$buf" ]; then cat "$LWDEV/logcat/$buf"; fi
+[ -e "$LWDEV/logcat/$buf" ] || exit 0
+if [ -z "$utc$year" ]; then cat "$LWDEV/logcat/$buf"; exit 0; fi
+exec "$LWPYTHON" "$LWTESTS/fake_device.py" logcat "$LWDEV/logcat/$buf" "$(cat "$LWDEV/tz")" \
+  "$(cat "$LWDEV/year")" "$utc" "$year"
 ''',
 }
+
+
+def logcat_lines(text, tz, year, utc, with_year):
+    """A logcat's threadtime lines as logcat -v UTC (in UTC, and " +0000"
+    after the time: -v UTC turns -v zone on) and -v year print them, from
+    lines the device wrote in its zone tz ("+0100") with dates of year."""
+    off = (1 if tz[0] == "+" else -1) * (int(tz[1:3]) * 60 + int(tz[3:5]))
+    out = []
+    for line in text.splitlines(True):
+        m = re.match(r"(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})", line)
+        if not m:
+            out.append(line)
+            continue
+        t = datetime.datetime(year, *map(int, m.groups()[:5]), int(m.group(6)) * 1000)
+        if utc:
+            t -= datetime.timedelta(minutes=off)
+        stamp = t.strftime("%Y-%m-%d %H:%M:%S" if with_year else "%m-%d %H:%M:%S")
+        out.append("%s.%03d%s%s" % (stamp, t.microsecond // 1000, " +0000" if utc else "",
+                                    line[m.end():]))
+    return "".join(out)
 
 
 def load(path):
@@ -130,6 +161,8 @@ class Device:
                 f.write("".join("[%s]: [%s]\n" % kv for kv in sorted(dev.get("props", {}).items())))
         with open(os.path.join(lwdev, "tz"), "w") as f:
             f.write(dev.get("tz", "+0000") + "\n")
+        with open(os.path.join(lwdev, "year"), "w") as f:
+            f.write("%d\n" % dev.get("year", 2026))
         if "getprop_bytes" in dev:
             with open(os.path.join(lwdev, "getprop_bytes"), "w") as f:
                 f.write("%d\n" % dev["getprop_bytes"])
@@ -151,5 +184,13 @@ class Device:
         line = re.sub(r"(^|[\s'\"=])/(data|sdcard)/", lambda m: m.group(1) + self.root + "/" +
                       m.group(2) + "/", cmdline)
         env = {"PATH": os.path.join(self.root, "bin") + ":/usr/bin:/bin", "LC_ALL": "C",
-               "LWROOT": self.root, "LWDEV": os.path.join(self.root, "dev-data")}
+               "LWROOT": self.root, "LWDEV": os.path.join(self.root, "dev-data"),
+               "LWPYTHON": sys.executable, "LWTESTS": os.path.dirname(os.path.abspath(__file__))}
         return ["/bin/sh", "-c", line], env, self.root
+
+
+if __name__ == "__main__" and len(sys.argv) == 7 and sys.argv[1] == "logcat":
+    # The device's logcat -v UTC / -v year (the TOOLS script runs this).
+    with open(sys.argv[2]) as f:
+        sys.stdout.write(logcat_lines(f.read(), sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1",
+                                      sys.argv[6] == "1"))

@@ -10,7 +10,8 @@
  *                                      past its budget and is killed (SIGKILL)
  * Then the system's evidence of those deaths, written from the runs' pids
  * and times as the device would have it, in local time UTC+01:00:
- * dumpsys-exit-info.txt (with one stale record of an earlier install),
+ * dumpsys-exit-info.txt (with one stale record of a run three days before,
+ * whose ring was not kept: a ring-less run),
  * logcat.txt and tombstone_00. Not a test: run on purpose with
  * `meson compile -C build fixture-demo`, then review the diff.
  */

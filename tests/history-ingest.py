@@ -4,6 +4,8 @@
 - idempotent: the same bundle twice, or copied elsewhere, adds nothing;
 - bad bundles are refused one by one, with the file named, and the rest go in;
 - a run held by two bundles keeps its better-evidenced verdict;
+- a death read once without its ring (a ring-less run) and once with it is
+  one run, the ring's, whichever bundle comes first;
 - atomic under SIGKILL: ingests killed at random points (at least 50), each
   followed by an integrity check and consistency checks, then a re-ingest
   that must give the same export as one clean ingest;
@@ -16,6 +18,7 @@
 usage: history-ingest.py LASTWORDS SOURCE_ROOT
 Exit status: 0 pass, 1 fail.
 """
+import datetime
 import json
 import os
 import random
@@ -57,19 +60,42 @@ def scenario_bundles(root):
     return out
 
 
+def shifted(text, n):
+    """Evidence text with every time in it n ms later: dump and toString
+    timestamps, the app's JSON ms, tombstone and ANR trace times, logcat
+    line times (read in a leap year, as logcat's own calendar does)."""
+    def later(stamp, fmt):
+        whole, frac = stamp.rsplit(".", 1)
+        t = datetime.datetime.strptime(whole, fmt) + \
+            datetime.timedelta(milliseconds=int(frac[:3].ljust(3, "0")) + n)
+        return t.strftime(fmt) + ".%03d" % (t.microsecond // 1000) + frac[3:]
+
+    full = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+"
+    for before in ("timestamp=", "Timestamp: ", r"----- pid \d+ at "):
+        text = re.sub("(%s)(%s)" % (before, full),
+                      lambda m: m.group(1) + later(m.group(2), "%Y-%m-%d %H:%M:%S"), text)
+    text = re.sub(r"^\d\d-\d\d \d\d:\d\d:\d\d\.\d+",
+                  lambda m: later("2024-" + m.group(0), "%Y-%m-%d %H:%M:%S")[5:], text, flags=re.M)
+    return re.sub(r'("timestamp": )(\d+)', lambda m: m.group(1) + str(int(m.group(2)) + n), text)
+
+
 def variant(src, dst, n):
-    """A copy of a bundle whose rings have new run ids: a distinct bundle
-    with distinct runs (the evidence joins by process, pid and time)."""
+    """A copy of a bundle whose rings have new run ids, and whose evidence is
+    n ms later (well within the clock tolerance): a distinct bundle with
+    distinct runs, ring-less ones included (the evidence joins by process,
+    pid and time; a ring-less run's key is its process, pid and time of
+    death), even where two scenarios share evidence."""
     shutil.copytree(src, dst)
     for dirpath, _, files in os.walk(dst):
         for f in files:
             p = os.path.join(dirpath, f)
-            if not f.endswith(".jsonl"):
-                continue
-            text = open(p).read()
-            text = re.sub(r'"run_id":"([0-9a-f]{24})[0-9a-f]{8}"',
-                          lambda m: '"run_id":"%s%08x"' % (m.group(1), n), text)
-            open(p, "w").write(text)
+            text = open(p, encoding="utf-8", errors="surrogateescape").read()
+            if f.endswith(".jsonl"):
+                text = re.sub(r'"run_id":"([0-9a-f]{24})[0-9a-f]{8}"',
+                              lambda m: '"run_id":"%s%08x"' % (m.group(1), n), text)
+            else:
+                text = shifted(text, n)
+            open(p, "w", encoding="utf-8", errors="surrogateescape").write(text)
 
 
 def test_idempotent(lw, root, tmp):
@@ -77,9 +103,11 @@ def test_idempotent(lw, root, tmp):
     demo = os.path.join(root, "fixtures", "demo")
     r = lastwords(lw, ["ingest", "--db", db, "--tz", "+01:00", "--events", demo])
     check(r.returncode == 0, "ingest of the demo exits 0: %s" % r.stderr)
-    check("4 runs: 4 new" in r.stdout, "ingest says what it stored: %r" % r.stdout)
+    check("5 runs: 5 new" in r.stdout, "ingest says what it stored: %r" % r.stdout)
     first, counts = export(lw, db), table_counts(db)
-    check(len(first) == 4 and counts["event"] > 0, "4 runs and their events stored: %s" % counts)
+    check(len(first) == 5 and counts["event"] > 0, "5 runs and their events stored: %s" % counts)
+    check(sorted(x["ring"] for x in first) == ["none"] + ["probe"] * 4,
+          "the demo's four rings and its ring-less run: %s" % [x["ring"] for x in first])
     copy = os.path.join(tmp, "elsewhere", "demo-copy")
     shutil.copytree(demo, copy)
     for path in (demo, copy):
@@ -144,6 +172,25 @@ def test_better_evidence(lw, root, tmp):
               "the second ingest says it kept or replaced the run: %r" % r.stdout)
 
 
+def test_ringless_then_ring(lw, root, tmp):
+    """A pull without the rings, then one with them, of the same device: each
+    death is stored once, as the ring's run, in either order."""
+    demo = os.path.join(root, "fixtures", "demo")
+    bare = os.path.join(tmp, "demo-no-rings")
+    shutil.copytree(demo, bare, ignore=shutil.ignore_patterns("rings"))
+    alone = os.path.join(tmp, "demo-alone.db")
+    lastwords(lw, ["ingest", "--db", alone, "--tz", "+01:00", demo])
+    want = sorted((r["run_id"], r["ring"], r["class"], r["evidence_level"]) for r in export(lw, alone))
+    for order in ((bare, demo), (demo, bare)):
+        db = os.path.join(tmp, "ringless-%d.db" % (order[0] == demo))
+        r = lastwords(lw, ["ingest", "--db", db, "--tz", "+01:00"] + list(order))
+        check(r.returncode == 0, "ingest without, then with, the rings: %s" % r.stderr)
+        got = sorted((x["run_id"], x["ring"], x["class"], x["evidence_level"]) for x in export(lw, db))
+        check(got == want, "%s first: each death once, the rings' verdicts: %s"
+              % (os.path.basename(order[0]), got))
+    check(sum(1 for x in want if x[1] == "none") == 1, "the stale record stays ring-less: %s" % want)
+
+
 def test_history_usage(lw, root, tmp):
     """history's command line: each mistake is a usage error naming it."""
     db = os.path.join(tmp, "idem.db")
@@ -159,6 +206,19 @@ def test_history_usage(lw, root, tmp):
         r = lastwords(lw, ["history", "--db", db, "--since", since, "--format", "json"])
         check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 4,
               "history --since %r keeps the demo's 4 runs: %s" % (since, r.stdout[:200] + r.stderr))
+    # A ring-less run has no start: --since reads its death (2026-11-27).
+    r = lastwords(lw, ["history", "--db", db, "--since", "2026-11-27", "--format", "json"])
+    check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 5,
+          "history --since 2026-11-27 keeps the ring-less run too: %s" % r.stdout[:200])
+    r = lastwords(lw, ["history", "--db", db, "--by", "ring", "--format", "json"])
+    if r.returncode == 0:
+        history_validator(root)(json.loads(r.stdout))
+    groups = sorted((g["group"], g["runs"], g["died"]) for g in json.loads(r.stdout)["groups"]) \
+        if r.returncode == 0 else r.stderr
+    check(groups == [("none", 1, 1), ("probe", 4, 2)], "history --by ring: %s" % (groups,))
+    regressions = json.loads(r.stdout)["regressions"] if r.returncode == 0 else []
+    check(not any(x.get("previous") == "0" for x in regressions),
+          "app version 0 (unknown) is compared with none: %s" % regressions)
     r = lastwords(lw, ["history", "--db", db, "--since", "2026-11-30T00:28:05", "--format", "json"])
     check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 0,
           "history --since after the demo's runs keeps none: %s" % r.stdout[:200])
@@ -185,7 +245,7 @@ def consistent(db):
         bare = c.execute("SELECT count(*) FROM run WHERE class IS NOT NULL AND NOT EXISTS "
                          "(SELECT 1 FROM run_line WHERE run_id = run.id AND kind = 'rule')").fetchone()[0]
         check(bare == 0, "a verdict without its rules after a kill: %d" % bare)
-        no_events = c.execute("SELECT count(*) FROM run WHERE NOT EXISTS "
+        no_events = c.execute("SELECT count(*) FROM run WHERE ring = 'probe' AND NOT EXISTS "
                               "(SELECT 1 FROM event WHERE run_id = run.id)").fetchone()[0]
         check(no_events == 0, "a run without its events after a kill: %d" % no_events)
         return c.execute("SELECT count(*) FROM bundle").fetchone()[0]
@@ -202,7 +262,7 @@ def test_kills(lw, root, tmp, kills):
             if name in ("seed-ring-less", "ring-binary-and-json"):
                 continue  # no ring id to vary / rings outside the bundle
             dst = os.path.join(src, "%s-%d" % (name, k))
-            variant(b, dst, k + 1)
+            variant(b, dst, len(bundles) + 1)
             bundles.append(dst)
     cmd = ["ingest", "--events"] + bundles
 
@@ -274,6 +334,11 @@ def old_database(path, steps, version):
                   "'com.old:inference', 77, 'old.lwr', '2026-01-01T00:00:00.000000Z', 7, 'aaaaaaaaaaaaaaaa', "
                   "'died', 'load', 'load', 0, 0, 'load', 0, 'low_memory', 'confirmed')")
         c.execute("INSERT INTO run_line VALUES (1, 'rule', 0, 'aei-low-memory', NULL)")
+        # A seed run: from version 4 its ring is 'seed'.
+        c.execute("INSERT INTO run (run_key, bundle_id, package, process, pid, file, app_version, "
+                  "outcome, last_stage, budget_kb, peak_kb, peak_stage, over_budget) VALUES "
+                  "('seed-00000000000000bb', 1, 'events.json', 'events.json', 0, 'events.json', 0, "
+                  "'died', 'inference', 0, 0, 'inference', 0)")
         c.execute("PRAGMA user_version = %d" % version)
         c.execute("PRAGMA application_id = %d" % 0x4c57484e)
 
@@ -288,8 +353,8 @@ def test_migration(lw, root, tmp):
         db = os.path.join(tmp, "v%d.db" % version)
         old_database(db, steps, version)
         r = lastwords(lw, ["history", "--db", db, "--format", "json"])
-        check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 1,
-              "history upgrades a version-%d database and reads its run: %s" % (version, r.stderr))
+        check(r.returncode == 0 and json.loads(r.stdout)["runs"] == 2,
+              "history upgrades a version-%d database and reads its runs: %s" % (version, r.stderr))
         r = lastwords(lw, ["ingest", "--db", db, "--tz", "+01:00", "--events", demo])
         check(r.returncode == 0 and "upgraded" not in r.stderr,
               "ingest into the upgraded database: %s" % r.stderr)
@@ -304,7 +369,9 @@ def test_migration(lw, root, tmp):
               "from version %d: the indexes of the last step: %s" % (version, sorted(indexes)))
         rows = export(lw, db)
         old = [x for x in rows if x["process"] == "com.old:inference"]
-        check(len(rows) == 5 and old and old[0]["rules"] == ["aei-low-memory"],
+        seed = [x for x in rows if x["run_id"] == "seed-00000000000000bb"]
+        check(len(rows) == 7 and old and old[0]["rules"] == ["aei-low-memory"] and
+              old[0]["ring"] == "probe" and seed and seed[0]["ring"] == "seed",
               "from version %d: the old rows survive the upgrade: %d rows, %s" % (version, len(rows), old))
         # ingest says it upgraded, once.
         again = os.path.join(tmp, "v%d-again.db" % version)
@@ -423,7 +490,8 @@ def main():
     lw, root = setup(__doc__)
     kills = int(os.environ.get("LW_KILLS", "60"))
     with tempfile.TemporaryDirectory(prefix="lw-history-") as tmp:
-        for t in (test_idempotent, test_history_usage, test_refused, test_better_evidence, test_migration, test_concurrent):
+        for t in (test_idempotent, test_history_usage, test_refused, test_better_evidence,
+                  test_ringless_then_ring, test_migration, test_concurrent):
             t(lw, root, tmp)
         test_kills(lw, root, tmp, kills)
     return finish("history-ingest: idempotence, refusals, %d kills, upgrades, WAL readers" % kills)

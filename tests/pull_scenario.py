@@ -4,6 +4,7 @@ fixtures/demo, and what a complete pull of it holds."""
 import json
 import os
 
+import fake_device
 from helpers import check, run
 
 PKG = "com.example.demo"
@@ -32,6 +33,7 @@ def demo_device(root, serial, debuggable=True, external=False, tombstones=True):
             "ro.lmk.use_psi": "true",
             "sys.lmk.minfree_levels": "18432:0,23040:100",
             "ro.hardware": "panther",
+            "persist.sys.timezone": "Europe/Paris",
         },
         "tz": "+0100",
         "packages": {PKG: pkg, "com.example.other": {"debuggable": True, "files": {}}},
@@ -91,11 +93,13 @@ def check_complete(lw, root, p, out, serial, what):
     check(same_bytes(os.path.join(out, "exit-info.txt"),
                      os.path.join(root, "fixtures", "demo", "dumpsys-exit-info.txt")),
           "%s: exit-info.txt" % what)
-    check(same_bytes(os.path.join(out, "logcat.txt"),
-                     os.path.join(root, "fixtures", "demo", "logcat.txt")), "%s: logcat.txt" % what)
-    check(same_bytes(os.path.join(out, "events.txt"),
-                     os.path.join(root, "fixtures", "evidence", "event-log", "am-kill.txt")),
-          "%s: events.txt" % what)
+    # logcat -v UTC -v year: each line with its year and zone.
+    for name, src in (("logcat.txt", os.path.join("fixtures", "demo", "logcat.txt")),
+                      ("events.txt", os.path.join("fixtures", "evidence", "event-log", "am-kill.txt"))):
+        with open(os.path.join(root, src)) as f:
+            want = fake_device.logcat_lines(f.read(), "+0100", 2026, True, True)
+        with open(os.path.join(out, name)) as f:
+            check(f.read() == want, "%s: %s, in UTC with the year" % (what, name))
     tombs = os.path.join(out, "tombstones")
     check(os.path.isdir(tombs) and os.listdir(tombs) == ["tombstone_00"],
           "%s: the text tombstone, not its .pb twin" % what)
@@ -105,7 +109,8 @@ def check_complete(lw, root, p, out, serial, what):
     check(dev.get("model") == "Pixel 7" and dev.get("android_version") == "14" and
           dev.get("sdk") == "34" and dev.get("fingerprint", "").startswith("google/panther") and
           dev.get("serial") == serial, "%s: manifest device %s" % (what, dev))
-    check(m.get("tz_offset") == "+0100", "%s: tz_offset %s" % (what, m.get("tz_offset")))
+    check(m.get("tz_offset") == "+0100" and m.get("timezone") == "Europe/Paris",
+          "%s: tz_offset %s, timezone %s" % (what, m.get("tz_offset"), m.get("timezone")))
     check(m.get("package") == PKG and m.get("pulled_at", "").endswith("Z"),
           "%s: package and pulled_at" % what)
     lmk = m.get("lmk", {})
@@ -127,7 +132,9 @@ def check_complete(lw, root, p, out, serial, what):
     if r.returncode == 0:
         rep = json.loads(r.stdout)
         classes = sorted(str(x.get("classification")) for x in rep["runs"])
-        check(classes == ["None", "None", "low_memory", "native_crash"] and
-              rep["timezone"]["assumed"] is False and rep["timezone"]["offset_minutes"] == 60,
+        # The demo's four rings, and the stale record as a ring-less run.
+        check(classes == ["None", "None", "low_memory", "low_memory", "native_crash"] and
+              rep["timezone"]["assumed"] is False and rep["timezone"]["offset_minutes"] == 60 and
+              rep["timezone"]["name"] == "Europe/Paris" and rep["timezone"]["source"] == "manifest",
               "%s: report DIR verdicts %s, zone %s" % (what, classes, rep["timezone"]))
     return True

@@ -7,7 +7,8 @@ and a bundle whose exit record's description is markup:
 - the page is well formed (every element closed in order, void elements
   aside), holds no script, no event handler, no link or source outside it;
 - one <section class="run"> per run of the JSON report, in order, whose
-  data-process, data-pid, data-class and data-level give the run's verdict;
+  data-process, data-pid, data-ring, data-class and data-level give the
+  run's verdict; a ring-less run's section says why no ring has it;
 - each evidence line, missing line, rule and recovery action of the run is
   in its section as escaped text, and the open stage is marked;
 - the exit status is the JSON report's;
@@ -116,9 +117,14 @@ def main():
             for sec, r in zip(page.sections, rep["runs"]):
                 a, text = sec["attrs"], "".join(sec["text"])
                 where = "%s: %s pid %d" % (name, r["process"], r["pid"])
-                check((a.get("data-process"), a.get("data-pid"), a.get("data-class"), a.get("data-level")) ==
-                      (r["process"], str(r["pid"]), r["classification"] or "", r["evidence_level"] or ""),
+                check((a.get("data-process"), a.get("data-pid"), a.get("data-ring"), a.get("data-class"),
+                       a.get("data-level")) ==
+                      (r["process"], str(r["pid"]), r["ring"], r["classification"] or "",
+                       r["evidence_level"] or ""),
                       "%s: section attributes %s" % (where, a))
+                if r["no_ring"]:
+                    check(r["no_ring"]["why_text"] in text and "link liblastwords" in text,
+                          "%s: the ring-less run says why no ring has it" % where)
                 for line in r["evidence"] + r["missing"] + r["rules"]:
                     check(line in text, "%s: %r is in its section" % (where, line))
                 for act in r["recovery"]["actions"]:

@@ -37,11 +37,15 @@ def main():
         shutil.copy("fixtures/demo/logcat.txt", logs)
         p = lastwords(lw, gate + [logs])
         check(p.returncode == 12, "a gate on a logcat alone: exit %d" % p.returncode)
-        # Exit records are data: the gate judges them (none is a verdict).
+        # Exit records are data: with no ring, each is a ring-less run that
+        # the gate judges (issue 11): the native crash fails it, an ANR
+        # gate passes.
         shutil.copy("fixtures/demo/dumpsys-exit-info.txt", logs)
         p = lastwords(lw, gate + [logs])
-        check(p.returncode == 0, "a gate on exit records and no run: exit %d, %r"
+        check(p.returncode == 3, "a gate on exit records and no ring: exit %d, %r"
               % (p.returncode, p.stderr))
+        p = lastwords(lw, ["report", "--fail-on", "anr", logs])
+        check(p.returncode == 0, "an ANR gate on them: exit %d, %r" % (p.returncode, p.stderr))
 
         # Hidden rings are read: the demo's native crash fails the gate.
         hidden = os.path.join(d, "hidden")

@@ -14,8 +14,12 @@ exit status); the text report exits the same and states each run's verdict;
 and the invariants of DESIGN.md hold on what the report says: nothing beyond
 preserving and collecting evidence on an unconfirmed verdict unless a
 contradiction is named, revert_to_stable only with a known stable
-candidate, only actions of the vocabulary, only rules `lastwords rules`
-lists, and --fail-on gates on exactly the verdicts the report gives.
+candidate, isolate_candidate only with a known candidate, only actions of
+the vocabulary, only rules `lastwords rules` lists, and --fail-on gates on
+exactly the verdicts the report gives; a ring-less run (ring none) has no
+start, stage or candidate and no action that needs them, and says why no
+ring has it; and no exit record is in two runs, or in a run and the
+unmatched list: a death is never counted twice.
 
 Scenarios where the report is known to be wrong are listed in KNOWN_FAILURES
 with the fields that differ and why. A listed scenario that passes, or that
@@ -36,7 +40,7 @@ from scenarios import SCENARIOS, read_scenario, scenario_names
 
 # scenario -> (fields expected to differ, why). Fields are named as the
 # comparison names them: runs[i].<field>, exit_status, boot_loops,
-# unmatched_exit_records, device_notes, schema, text, invariants.
+# unmatched_exit_records, timezone, device_notes, schema, text, invariants.
 KNOWN_FAILURES = {}
 
 VOCAB_ACTIONS = []  # from include/lastwords/vocab.h, in main()
@@ -149,6 +153,10 @@ def compare(exp, rep, status, diffs):
     want = sorted(map(unmatched_key, exp["unmatched_exit_records"]), key=repr)
     if got != want:
         diffs.append(("unmatched_exit_records", "%r, expected %r" % (got, want)))
+    for key, want in exp.get("timezone", {}).items():
+        if rep.get("timezone", {}).get(key) != want:
+            diffs.append(("timezone", "%s is %r, expected %r"
+                          % (key, rep.get("timezone", {}).get(key), want)))
     notes = rep.get("device", {}).get("notes", [])
     for want in exp.get("device_notes", []):
         if not any(want in n for n in notes):
@@ -199,8 +207,10 @@ def check_invariants(rep, rule_ids, diffs):
                 if not set(acts) <= allowed:
                     diffs.append(("invariants", "%s: unconfirmed, yet %r" % (who, acts)))
             else:
-                want = ["isolate_candidate"] + (["revert_to_stable"] if r.get("stable_candidate")
-                                                 else []) + ["preserve_evidence"]
+                cand = r.get("candidate") is not None
+                want = (["isolate_candidate"] if cand else []) + \
+                    (["revert_to_stable"] if r.get("stable_candidate") else []) + \
+                    ["preserve_evidence"] + ([] if cand else ["collect_more_evidence"])
                 if acts != want:
                     diffs.append(("invariants", "%s: contradiction, yet %r (expected %r)"
                                   % (who, acts, want)))
@@ -211,6 +221,25 @@ def check_invariants(rep, rule_ids, diffs):
                 diffs.append(("invariants", "%s: rule %r is not listed by `lastwords rules`" % (who, rule)))
         if r.get("classification") is None and (acts or r.get("rules")):
             diffs.append(("invariants", "%s: no verdict, yet rules or actions" % who))
+        if "isolate_candidate" in acts and not r.get("candidate"):
+            diffs.append(("invariants", "%s: isolate_candidate with no candidate known" % who))
+        if r.get("ring") == "none":
+            needs = {"isolate_candidate", "revert_to_stable", "isolate_delegate", "stop_prewarm"}
+            if (r.get("start") is not None or r.get("candidate") is not None or r.get("stage_open")
+                    or not r.get("no_ring") or r.get("run_id") is not None or set(acts) & needs):
+                diffs.append(("invariants", "%s: a ring-less run with a start, stage, candidate or "
+                              "an action that needs them, or no reason: %r" % (who, r)))
+        elif r.get("no_ring") is not None:
+            diffs.append(("invariants", "%s: a run with a ring says why it has none" % who))
+    seen = {}
+    records = [(x["file"], x["line"], "%s pid %s" % (r.get("process"), r.get("pid")))
+               for r in rep.get("runs", []) for x in r.get("exit_records", [])]
+    records += [(u["file"], u["line"], "unmatched") for u in rep.get("unmatched_exit_records", [])]
+    for f, line, who in records:
+        if (f, line) in seen:
+            diffs.append(("invariants", "%s line %d is in %s and %s: one death twice"
+                          % (f, line, seen[(f, line)], who)))
+        seen[(f, line)] = who
     for loop in rep.get("boot_loops", []):
         for a in loop.get("actions", []):
             if a not in VOCAB_ACTIONS:

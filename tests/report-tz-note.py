@@ -9,10 +9,20 @@ exit-info JSON (ms since the epoch) and times with their offset hold no
 such time, so a report on them alone makes no such note; nor does one given
 --tz.
 
+Where the zone came from, in its order (issue 11, item 3): --tz (an
+offset or an IANA name), the pull's manifest (persist.sys.timezone, else
+its offset), the offset the newest tombstone or ANR trace writes after its
+time, else none: the JSON's timezone.source and name, the text's last note
+and the page say which. A --tz that is neither an offset nor a zone of the
+system's tzdata is a usage error naming it.
+
 usage: report-tz-note.py LASTWORDS SOURCE_ROOT
 """
 import json
+import os
+import shutil
 import sys
+import tempfile
 
 from helpers import check, finish, lastwords, setup
 
@@ -35,8 +45,58 @@ CASES = [
 ]
 
 
+# (inputs, extra args, timezone.source, timezone.name, the text's note)
+SOURCES = [
+    (["fixtures/scenarios/java-crash/bundle"], [], "none", None, "taken as UTC"),
+    (["fixtures/scenarios/java-crash/bundle"], ["--tz", "+02:00"], "option", None,
+     "read in +02:00, from --tz"),
+    (["fixtures/scenarios/java-crash/bundle"], ["--tz", "Europe/Berlin"], "option", "Europe/Berlin",
+     "read in Europe/Berlin, from --tz"),
+    (["fixtures/scenarios/tz-dst-manifest/bundle"], [], "manifest", "Europe/Berlin",
+     "read in Europe/Berlin, from the pull's manifest"),
+    ([RING, "fixtures/evidence/tombstone/plain-gpu-delegate.txt",
+      "fixtures/evidence/exit-info/dump-compact.txt"], [], "tombstone", None,
+     "read in +02:00, from the newest tombstone's own time"),
+    ([RING, "fixtures/evidence/anr/classic-main-blocked.txt",
+      "fixtures/evidence/exit-info/dump-compact.txt"], [], "anr_trace", None,
+     "read in +00:00, from the newest ANR trace's own time"),
+]
+
+
+def sources(lw):
+    for inputs, args, source, name, note in SOURCES:
+        what = " ".join(args + inputs)
+        rep = json.loads(lastwords(lw, ["report", "--format", "json"] + args + inputs).stdout)
+        check((rep["timezone"]["source"], rep["timezone"]["name"]) == (source, name),
+              "report %s: the zone from %s (%s): %r" % (what, source, name, rep["timezone"]))
+        text = lastwords(lw, ["report"] + args + inputs).stdout
+        check(note in text.rsplit("note: ", 1)[-1], "report %s: the text says %r" % (what, note))
+        html = lastwords(lw, ["report", "--format", "html"] + args + inputs).stdout
+        check(", from %s" % source in html, "report --format html %s: the page names %s" % (what, source))
+    # A manifest whose zone this system's tzdata lacks: its offset stands
+    # in, and the report says so.
+    with tempfile.TemporaryDirectory() as d:
+        bundle = os.path.join(d, "bundle")
+        shutil.copytree("fixtures/scenarios/tz-dst-manifest/bundle", bundle)
+        with open(os.path.join(bundle, "manifest.json")) as f:
+            m = json.load(f)
+        m["timezone"] = "Mars/Olympus"
+        with open(os.path.join(bundle, "manifest.json"), "w") as f:
+            json.dump(m, f)
+        rep = json.loads(lastwords(lw, ["report", "--format", "json", bundle]).stdout)
+        check(rep["timezone"]["name"] is None and rep["timezone"]["offset_minutes"] == 120 and
+              any("'Mars/Olympus' is not in this system's tzdata" in n for n in rep["device"]["notes"]),
+              "a zone the system lacks: the manifest's offset, said: %r %r"
+              % (rep["timezone"], rep["device"]["notes"]))
+    for bad in ("Europe/Atlantis", "CET+1", "../../etc/passwd"):
+        p = lastwords(lw, ["report", "--tz", bad, "fixtures/demo"])
+        check(p.returncode == 2 and bad in p.stderr and "Europe/Berlin" in p.stderr,
+              "--tz %s: a usage error naming it: %d %r" % (bad, p.returncode, p.stderr))
+
+
 def main():
     lw, _ = setup("usage: report-tz-note.py LASTWORDS SOURCE_ROOT")
+    sources(lw)
     for inputs, args, want in CASES:
         what = " ".join(args + inputs)
         text = lastwords(lw, ["report"] + args + inputs).stdout
@@ -51,7 +111,8 @@ def main():
         html = lastwords(lw, ["report", "--format", "html"] + args + inputs).stdout
         check(("(assumed: pass --tz)" in html) == want,
               "report --format html %s: the assumption %s" % (what, "unsaid" if want else "said"))
-    return finish("%d reports note the UTC assumption only with local times" % len(CASES))
+    return finish("%d reports note the UTC assumption only with local times, %d say where the "
+                  "zone came from" % (len(CASES), len(SOURCES)))
 
 
 if __name__ == "__main__":

@@ -107,7 +107,8 @@ void anr_trace_init(struct anr_trace *a)
 void log_event_init(struct log_event *e)
 {
 	memset(e, 0, sizeof(*e));
-	e->time_ms = EV_NO_TIME;
+	e->time_ms = e->zone_ms = EV_NO_TIME;
+	e->year = EV_NONE;
 	e->pid = e->uid = e->user = e->oom_score_adj = EV_NONE;
 	e->rss_kb = e->swap_kb = e->free_kb = EV_NONE;
 	e->anon_rss_kb = e->dmabuf_pss_kb = e->dmabuf_rss_kb = EV_NONE;

@@ -178,6 +178,8 @@ struct log_event {
 	char *format;               /* "threadtime", "brief", "uid", "time", "raw" */
 	char *time_text;            /* as written; logcat has no year */
 	int64_t time_ms;            /* month-day wall time in ms within a year, EV_NO_TIME */
+	int64_t year;               /* the year, where the line writes it (-v year); EV_NONE */
+	int64_t zone_ms;            /* its offset, where it writes it (-v zone, -v UTC); EV_NO_TIME */
 	int64_t pid;                /* the process the line is about */
 	int64_t uid;
 	int64_t user;

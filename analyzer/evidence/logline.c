@@ -80,12 +80,18 @@ static size_t parse_hms(const char *s, size_t n, int64_t *ms)
 	return i;
 }
 
-/* The time at the start of s (rule 1): bytes used, 0 if none. */
-static size_t parse_stamp(const char *s, size_t n, int64_t *time_ms)
+/* The time at the start of s (rule 1): bytes used, 0 if none. *year and
+ * *zone_ms are what -v year and -v zone (or -v UTC) wrote, EV_NONE and
+ * EV_NO_TIME when they did not. */
+static size_t parse_stamp(const char *s, size_t n, int64_t *time_ms, int64_t *year,
+			  int64_t *zone_ms)
 {
 	size_t i = 0, nd, used;
 	int month, day;
 	int64_t ms;
+
+	*year = EV_NONE;
+	*zone_ms = EV_NO_TIME;
 
 	while (i < n && i < 20 && dig(s[i]))
 		i++;
@@ -106,7 +112,8 @@ static size_t parse_stamp(const char *s, size_t n, int64_t *time_ms)
 	if (s[i] != '-')
 		return 0;
 	if (nd == 4) {
-		/* -v year: skip the year, read MM-DD */
+		/* -v year: keep the year, read MM-DD */
+		*year = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
 		s += 5;
 		n -= 5;
 		used = 5;
@@ -137,8 +144,12 @@ static size_t parse_stamp(const char *s, size_t n, int64_t *time_ms)
 		return 0;
 	/* -v zone: " +HHMM" */
 	if (i + 6 <= n && s[i] == ' ' && (s[i + 1] == '+' || s[i + 1] == '-') && dig(s[i + 2]) &&
-	    dig(s[i + 3]) && dig(s[i + 4]) && dig(s[i + 5]) && (i + 6 == n || s[i + 6] == ' '))
+	    dig(s[i + 3]) && dig(s[i + 4]) && dig(s[i + 5]) && (i + 6 == n || s[i + 6] == ' ')) {
+		*zone_ms = (s[i + 1] == '-' ? -1 : 1) *
+			   ((int64_t)((s[i + 2] - '0') * 10 + (s[i + 3] - '0')) * 60 +
+			    (s[i + 4] - '0') * 10 + (s[i + 5] - '0')) * 60000;
 		i += 6;
+	}
 	return used + i;
 }
 
@@ -321,14 +332,16 @@ static int parse_after_time(const char *s, size_t n, unsigned opts, struct logli
 /* A line that starts with a time. */
 static int parse_timed(const char *s, size_t n, unsigned opts, struct logline *l)
 {
-	int64_t ms;
-	size_t t = parse_stamp(s, n, &ms), i;
+	int64_t ms, year, zone;
+	size_t t = parse_stamp(s, n, &ms, &year, &zone), i;
 
 	if (!t || t >= n || s[t] != ' ')
 		return 0;
 	l->time.s = s;
 	l->time.n = t;
 	l->time_ms = ms;
+	l->year = year;
+	l->zone_ms = zone;
 	for (i = t; i < n && s[i] == ' '; i++)
 		;
 	if (i >= n)
@@ -339,18 +352,20 @@ static int parse_timed(const char *s, size_t n, unsigned opts, struct logline *l
 /* "[ MM-DD HH:MM:SS.mmm  PID: TID L/TAG ]" */
 static int parse_long_header(const char *s, size_t n, struct logline *l)
 {
-	int64_t ms;
+	int64_t ms, year, zone;
 	size_t i = 2, t, d;
 
 	if (n < 8 || s[n - 1] != ']' || s[n - 2] != ' ')
 		return 0;
 	n -= 2;
-	t = parse_stamp(s + i, n - i, &ms);
+	t = parse_stamp(s + i, n - i, &ms, &year, &zone);
 	if (!t)
 		return 0;
 	l->time.s = s + i;
 	l->time.n = t;
 	l->time_ms = ms;
+	l->year = year;
+	l->zone_ms = zone;
 	i += t;
 	while (i < n && s[i] == ' ')
 		i++;
@@ -413,6 +428,8 @@ int logline_parse(const char *s, size_t n, unsigned opts, struct logline *l)
 	l->time.s = s;
 	l->time.n = 0;
 	l->time_ms = EV_NO_TIME;
+	l->year = EV_NONE;
+	l->zone_ms = EV_NO_TIME;
 	l->pid = l->tid = EV_NONE;
 	l->uid.s = s;
 	l->uid.n = 0;
@@ -573,6 +590,8 @@ int logline_emit(struct ev_file *out, enum log_event_type t, const struct loglin
 	if (l->time.n && !(e->time_text = ev_strndup(l->time.s, l->time.n)))
 		return -1;
 	e->time_ms = l->time_ms;
+	e->year = l->time_ms == EV_NO_TIME ? EV_NONE : l->year;
+	e->zone_ms = l->time_ms == EV_NO_TIME ? EV_NO_TIME : l->zone_ms;
 	e->pid = f->pid;
 	e->uid = f->uid;
 	e->user = f->user;

@@ -16,8 +16,9 @@
  * Rules for what is accepted:
  *  1. The time may be MM-DD, M-DD (a paste that lost a digit) or YYYY-MM-DD
  *     (-v year) with HH:MM:SS and a fraction of any length (-v usec), an
- *     optional zone +HHMM (-v zone), or seconds.fraction (-v epoch,
- *     -v monotonic; kept as written, with no time_ms).
+ *     optional zone +HHMM (-v zone; -v UTC writes +0000), or seconds.fraction
+ *     (-v epoch, -v monotonic; kept as written, with no time_ms). The year
+ *     and the zone are kept beside the month-day time (year, zone_ms).
  *  2. A threadtime line may lack PID and TID (MM-DD HH:MM:SS.mmm L TAG: msg,
  *     seen in hand-edited pastes); it is still threadtime, with pid -1.
  *  3. Leading whitespace and comment markers ("* ", "// ", "# ", "> ",
@@ -69,6 +70,8 @@ struct logline {
 	enum logline_format format;
 	struct span time;   /* as written, zone included; n == 0 if none */
 	int64_t time_ms;    /* see logline_month_day_ms; EV_NO_TIME if none */
+	int64_t year;       /* -v year: the year written; EV_NONE without it */
+	int64_t zone_ms;    /* -v zone, -v UTC: the offset written; EV_NO_TIME without */
 	int64_t pid, tid;   /* of the process that logged the line; EV_NONE */
 	struct span uid;    /* the uid column of -v uid, as written */
 	char level;         /* 'V' ... 'A', 0 for raw lines */

@@ -26,13 +26,16 @@ static const struct {
 	S(add_run, "INSERT INTO run (run_key, bundle_id, package, process, pid, file, start_time, "
 		   "end_time, app_version, candidate, stable_candidate, outcome, last_stage, "
 		   "open_stage, budget_kb, peak_kb, peak_stage, over_budget, class, evidence_level, "
-		   "contradiction) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+		   "contradiction, ring, death_key) "
+		   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
 	S(add_line, "INSERT INTO run_line (run_id, kind, seq, text, why) VALUES (?, ?, ?, ?, ?)"),
 	S(add_exit, "INSERT INTO exit_record (run_id, seq, file, line, reason, subreason, status, "
 		    "importance, timestamp, description, joined_by) "
 		    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
 	S(add_loop, "INSERT INTO boot_loop (bundle_id, process, stage, candidate, count) "
 		    "VALUES (?, ?, ?, ?, ?)"),
+	S(find_death, "SELECT id FROM run WHERE death_key = ? AND ring = 'probe'"),
+	S(drop_ringless, "DELETE FROM run WHERE run_key = ? AND ring = 'none'"),
 	S(add_event, "INSERT INTO event (run_id, ticket, t_ms, type, stage, code, tid, rss_kb, a, b, "
 		     "c, d) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
 #undef S
@@ -189,41 +192,100 @@ static int add_events(struct history_store *s, long long id, const struct run *r
 	return 0;
 }
 
-/* The run's key: its run id, or for a seed run (no id) a digest of the
- * bundle and the file's place in it. */
-static void run_key(char *out, size_t size, const struct run *r, const char *id, uint64_t bundle,
-		    const char *rel)
+/* The time of run cr's first exit record, as written; NULL if it has
+ * none. */
+static const char *first_exit_time(const struct corr_run *cr)
 {
+	const struct corr_match *first = NULL;
+	size_t i;
+
+	for (i = 0; i < cr->exits.n; i++)
+		if (!first || (cr->exits.v[i].time_utc_ms != EV_NO_TIME &&
+			       (first->time_utc_ms == EV_NO_TIME ||
+				cr->exits.v[i].time_utc_ms < first->time_utc_ms)))
+			first = &cr->exits.v[i];
+	return first ? first->file->exits[first->index].timestamp_text : NULL;
+}
+
+/* The key of the death of run r: a digest of its process, pid and when
+ * (its first exit record's time as written, else its first witness's),
+ * which two pulls of one device share. */
+static void death_key(char *out, size_t size, const struct run *r, const char *when)
+{
+	char buf[600];
+
+	snprintf(buf, sizeof(buf), "%s/%u/%s", r->hdr.process, r->hdr.pid, when ? when : "-");
+	snprintf(out, size, "ringless-%016llx", (unsigned long long)digest_name(buf));
+}
+
+/* The run's key: its run id; for a seed run (or a ring with no id) a
+ * digest of the bundle and the file's place in it; for a ring-less run
+ * its death's key. */
+static void run_key(char *out, size_t size, const struct corr_run *cr, const cJSON *o,
+		    uint64_t bundle, const char *rel)
+{
+	const struct run *r = cr->run;
+	const char *when = first_exit_time(cr);
 	static const uint8_t zero[16];
 	char buf[600];
 
-	if (memcmp(r->hdr.run_id, zero, sizeof(zero)) != 0) {
-		snprintf(out, size, "%s", id);
+	if (r->ring == RUN_RING_PROBE && memcmp(r->hdr.run_id, zero, sizeof(zero)) != 0) {
+		snprintf(out, size, "%s", json_get_string(o, "run_id"));
+		return;
+	}
+	if (r->ring == RUN_RING_NONE) {
+		death_key(out, size, r, when ? when : json_get_string(o, "end"));
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%016llx/%s", (unsigned long long)bundle, rel);
 	snprintf(out, size, "seed-%016llx", (unsigned long long)digest_name(buf));
 }
 
+/* Whether statement st, with one text parameter, finds a row. 1, 0, or -1
+ * on error. */
+static int finds(sqlite3_stmt *st, const char *text)
+{
+	int rc;
+
+	if (bt(st, 1, text))
+		return -1;
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* Returns 1 when stored, 0 when a better verdict was kept, -1 on error. */
 static int add_run(struct history_store *s, long long bundle_id, const char *source,
-		   const struct bundle *b, size_t i, const cJSON *o, int with_events,
+		   const struct bundle *b, const struct corr_run *cr, const cJSON *o, int with_events,
 		   struct store_counts *c)
 {
-	const struct run *r = &b->runs[i];
+	const struct run *r = cr->run;
 	const char *rel = inside(source, json_get_string(o, "file"));
 	const char *level = json_get_string(o, "evidence_level");
 	sqlite3_stmt *st = s->add_run;
-	char key[64], package[LW_RING_PROCESS_MAX];
+	char key[64], death[64] = "", package[LW_RING_PROCESS_MAX];
 	const char *colon;
 	const cJSON *m = cJSON_GetObjectItem(o, "memory");
 	long long id;
-	int rc;
+	int rc, dropped = 0;
 
-	run_key(key, sizeof(key), r, json_get_string(o, "run_id"), b->digest, rel);
+	run_key(key, sizeof(key), cr, o, b->digest, rel);
 	snprintf(package, sizeof(package), "%s", r->hdr.process);
 	if ((colon = strchr(package, ':')) != NULL)
 		package[colon - package] = '\0';
+	/* A death stored with its ring is not stored again without it, and
+	 * one stored without it becomes the ring's. */
+	if (r->ring == RUN_RING_NONE) {
+		if ((rc = finds(s->find_death, key)) != 0) {
+			c->kept += rc > 0;
+			return rc > 0 ? 0 : -1;
+		}
+	} else if (r->ring == RUN_RING_PROBE && first_exit_time(cr)) {
+		death_key(death, sizeof(death), r, first_exit_time(cr));
+		if (bt(s->drop_ringless, 1, death) || run_stmt(s->drop_ringless))
+			return -1;
+		dropped = sqlite3_changes(s->h->db) > 0;
+	}
 	if (bt(s->find_run, 1, key))
 		return -1;
 	rc = sqlite3_step(s->find_run);
@@ -243,7 +305,10 @@ static int add_run(struct history_store *s, long long bundle_id, const char *sou
 		sqlite3_reset(s->find_run);
 		if (rc != SQLITE_DONE)
 			return -1;
-		c->added++;
+		if (dropped)
+			c->replaced++;
+		else
+			c->added++;
 	}
 	if (bt(st, 1, key) || bi(st, 2, bundle_id) || bt(st, 3, package) ||
 	    bt(st, 4, r->hdr.process) || bi(st, 5, r->hdr.pid) || bt(st, 6, rel) ||
@@ -255,7 +320,8 @@ static int add_run(struct history_store *s, long long bundle_id, const char *sou
 	    bi(st, 15, json_get_int(m, "budget_kb")) || bi(st, 16, json_get_int(m, "peak_kb")) ||
 	    bt(st, 17, json_get_string(m, "peak_stage")) || bi(st, 18, json_get_int(m, "over_budget")) ||
 	    bt(st, 19, json_get_string(o, "classification")) || bt(st, 20, level) ||
-	    bt(st, 21, json_get_string(o, "contradiction")) || run_stmt(st))
+	    bt(st, 21, json_get_string(o, "contradiction")) || bs(st, 22, run_ring_name(r->ring)) ||
+	    bt(st, 23, death[0] ? death : NULL) || run_stmt(st))
 		return -1;
 	id = sqlite3_last_insert_rowid(s->h->db);
 	if (add_lines(s, id, "rule", cJSON_GetObjectItem(o, "rules")) ||
@@ -322,13 +388,14 @@ static int store(struct history_store *s, const char *source, const struct bundl
 	now_iso(now, sizeof(now));
 	if (bt(st, 1, digest) || bt(st, 2, source) || bt(st, 3, now) || bi(st, 4, b->complete) ||
 	    bt(st, 5, or_null(b->device_model)) || bt(st, 6, or_null(b->android_version)) ||
-	    bt(st, 7, or_null(b->fingerprint)) || bi(st, 8, r->corr.opt.tz_offset_ms / 60000) ||
-	    bi(st, 9, corr_tz_assumed(&r->corr)) || bi(st, 10, (long long)b->nruns) ||
+	    bt(st, 7, or_null(b->fingerprint)) || bi(st, 8, corr_tz_offset(&r->corr) / 60000) ||
+	    bi(st, 9, corr_tz_assumed(&r->corr)) || bi(st, 10, (long long)r->corr.nruns) ||
 	    bi(st, 11, (long long)r->corr.nunmatched) || run_stmt(st))
 		return -1;
 	id = sqlite3_last_insert_rowid(s->h->db);
 	cJSON_ArrayForEach(o, runs) {
-		if (i >= b->nruns || add_run(s, id, source, b, i, o, with_events, c) < 0)
+		if (i >= r->corr.nruns ||
+		    add_run(s, id, source, b, &r->corr.runs[i], o, with_events, c) < 0)
 			return -1;
 		i++;
 	}

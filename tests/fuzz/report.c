@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char dir[512];
-	struct corr_options opt = { 3600000, 1, 2000 };
+	struct corr_options opt = { .tz = { "", 3600000 }, .tz_known = 1, .tolerance_ms = 2000 };
 	const char *p = (const char *)data, *end = p + size;
 	char path[600], *paths[1];
 	struct bundle b;
