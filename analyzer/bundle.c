@@ -32,9 +32,10 @@ struct loader {
 	size_t nseen;
 	char *real_root; /* the directory being walked, resolved; NULL for a file */
 	size_t root_len; /* of that input as given */
-	/* the unzipped bug report being walked (a directory with a
-	 * main_entry.txt), NULL when none; the name of its main text, NULL
-	 * when main_entry.txt names none */
+	/* the bug report being read (into b->bugreports), -1 when none;
+	 * when it is unzipped, its directory and its main text's name (NULL
+	 * when main_entry.txt names none) */
+	long br;
 	const char *br_dir;
 	size_t br_len;
 	char *br_main;
@@ -287,6 +288,22 @@ static int add_missing(struct bundle *b, const cJSON *list)
  * device. Returns 1 for a manifest, 0 for any other file (one named
  * manifest.json that cannot be read as one is read as evidence, and gets
  * its error there), -1 on ENOMEM. */
+/* z, from a zone's name (NULL or empty when none) and the offset its
+ * source saw (have_offset): the name gives each date its offset; the
+ * offset stands in for a name that this system does not know. */
+static void zone_set(struct bundle_zone *z, const char *name, int have_offset, int64_t offset_ms)
+{
+	memset(z, 0, sizeof(*z));
+	if (name && *name && tz_parse(name, &z->tz) == 0) {
+		z->known = 1;
+		return;
+	}
+	if (name && *name)
+		snprintf(z->unknown, sizeof(z->unknown), "%s", name);
+	z->tz.offset_ms = offset_ms;
+	z->known = have_offset;
+}
+
 static int is_manifest(struct bundle *b, const char *path)
 {
 	const char *base = strrchr(path, '/');
@@ -319,14 +336,10 @@ static int is_manifest(struct bundle *b, const char *path)
 		const char *name = json_get_string(m, "timezone");
 		const char *offset = json_get_string(m, "tz_offset");
 
-		/* The zone's name gives each date its offset; the offset the
-		 * pull saw stands in for a name this system does not know. */
-		if (name && tz_parse(name, &b->tz) == 0)
-			b->have_tz = 1;
-		else if (name)
-			snprintf(b->tz_unknown, sizeof(b->tz_unknown), "%s", name);
-		if (!b->have_tz && offset && tz_parse_offset(offset, &b->tz.offset_ms) == 0)
-			b->have_tz = 1;
+		int64_t off = 0;
+		int have_offset = offset && tz_parse_offset(offset, &off) == 0;
+
+		zone_set(&b->zone, name, have_offset, off);
 		copy_string(dev, "model", b->device_model, sizeof(b->device_model));
 		copy_string(dev, "android_version", b->android_version, sizeof(b->android_version));
 		copy_string(dev, "fingerprint", b->fingerprint, sizeof(b->fingerprint));
@@ -446,8 +459,16 @@ static void hash_tap(void *arg, const char *p, size_t n)
 	fh->len += n;
 }
 
+/* How a stream is loaded (load_stream). */
+enum load_as {
+	LOAD_FILE,    /* a file of the inputs, outside any bug report */
+	LOAD_MAIN,    /* a bug report's main text */
+	LOAD_ENTRY,   /* a file of a bug report's FS/data/tombstones or FS/data/anr */
+	LOAD_SECTION, /* a section of a main text, of a kind it names */
+};
+
 static int load_stream(struct loader *ld, size_t i, struct input *src, const char *rel,
-		       enum ev_kind kind, int piece);
+		       enum load_as as, enum ev_kind kind);
 
 /* --- bug reports (DESIGN.md, "Inputs"; evidence/bugreport.h) --- */
 
@@ -484,16 +505,43 @@ static long add_piece_input(struct bundle *b, const char *prefix, const char *na
 	return in ? (long)(b->ninputs - 1) : -1;
 }
 
+/* A new bug report read from path: its index, or -1 on ENOMEM. */
+static long add_bugreport(struct bundle *b, const char *path)
+{
+	struct bundle_bugreport *nv =
+		ev_grow((void **)&b->bugreports, b->nbugreports, sizeof(*nv));
+
+	if (!nv)
+		return -1;
+	memset(nv, 0, sizeof(*nv));
+	nv->path = strdup(path);
+	if (!nv->path)
+		return -1;
+	return (long)b->nbugreports++;
+}
+
+/* An entry of bug report br that holds no evidence, listed. -1 on ENOMEM. */
+static int add_unread(struct bundle *b, long br, const char *name)
+{
+	struct bundle_bugreport *r = &b->bugreports[br];
+	char **nv = ev_grow((void **)&r->unread, r->nunread, sizeof(*nv));
+
+	if (!nv || !(*nv = strdup(name)))
+		return -1;
+	r->nunread++;
+	return 0;
+}
+
 /* Where a load stood, to go back to when what came after it must not be
  * kept (a bug report's text that could not be read to its end). */
 struct mark {
-	size_t ninputs, nfiles, nseen;
+	size_t ninputs, nfiles, nruns, nseen;
 	uint64_t digest;
 };
 
 static struct mark mark_of(const struct loader *ld)
 {
-	struct mark m = { ld->b->ninputs, ld->b->nfiles, ld->nseen, ld->b->digest };
+	struct mark m = { ld->b->ninputs, ld->b->nfiles, ld->b->nruns, ld->nseen, ld->b->digest };
 
 	return m;
 }
@@ -504,6 +552,8 @@ static void back_to(struct loader *ld, const struct mark *m)
 
 	while (b->nfiles > m->nfiles)
 		ev_file_release(&b->files[--b->nfiles]);
+	while (b->nruns > m->nruns)
+		run_release(&b->runs[--b->nruns]);
 	while (b->ninputs > m->ninputs) {
 		b->ninputs--;
 		free(b->inputs[b->ninputs].path);
@@ -513,169 +563,124 @@ static void back_to(struct loader *ld, const struct mark *m)
 	b->digest = m->digest;
 }
 
-/* Why a file of a bug report's FS/ is not read, or NULL. */
-static const char *fs_entry_problem(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (n > 3 && strcmp(name + n - 3, ".pb") == 0)
-		return "a tombstone in protobuf form: its text form is read";
-	return NULL;
-}
-
-/* Whether a zip entry is one that a bug report's evidence is in: its main
- * text, or a file of FS/data/tombstones or FS/data/anr. */
-static int br_entry(const char *name, const char *main_entry)
-{
-	const char *rest = NULL;
-
-	if (strcmp(name, main_entry) == 0)
-		return 1;
-	if (strncmp(name, "FS/data/tombstones/", 19) == 0)
-		rest = name + 19;
-	else if (strncmp(name, "FS/data/anr/", 12) == 0)
-		rest = name + 12;
-	return rest && *rest && !strchr(rest, '/');
-}
-
-/* The first bug report describes the device where no manifest does. */
-static int keep_info(struct bundle *b, const char *path, const struct bugreport_info *info)
-{
-	if (b->bugreport_path)
-		return 0;
-	b->bugreport_path = strdup(path);
-	if (!b->bugreport_path)
-		return -1;
-	b->bugreport = *info;
-	return 0;
-}
-
-/* A bug report's main text at inputs[i]: each piece of evidence becomes an
- * input of its own, "TEXT:SECTION", read by its parser; the text itself is
- * a file with no records, for its counts. When the text cannot be read to
- * its end (a damaged zip entry), none of its pieces is kept. -1 on ENOMEM
- * only. */
+/*
+ * A bug report's main text at inputs[i], whose bytes src gives: each piece
+ * of evidence becomes an input of its own, "TEXT:SECTION", read by its
+ * parser as the text is read; the text itself is a file with no records,
+ * for its counts. A text given alone is a bug report of its own. When the
+ * text cannot be read to its end (a damaged zip entry), none of its pieces
+ * is kept. -1 on ENOMEM only.
+ */
 static int load_text(struct loader *ld, size_t i, struct input *src, const char *rel)
 {
-	struct mark m = mark_of(ld);
 	struct bundle *b = ld->b;
+	struct mark m = mark_of(ld);
 	struct bugreport_reader r;
 	struct bugreport_piece p;
+	struct bugreport_info info;
 	struct ev_file f = { 0 };
-	int rc, nomem = 0;
+	long outer = ld->br, k;
+	int rc = 0;
 	char *prel;
-	long k;
 
+	if (outer < 0 && (ld->br = add_bugreport(b, b->inputs[i].path)) < 0) {
+		ld->br = outer;
+		return -1;
+	}
 	bugreport_init(&r, src);
-	while (!nomem && bugreport_next(&r, &p) > 0) {
+	while (rc == 0 && bugreport_next(&r, &p) > 0) {
 		k = add_piece_input(b, b->inputs[i].path, p.title);
-		prel = piece_name(rel, p.title);
-		nomem = k < 0 || !prel || load_stream(ld, (size_t)k, p.in, prel, p.kind, 1) != 0;
+		prel = k < 0 ? NULL : piece_name(rel, p.title);
+		rc = prel ? load_stream(ld, (size_t)k, p.in, prel, LOAD_SECTION, p.kind) : -1;
 		free(prel);
 	}
-	input_drain(src); /* to the end, whose check (a zip entry's CRC) may fail */
-	rc = nomem ? -1 : 0;
-	if (!nomem && src->failed) {
+	if (rc == 0)
+		input_drain(src); /* to the end, whose check (a zip entry's CRC) may fail */
+	if (rc == 0 && src->failed) {
 		back_to(ld, &m);
 		snprintf(b->inputs[i].error, sizeof(b->inputs[i].error), "%s", src->err.reason);
 		b->inputs[i].kind = EV_KIND_UNKNOWN;
-	} else if (!nomem) {
+	} else if (rc == 0) {
+		bugreport_take_info(&r, &info);
 		f.path = strdup(b->inputs[i].path);
 		f.kind = EV_KIND_BUGREPORT;
-		f.stats.lines = src->lineno;
-		f.stats.cut_lines = src->cut_lines;
-		f.stats.first_cut = src->first_cut;
-		rc = f.path && add_file(b, &f) == 0 ? keep_info(b, f.path, &r.info) : -1;
+		f.stats = info.stats;
+		b->bugreports[ld->br].text = strdup(b->inputs[i].path);
+		b->bugreports[ld->br].info = info;
+		rc = f.path && b->bugreports[ld->br].text && add_file(b, &f) == 0 ? 0 : -1;
 		if (rc != 0)
 			free(f.path);
 	}
 	bugreport_release(&r);
+	ld->br = outer;
 	return rc;
 }
 
-/* The name main_entry.txt gives (the zip's, or a directory's), from in;
- * NULL with why set when it names no entry that can be read. */
-static char *main_entry_name(struct input *in, char *why, size_t len)
+/* The name main_entry.txt gives, read from in, into *name (free it): 0;
+ * -1 with why set when it names none. */
+static int read_main_entry(struct input *in, char **name, char *why, size_t len)
 {
 	struct ev_error err = { 0, "" };
 	size_t n;
 	char *text = input_whole(in, 4096, &n, &err);
-	struct span name;
-	const char *problem;
-	char *out;
+	int rc;
 
 	if (!text) {
 		snprintf(why, len, "main_entry.txt cannot be read: %.200s", err.reason);
-		return NULL;
+		return -1;
 	}
-	name = span_of(text, n);
-	while (name.n && (name.s[name.n - 1] == '\n' || name.s[name.n - 1] == '\r'))
-		name.n--;
-	name = span_trim(name);
-	out = ev_strndup(name.s, name.n);
+	rc = bugreport_main_name(text, n, name, why, len);
 	free(text);
-	if (!out)
-		return NULL;
-	problem = zipfile_name_problem(out);
-	if (problem || strchr(out, '/')) {
-		snprintf(why, len, "main_entry.txt names no file of the bug report: %s",
-			 problem ? problem : "a name with '/'");
-		free(out);
-		return NULL;
-	}
-	return out;
+	return rc;
 }
 
 /* The zip's main text: main_entry.txt's name, else the only
- * "bugreport*.txt" at the top (the zips of Android M). -1 if none. */
+ * "bugreport*.txt" at the top (the zips of Android M). -1, with why set,
+ * if none. */
 static int64_t zip_main_entry(struct zipfile *z, char *why, size_t len)
 {
 	struct zipfile_entry e;
 	struct ev_error err;
 	struct input in;
-	int64_t i = zipfile_find(z, "main_entry.txt"), found = -1;
+	int64_t i = zipfile_find(z, BUGREPORT_MAIN_ENTRY), found = -1;
 	char *name;
 	size_t k;
+	int rc;
 
 	if (i >= 0) {
 		if (zipfile_entry_open(z, (size_t)i, &e, &in, &err) != 0) {
 			snprintf(why, len, "main_entry.txt cannot be read: %.200s", err.reason);
 			return -1;
 		}
-		name = main_entry_name(&in, why, len);
+		rc = read_main_entry(&in, &name, why, len);
 		input_release(&in);
 		zipfile_entry_close(&e);
-		if (!name)
+		if (rc != 0)
 			return -1;
 		i = zipfile_find(z, name);
 		if (i < 0)
-			snprintf(why, len, "main_entry.txt names '%s', which the zip does not hold",
+			snprintf(why, len, "main_entry.txt names '%.160s', which the zip does not hold",
 				 name);
 		free(name);
 		return i;
 	}
 	for (k = 0; k < zipfile_count(z); k++) {
-		const char *n = zipfile_name(z, k);
-		size_t l = strlen(n);
-
-		if (strncmp(n, "bugreport", 9) == 0 && l > 4 && strcmp(n + l - 4, ".txt") == 0 &&
-		    !strchr(n, '/')) {
-			if (found >= 0) {
-				snprintf(why, len, "a zip archive with no main_entry.txt and more "
-						   "than one bugreport*.txt: which is the bug report "
-						   "is not known");
-				return -1;
-			}
-			found = (int64_t)k;
+		if (!bugreport_main_candidate(zipfile_name(z, k)))
+			continue;
+		if (found >= 0) {
+			snprintf(why, len, "a zip archive with no main_entry.txt and more than one "
+					   "bugreport*.txt: which is the bug report is not known");
+			return -1;
 		}
+		found = (int64_t)k;
 	}
 	if (found < 0)
-		snprintf(why, len, "a zip archive that holds no bug report: no main_entry.txt, "
-				   "no bugreport*.txt");
+		snprintf(why, len, "a zip archive that holds no bug report: no main_entry.txt, no "
+				   "bugreport*.txt");
 	return found;
 }
 
-/* An entry to read, sorted by name. */
+/* An entry of a zip, by name. */
 struct zip_pick {
 	const char *name;
 	size_t index;
@@ -688,26 +693,21 @@ static int cmp_pick(const void *a, const void *b)
 
 /* One entry of a bug report zip, as inputs[i]. -1 on ENOMEM. */
 static int load_entry(struct loader *ld, size_t i, struct zipfile *z, size_t entry,
-		      const char *rel)
+		      const char *rel, enum load_as as)
 {
 	struct bundle_input *in = &ld->b->inputs[i];
 	struct zipfile_entry e;
 	struct ev_error err;
 	struct input src;
-	const char *skip = fs_entry_problem(zipfile_name(z, entry));
 	char *erel;
 	int rc;
 
-	if (skip) {
-		snprintf(in->skipped, sizeof(in->skipped), "%s", skip);
-		return 0;
-	}
 	if (zipfile_entry_open(z, entry, &e, &src, &err) != 0) {
 		snprintf(in->error, sizeof(in->error), "%s", err.reason);
 		return 0;
 	}
 	erel = piece_name(rel, zipfile_name(z, entry));
-	rc = erel ? load_stream(ld, i, &src, erel, EV_KIND_UNKNOWN, 1) : -1;
+	rc = erel ? load_stream(ld, i, &src, erel, as, EV_KIND_UNKNOWN) : -1;
 	free(erel);
 	input_release(&src);
 	zipfile_entry_close(&e);
@@ -717,11 +717,11 @@ static int load_entry(struct loader *ld, size_t i, struct zipfile *z, size_t ent
 /*
  * A zip archive at inputs[i] (rel: its path below its input): a bug
  * report, whose main text and FS/data/tombstones and FS/data/anr files are
- * read, in name order, as inputs "ZIP:ENTRY", each from memory as it is
+ * read, in name order, as inputs "ZIP:ENTRY", each in memory as it is
  * inflated. An entry whose name could not be a path inside the archive is
- * named and never read; the other entries hold no evidence and are not
- * read. An archive that cannot be read at all is the input's error.
- * -1 on ENOMEM only.
+ * named and never read; the other entries hold no evidence, and are
+ * listed, not read. An archive that cannot be read at all, or is no bug
+ * report, is the input's error. -1 on ENOMEM only.
  */
 static int load_zip(struct loader *ld, size_t i, const char *rel)
 {
@@ -729,7 +729,8 @@ static int load_zip(struct loader *ld, size_t i, const char *rel)
 	struct ev_error err = { 0, "" };
 	struct zipfile *z;
 	struct zip_pick *pick;
-	size_t n = 0, k;
+	const char *main_name;
+	size_t n, k;
 	int64_t main_entry;
 	char why[240];
 	long j;
@@ -745,43 +746,69 @@ static int load_zip(struct loader *ld, size_t i, const char *rel)
 		zipfile_close(z);
 		return 0;
 	}
-	pick = malloc((zipfile_count(z) + 1) * sizeof(*pick));
-	if (!pick) {
+	main_name = zipfile_name(z, (size_t)main_entry);
+	n = zipfile_count(z);
+	pick = malloc((n + 1) * sizeof(*pick));
+	ld->br = pick ? add_bugreport(b, b->inputs[i].path) : -1;
+	if (ld->br < 0) {
+		free(pick);
 		zipfile_close(z);
 		return -1;
 	}
-	for (k = 0; k < zipfile_count(z); k++) {
-		const char *name = zipfile_name(z, k);
-
-		if (zipfile_name_problem(name) ||
-		    br_entry(name, zipfile_name(z, (size_t)main_entry)))
-			pick[n++] = (struct zip_pick){ name, k };
-	}
+	for (k = 0; k < n; k++)
+		pick[k] = (struct zip_pick){ zipfile_name(z, k), k };
 	qsort(pick, n, sizeof(*pick), cmp_pick);
 	for (k = 0; k < n && rc == 0; k++) {
 		const char *problem = zipfile_name_problem(pick[k].name);
+		enum bugreport_entry_role role = bugreport_entry(pick[k].name, main_name);
 
-		j = add_piece_input(b, b->inputs[i].path, pick[k].name);
-		if (j < 0)
-			rc = -1;
-		else if (problem)
-			snprintf(b->inputs[j].skipped, sizeof(b->inputs[j].skipped), "%s", problem);
-		else
-			rc = load_entry(ld, (size_t)j, z, pick[k].index, rel);
+		if (problem) {
+			j = add_piece_input(b, b->inputs[i].path, pick[k].name);
+			if (j < 0)
+				rc = -1;
+			else
+				snprintf(b->inputs[j].skipped, sizeof(b->inputs[j].skipped),
+					 "an entry with %s: never read", problem);
+		} else if (role == BUGREPORT_ENTRY_MAIN || role == BUGREPORT_ENTRY_EVIDENCE) {
+			j = add_piece_input(b, b->inputs[i].path, pick[k].name);
+			rc = j < 0 ? -1
+				   : load_entry(ld, (size_t)j, z, pick[k].index, rel,
+						role == BUGREPORT_ENTRY_MAIN ? LOAD_MAIN : LOAD_ENTRY);
+		} else if (role != BUGREPORT_ENTRY_INDEX) {
+			rc = add_unread(b, ld->br, pick[k].name);
+		}
 	}
+	ld->br = -1;
 	free(pick);
 	zipfile_close(z);
 	return rc;
 }
 
+/* The kinds a bug report's FS/ entry is not read as, and why. */
+static const char *entry_problem(enum ev_kind kind)
+{
+	switch (kind) {
+	case EV_KIND_UNKNOWN:
+		return "holds nothing lastwords reads (unknown kind): not read";
+	case EV_KIND_RING:
+		return "a ring inside a bug report: not read";
+	case EV_KIND_ZIP:
+	case EV_KIND_BUGREPORT:
+		return "a bug report inside a bug report: not read";
+	default:
+		return NULL;
+	}
+}
+
 /* The bytes of inputs[i] as src gives them (a file, or a piece of a bug
- * report), read once, as a stream: detected from its first bytes (unless
- * kind, not EV_KIND_UNKNOWN, says what it is), loaded, and hashed as it goes (rel: its name
- * below the input it was found under); a copy of what was read before is
- * then left out. A piece that fails is an error of its own, as a file is:
- * nothing of it is kept. -1 on ENOMEM only. */
+ * report), read once, as a stream: detected from its first bytes (a
+ * section's kind is the one its title names; a main text is one),
+ * loaded, and hashed as it goes (rel: its name below the input it was
+ * found under); a copy of what was read before is then left out. A piece
+ * that fails to be read is an error of its own, as a file is: nothing of
+ * it is kept. -1 on ENOMEM only. */
 static int load_stream(struct loader *ld, size_t i, struct input *src, const char *rel,
-		       enum ev_kind kind, int piece)
+		       enum load_as as, enum ev_kind kind)
 {
 	struct bundle *b = ld->b;
 	struct bundle_input *in = &b->inputs[i];
@@ -789,6 +816,7 @@ static int load_stream(struct loader *ld, size_t i, struct input *src, const cha
 	struct content c;
 	struct span head;
 	struct seen *nv;
+	const char *problem;
 	uint64_t hash;
 	size_t k;
 	int rc, binary;
@@ -800,24 +828,33 @@ static int load_stream(struct loader *ld, size_t i, struct input *src, const cha
 	input_tap(src, hash_tap, &fh);
 	rc = input_head(src, &head);
 	binary = rc == 0 && run_is_binary(head); /* before detection reads on */
-	in->kind = rc != 0 ? EV_KIND_UNKNOWN : kind != EV_KIND_UNKNOWN ? kind : ev_detect(src);
-	if (in->kind == EV_KIND_ZIP || in->kind == EV_KIND_BUGREPORT) {
+	in->kind = rc != 0             ? EV_KIND_UNKNOWN
+		   : as == LOAD_SECTION ? kind
+		   : as == LOAD_MAIN    ? EV_KIND_BUGREPORT
+					: ev_detect(src);
+	problem = as == LOAD_ENTRY && !src->failed ? entry_problem(in->kind) : NULL;
+	if (problem) {
+		snprintf(in->skipped, sizeof(in->skipped), "%s", problem);
+		in->kind = EV_KIND_UNKNOWN;
+		return 0;
+	}
+	if (!src->failed && (in->kind == EV_KIND_ZIP || in->kind == EV_KIND_BUGREPORT)) {
 		/* its pieces are inputs of their own */
 		b->digest = hasher_end(&fh.digest);
 		return in->kind == EV_KIND_ZIP ? load_zip(ld, i, rel) : load_text(ld, i, src, rel);
 	}
-	if (in->kind == EV_KIND_RING && binary && piece)
-		snprintf(c.error, sizeof(c.error), "a binary ring inside a bug report: not read");
-	else if (in->kind == EV_KIND_RING)
+	if (in->kind == EV_KIND_RING)
 		rc = read_run(&c, in->path, src, binary);
 	else if (in->kind != EV_KIND_UNKNOWN)
 		rc = read_evidence(&c, in->kind, in->path, src);
 	if (rc == 0)
 		input_drain(src);
+	if (as == LOAD_SECTION && c.have_file)
+		c.file.stats.lines = input_lines(src); /* the text's are numbered from its own */
 	if (src->failed) {
 		/* Not read whole: nothing of it is kept. */
 		snprintf(in->error, sizeof(in->error), "%s", src->err.reason);
-		in->unopened = !piece;
+		in->unopened = as == LOAD_FILE;
 		in->kind = EV_KIND_UNKNOWN;
 		content_release(&c);
 		return 0;
@@ -844,13 +881,14 @@ static int load_stream(struct loader *ld, size_t i, struct input *src, const cha
 	}
 	*nv = (struct seen){ hash, fh.len, i };
 	ld->nseen++;
-	if (in->kind == EV_KIND_UNKNOWN && !c.error[0])
+	if (in->kind == EV_KIND_UNKNOWN)
 		snprintf(c.error, sizeof(c.error), "unknown kind");
 	return add_content(b, in, &c);
 }
 
-/* A file found under an input (rel: its path below it). */
-static int load_file(struct loader *ld, const char *path, const char *rel)
+/* A file found under an input (rel: its path below it); as: how (a file
+ * of an unzipped bug report is its main text or an entry). */
+static int load_file(struct loader *ld, const char *path, const char *rel, enum load_as as)
 {
 	struct ev_error err = { 0, "" };
 	struct bundle *b = ld->b;
@@ -858,7 +896,7 @@ static int load_file(struct loader *ld, const char *path, const char *rel)
 	struct input src;
 	int rc;
 
-	rc = is_manifest(b, path);
+	rc = as == LOAD_FILE ? is_manifest(b, path) : 0;
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	in = add_input(b, path);
@@ -869,7 +907,7 @@ static int load_file(struct loader *ld, const char *path, const char *rel)
 		in->unopened = 1;
 		return 0;
 	}
-	rc = load_stream(ld, b->ninputs - 1, &src, rel, EV_KIND_UNKNOWN, 0);
+	rc = load_stream(ld, b->ninputs - 1, &src, rel, as, EV_KIND_UNKNOWN);
 	input_release(&src);
 	return rc;
 }
@@ -914,28 +952,31 @@ static const char *link_problem(const struct loader *ld, const char *path)
 
 #define WALK_DEPTH_MAX 16
 
-/* Whether path, below the unzipped bug report being walked, is read: its
- * main text, and the files of FS/data/tombstones and FS/data/anr (and the
- * directories that lead to them). */
-static int br_reads(const struct loader *ld, const char *path)
+/* What path, below the unzipped bug report being walked, is: its main
+ * text and the files of FS/data/tombstones and FS/data/anr are read (and
+ * the directories that lead to them walked: EVIDENCE), main_entry.txt was
+ * read, the rest is listed and not read. */
+static enum bugreport_entry_role br_role(const struct loader *ld, const char *path)
 {
 	const char *sub = path + ld->br_len + 1;
 
-	return (ld->br_main && strcmp(sub, ld->br_main) == 0) || strcmp(sub, "FS") == 0 ||
-	       strcmp(sub, "FS/data") == 0 || strcmp(sub, "FS/data/tombstones") == 0 ||
-	       strcmp(sub, "FS/data/anr") == 0 || br_entry(sub, "");
+	if (strcmp(sub, "FS") == 0 || strcmp(sub, "FS/data") == 0 ||
+	    strcmp(sub, "FS/data/tombstones") == 0 || strcmp(sub, "FS/data/anr") == 0)
+		return BUGREPORT_ENTRY_EVIDENCE;
+	return bugreport_entry(sub, ld->br_main);
 }
 
 /* If the directory at path is an unzipped bug report (it holds a regular
  * main_entry.txt), walk it as one from now on: 1 then, else 0; -1 on
- * ENOMEM. main_entry.txt naming no file is its error. */
+ * ENOMEM. A main_entry.txt that names no file of it is its error. */
 static int enter_bugreport(struct loader *ld, const char *path)
 {
 	struct ev_error err = { 0, "" };
 	struct bundle_input *in;
 	struct input src;
 	struct stat sb;
-	char *me = join_path(path, "main_entry.txt"), why[240];
+	char *me = join_path(path, BUGREPORT_MAIN_ENTRY), *main = NULL, why[240] = "";
+	int rc = 1;
 
 	if (!me)
 		return -1;
@@ -943,20 +984,32 @@ static int enter_bugreport(struct loader *ld, const char *path)
 		free(me);
 		return 0;
 	}
+	ld->br = add_bugreport(ld->b, path);
 	ld->br_dir = path;
 	ld->br_len = strlen(path);
 	ld->br_main = NULL;
-	if (input_init_file(&src, me, &err) == 0) {
-		ld->br_main = main_entry_name(&src, why, sizeof(why));
-		input_release(&src);
-	} else {
+	if (input_init_file(&src, me, &err) != 0)
 		snprintf(why, sizeof(why), "main_entry.txt cannot be read: %.200s", err.reason);
+	else if (read_main_entry(&src, &ld->br_main, why, sizeof(why)) == 0 &&
+		 (main = join_path(path, ld->br_main)) != NULL && lstat(main, &sb) != 0) {
+		snprintf(why, sizeof(why), "main_entry.txt names '%.160s', which the directory "
+					   "does not hold", ld->br_main);
+		free(ld->br_main);
+		ld->br_main = NULL;
 	}
-	in = ld->br_main ? NULL : add_input(ld->b, me);
-	if (in)
-		snprintf(in->error, sizeof(in->error), "%s", why);
+	input_release(&src);
+	if (ld->br < 0 || (ld->br_main && !main)) {
+		rc = -1;
+	} else if (!ld->br_main) {
+		in = add_input(ld->b, me);
+		if (in)
+			snprintf(in->error, sizeof(in->error), "%s", why);
+		else
+			rc = -1;
+	}
+	free(main);
 	free(me);
-	return ld->br_main || in ? 1 : -1;
+	return rc;
 }
 
 /*
@@ -975,24 +1028,31 @@ static int load_path(struct loader *ld, const char *path, int depth)
 	char **names = NULL, why[64];
 	size_t n = 0, i;
 	DIR *d;
+	enum load_as as = LOAD_FILE;
 	int rc = 0, bugreport;
 
 	base = base ? base + 1 : path;
 	rel = depth ? path + ld->root_len + 1 : base;
-	if (ld->br_dir && depth > 0 && !br_reads(ld, path))
-		return 0; /* a file of the bug report that holds no evidence */
-	if (ld->br_dir && depth > 0 && fs_entry_problem(base))
-		return skip_input(b, path, fs_entry_problem(base));
+	if (ld->br_dir && depth > 0) {
+		/* a file of an unzipped bug report */
+		enum bugreport_entry_role role = br_role(ld, path);
+
+		if (role == BUGREPORT_ENTRY_INDEX)
+			return 0;
+		if (role == BUGREPORT_ENTRY_OTHER || role == BUGREPORT_ENTRY_PROTOBUF)
+			return add_unread(b, ld->br, path + ld->br_len + 1);
+		as = role == BUGREPORT_ENTRY_MAIN ? LOAD_MAIN : LOAD_ENTRY;
+	}
 	if (depth == 0 ? stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode) : lstat(path, &sb) != 0)
-		return load_file(ld, path, rel);
+		return load_file(ld, path, rel, as);
 	if (S_ISLNK(sb.st_mode)) {
 		const char *problem = link_problem(ld, path);
 
-		return problem ? skip_input(b, path, problem) : load_file(ld, path, rel);
+		return problem ? skip_input(b, path, problem) : load_file(ld, path, rel, as);
 	}
 	if (!S_ISDIR(sb.st_mode)) {
 		if (S_ISREG(sb.st_mode) || strcmp(base, "manifest.json") == 0)
-			return load_file(ld, path, rel);
+			return load_file(ld, path, rel, as);
 		snprintf(why, sizeof(why), "not a regular file: %s", input_not_regular(sb.st_mode));
 		return skip_input(b, path, why);
 	}
@@ -1039,6 +1099,7 @@ out:
 		free(ld->br_main);
 		ld->br_dir = NULL;
 		ld->br_main = NULL;
+		ld->br = -1;
 	}
 	return rc;
 }
@@ -1056,7 +1117,7 @@ static int cmp_run(const void *a, const void *b)
 
 int bundle_load(char *const *paths, size_t npaths, struct bundle *b)
 {
-	struct loader ld = { b, NULL, 0, NULL, 0, NULL, 0, NULL };
+	struct loader ld = { b, NULL, 0, NULL, 0, -1, NULL, 0, NULL };
 	struct stat sb;
 	size_t i;
 	int rc = 0;
@@ -1078,11 +1139,20 @@ int bundle_load(char *const *paths, size_t npaths, struct bundle *b)
 		return -1;
 	}
 	b->digest = mix64(b->digest);
-	if (b->bugreport_path && !b->nmanifests) {
-		snprintf(b->device_model, sizeof(b->device_model), "%s", b->bugreport.model);
-		snprintf(b->android_version, sizeof(b->android_version), "%s",
-			 b->bugreport.release);
-		snprintf(b->fingerprint, sizeof(b->fingerprint), "%s", b->bugreport.fingerprint);
+	for (i = 0; i < b->nbugreports && !b->bugreports[i].text; i++)
+		;
+	if (i < b->nbugreports) {
+		/* The first bug report read: its zone, and the device where no
+		 * manifest names it. */
+		const struct bugreport_info *info = &b->bugreports[i].info;
+
+		zone_set(&b->bugreport_zone, info->zone, info->have_offset, info->offset_ms);
+		if (!b->nmanifests) {
+			snprintf(b->device_model, sizeof(b->device_model), "%s", info->model);
+			snprintf(b->android_version, sizeof(b->android_version), "%s",
+				 info->release);
+			snprintf(b->fingerprint, sizeof(b->fingerprint), "%s", info->fingerprint);
+		}
 	}
 	if (b->nruns > 1)
 		qsort(b->runs, b->nruns, sizeof(*b->runs), cmp_run);
@@ -1127,7 +1197,18 @@ void bundle_release(struct bundle *b)
 		free(b->missing[i].what);
 		free(b->missing[i].reason);
 	}
-	free(b->bugreport_path);
+	for (i = 0; i < b->nbugreports; i++) {
+		struct bundle_bugreport *r = &b->bugreports[i];
+		size_t k;
+
+		free(r->path);
+		free(r->text);
+		bugreport_info_release(&r->info);
+		for (k = 0; k < r->nunread; k++)
+			free(r->unread[k]);
+		free(r->unread);
+	}
+	free(b->bugreports);
 	free(b->runs);
 	free(b->files);
 	free(b->inputs);

@@ -121,8 +121,65 @@ static void cut_json(struct json *j, cJSON *obj, const struct ev_stats *st)
 		json_number(j, obj, "cut_frames", (double)st->cut_frames);
 }
 
+/* What a bug report's main text says of the device and the report
+ * (bugreport.h), and its sections: into obj with --json (j not NULL),
+ * else on stdout. */
+static void text_info(const struct bugreport_info *info, struct json *j, cJSON *obj)
+{
+	const char *none = "(none)";
+	size_t i;
+
+	if (j) {
+		cJSON *x = json_object(j, obj, "bugreport"), *a;
+
+		json_text(j, x, "taken", info->taken[0] ? info->taken : NULL);
+		json_text(j, x, "format", info->format[0] ? info->format : NULL);
+		json_text(j, x, "fingerprint", info->fingerprint[0] ? info->fingerprint : NULL);
+		json_int_or_null(j, x, "sdk", info->sdk, EV_NONE);
+		json_text(j, x, "release", info->release[0] ? info->release : NULL);
+		json_text(j, x, "model", info->model[0] ? info->model : NULL);
+		json_text(j, x, "zone", info->zone[0] ? info->zone : NULL);
+		if (info->have_offset)
+			json_number(j, x, "offset_minutes", (double)(info->offset_ms / 60000));
+		else
+			json_null(j, x, "offset_minutes");
+		json_number(j, x, "sections", (double)info->sections);
+		json_number(j, x, "pieces", (double)info->pieces);
+		a = json_array(j, x, "section_list");
+		for (i = 0; i < info->nlist; i++) {
+			cJSON *e = json_object(j, a, NULL);
+
+			json_text(j, e, "title", info->list[i].title);
+			json_number(j, e, "line", (double)info->list[i].line);
+			if (info->list[i].kind == EV_KIND_UNKNOWN)
+				json_null(j, e, "kind");
+			else
+				json_text(j, e, "kind", ev_kind_name(info->list[i].kind));
+		}
+		return;
+	}
+	printf("  dumpstate %s, format %s, build '%s', SDK ", fmt_text(info->taken[0] ? info->taken : none),
+	       fmt_text(info->format[0] ? info->format : none),
+	       fmt_text(info->fingerprint[0] ? info->fingerprint : none));
+	if (info->sdk == EV_NONE)
+		printf("%s", none);
+	else
+		printf("%lld", (long long)info->sdk);
+	printf(", %s, zone %s", fmt_text(info->model[0] ? info->model : "model unknown"),
+	       fmt_text(info->zone[0] ? info->zone : none));
+	if (info->have_offset)
+		printf(" (%+lld min from UTC when taken)", (long long)(info->offset_ms / 60000));
+	printf("\n  %zu sections, %zu of them read as evidence:\n", info->sections, info->pieces);
+	for (i = 0; i < info->nlist; i++)
+		printf("    line %zu: %s: %s\n", info->list[i].line, fmt_text(info->list[i].title),
+		       info->list[i].kind == EV_KIND_UNKNOWN ? "holds no evidence, skipped"
+							: ev_kind_name(info->list[i].kind));
+	if (info->sections > info->nlist)
+		printf("    (%zu more not listed)\n", info->sections - info->nlist);
+}
+
 /* The records parsed from a file, into obj with --json (j not NULL),
- * else on stdout after its path; more, when it is a bug report's text. */
+ * else on stdout after its path; info when it is a bug report's text. */
 static void print_file(const char *path, const struct ev_file *f,
 		       const struct bugreport_info *info, struct json *j, cJSON *obj)
 {
@@ -136,7 +193,7 @@ static void print_file(const char *path, const struct ev_file *f,
 			json_number(j, obj, "first_skipped_line", (double)f->stats.first_skipped);
 		cut_json(j, obj, &f->stats);
 		if (info)
-			bugreport_json(j, obj, info);
+			text_info(info, j, obj);
 		json_item(j, obj, "records", ev_records_json(f));
 		return;
 	}
@@ -148,22 +205,56 @@ static void print_file(const char *path, const struct ev_file *f,
 	if (ev_cut_text(&f->stats, line, sizeof(line)))
 		printf("; %s", line);
 	putchar('\n');
-	if (info) {
-		bugreport_text(info, line, sizeof(line));
-		printf("  %s\n", fmt_text(line));
-	}
+	if (info)
+		text_info(info, NULL, NULL);
 	for (i = 0; i < n; i++) {
 		ev_record_text(f, i, line, sizeof(line));
 		printf("  %s\n", fmt_text(line));
 	}
 }
 
+/* A bug report's zip or directory: what it holds that is not read. */
+static void container_info(const struct bundle_bugreport *r, const struct bundle_input *in,
+			   struct json *j, cJSON *list)
+{
+	cJSON *obj = NULL, *a;
+	size_t i;
+
+	if (j) {
+		obj = json_object(j, list, NULL);
+		json_text(j, obj, "file", r->path);
+		json_text(j, obj, "kind", in ? ev_kind_name(in->kind) : "directory");
+		a = json_array(j, obj, "not_read");
+		for (i = 0; i < r->nunread; i++)
+			json_text(j, a, NULL, r->unread[i]);
+		return;
+	}
+	printf("%s: a bug report (%s), %zu entr%s that hold no evidence, not read\n",
+	       fmt_text(r->path), in ? "zip" : "unzipped", r->nunread,
+	       r->nunread == 1 ? "y" : "ies");
+	for (i = 0; i < r->nunread; i++)
+		printf("  %s\n", fmt_text(r->unread[i]));
+}
+
+/* What the bug report's main text at path says, or NULL when path is
+ * none. */
+static const struct bugreport_info *text_of(const struct bundle *b, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < b->nbugreports; i++)
+		if (b->bugreports[i].text && strcmp(b->bugreports[i].text, path) == 0)
+			return &b->bugreports[i].info;
+	return NULL;
+}
+
 /* A bug report, zipped, unzipped (a directory) or its main text alone:
- * each of its pieces as a file of its own ("ZIP:ENTRY", "TEXT:SECTION"),
- * as report reads them. */
+ * what it holds, then each of its pieces as a file of its own
+ * ("ZIP:ENTRY", "TEXT:SECTION"), as report reads them. */
 static int inspect_bugreport(const char *path, struct json *j, cJSON *list)
 {
 	char *paths[1] = { (char *)path };
+	const struct bundle_bugreport *r;
 	struct bundle b;
 	size_t i, k;
 	int rc = 0;
@@ -172,12 +263,23 @@ static int inspect_bugreport(const char *path, struct json *j, cJSON *list)
 		fprintf(stderr, "lastwords: out of memory\n");
 		return -1;
 	}
+	/* a zip or a directory: what it holds that is not read */
+	r = b.nbugreports && (!b.bugreports[0].text ||
+			      strcmp(b.bugreports[0].text, b.bugreports[0].path) != 0)
+		    ? &b.bugreports[0]
+		    : NULL;
+	if (r)
+		container_info(r, b.ninputs && strcmp(b.inputs[0].path, r->path) == 0 ? &b.inputs[0]
+										   : NULL,
+			       j, list);
 	for (i = 0; i < b.ninputs; i++) {
 		const struct bundle_input *in = &b.inputs[i];
 		const struct ev_file *f = NULL;
 		struct ev_error err = { in->error_line, "" };
 		cJSON *obj = NULL;
 
+		if (r && i == 0 && strcmp(in->path, r->path) == 0 && !in->error[0])
+			continue; /* the zip: described */
 		for (k = 0; k < b.nfiles && !f; k++)
 			if (strcmp(b.files[k].path, in->path) == 0)
 				f = &b.files[k];
@@ -196,13 +298,7 @@ static int inspect_bugreport(const char *path, struct json *j, cJSON *list)
 			else
 				printf("%s: left out: %s\n", fmt_text(in->path), fmt_text(in->skipped));
 		} else if (f) {
-			print_file(in->path, f,
-				   b.bugreport_path && strcmp(b.bugreport_path, in->path) == 0
-					   ? &b.bugreport
-					   : NULL,
-				   j, obj);
-		} else if (!j) {
-			printf("%s: %s\n", fmt_text(in->path), ev_kind_name(in->kind));
+			print_file(in->path, f, text_of(&b, in->path), j, obj);
 		}
 	}
 	bundle_release(&b);

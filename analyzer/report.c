@@ -47,9 +47,9 @@ static void find_loops(struct report *r)
 }
 
 /* The device's zone, when the options give none (correlate.h,
- * CORR_TZ_SOURCES): the pull's manifest's; [then the bug report's
- * persist.sys.timezone, issue 11 item 2]; else the offset the newest
- * tombstone or ANR trace writes after its time; else none. */
+ * CORR_TZ_SOURCES): the pull's manifest's; then the bug report's
+ * (persist.sys.timezone); else the offset the newest tombstone or ANR
+ * trace writes after its time; else none. */
 static void find_zone(const struct bundle *b, struct corr_options *opt)
 {
 	int64_t newest = INT64_MIN, local, off;
@@ -57,10 +57,10 @@ static void find_zone(const struct bundle *b, struct corr_options *opt)
 
 	if (opt->tz_known)
 		return;
-	if (b->have_tz) {
-		opt->tz = b->tz;
+	if (b->zone.known || b->bugreport_zone.known) {
+		opt->tz = b->zone.known ? b->zone.tz : b->bugreport_zone.tz;
 		opt->tz_known = 1;
-		opt->tz_source = CORR_TZ_MANIFEST;
+		opt->tz_source = b->zone.known ? CORR_TZ_MANIFEST : CORR_TZ_BUGREPORT;
 		return;
 	}
 	for (i = 0; i < b->nfiles; i++) {
@@ -187,16 +187,25 @@ static size_t pull_notes(const struct bundle *b, char notes[PULL_NOTES_MAX][PULL
 	return n;
 }
 
-/* A manifest's zone name that this system's tzdata lacks, whose offset of
- * the pull's day stood in for it. 1 when there is one, with its note. */
+/* A zone name of the manifest or the bug report that this system's tzdata
+ * lacks, whose offset of the pull's day (or the report's) stood in for it.
+ * 1 when there is one, with its note. */
 static int zone_unknown_note(const struct report *r, char *buf, size_t len)
 {
-	if (!r->bundle->tz_unknown[0] || r->corr.opt.tz_source != CORR_TZ_MANIFEST)
+	const struct bundle *b = r->bundle;
+
+	if (r->corr.opt.tz_source == CORR_TZ_MANIFEST && b->zone.unknown[0])
+		snprintf(buf, len, "the manifest's zone '%s' is not in this system's tzdata: the "
+				   "offset the pull saw stood in for it, which is right only for "
+				   "records of the pull's season (install tzdata, or pass --tz)",
+			 b->zone.unknown);
+	else if (r->corr.opt.tz_source == CORR_TZ_BUGREPORT && b->bugreport_zone.unknown[0])
+		snprintf(buf, len, "the bug report's zone '%s' is not in this system's tzdata: its "
+				   "offset when it was taken stood in for it, which is right only for "
+				   "records of that season (install tzdata, or pass --tz)",
+			 b->bugreport_zone.unknown);
+	else
 		return 0;
-	snprintf(buf, len, "the manifest's zone '%s' is not in this system's tzdata: the offset the "
-			   "pull saw stood in for it, which is right only for records of the pull's "
-			   "season (install tzdata, or pass --tz)",
-		 r->bundle->tz_unknown);
 	return 1;
 }
 
@@ -602,13 +611,16 @@ int report_json_write(const struct report *r, FILE *out)
 }
 
 /* Where the zone came from, for people. */
-static const char *tz_source_text(enum corr_tz_source s)
+static const char *tz_source_text(const struct report *r)
 {
-	switch (s) {
+	switch (r->corr.opt.tz_source) {
 	case CORR_TZ_OPTION:
 		return "--tz";
 	case CORR_TZ_MANIFEST:
 		return "the pull's manifest";
+	case CORR_TZ_BUGREPORT:
+		return r->corr.opt.tz.name[0] ? "the bug report's persist.sys.timezone"
+					      : "the bug report's clock when it was taken";
 	case CORR_TZ_TOMBSTONE:
 		return "the newest tombstone's own time";
 	case CORR_TZ_ANR_TRACE:
@@ -899,7 +911,7 @@ void report_text(const struct report *r, FILE *out)
 
 		fprintf(out, "\nnote: local times were read in %s, from %s\n",
 			fmt_text(tz_text(&r->corr.opt.tz, zone, sizeof(zone))),
-			tz_source_text(r->corr.opt.tz_source));
+			tz_source_text(r));
 		if (zone_unknown_note(r, note, sizeof(note)))
 			fprintf(out, "note: %s\n", fmt_text(note));
 	}

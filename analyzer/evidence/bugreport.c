@@ -1,26 +1,81 @@
 /* A bug report's main text, cut into its pieces of evidence as it is read. */
 #include "bugreport.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "text.h"
+#include "zipfile.h"
 
 /* Where the scan is (r->state). */
 enum {
 	S_HEADER,  /* before the first section */
 	S_NONE,    /* between sections */
-	S_SKIP,    /* in a section that holds no evidence */
+	S_SKIP,    /* in a section that holds no evidence (dumpsys services: r->service) */
 	S_PROPS,   /* in SYSTEM PROPERTIES */
-	S_DUMPSYS, /* in a DUMPSYS section: services, see r->service */
 };
 
-/* In a DUMPSYS section (r->service). */
+/* In a section that dumpsys writes its services into (r->service). */
 enum {
 	SVC_NONE,
 	SVC_SKIP,
 	SVC_ALARM,
 };
+
+enum bugreport_entry_role bugreport_entry(const char *name, const char *main)
+{
+	const char *rest = NULL;
+	size_t n = strlen(name);
+
+	if (main && strcmp(name, main) == 0)
+		return BUGREPORT_ENTRY_MAIN;
+	if (strcmp(name, BUGREPORT_MAIN_ENTRY) == 0)
+		return BUGREPORT_ENTRY_INDEX;
+	if (strncmp(name, "FS/data/tombstones/", 19) == 0)
+		rest = name + 19;
+	else if (strncmp(name, "FS/data/anr/", 12) == 0)
+		rest = name + 12;
+	if (!rest || !*rest || strchr(rest, '/'))
+		return BUGREPORT_ENTRY_OTHER;
+	if (rest == name + 19 && n > 3 && strcmp(name + n - 3, ".pb") == 0)
+		return BUGREPORT_ENTRY_PROTOBUF;
+	return BUGREPORT_ENTRY_EVIDENCE;
+}
+
+int bugreport_main_candidate(const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(name, "bugreport", 9) == 0 && n > 13 && strcmp(name + n - 4, ".txt") == 0 &&
+	       !strchr(name, '/');
+}
+
+int bugreport_main_name(const char *bytes, size_t len, char **out, char *why, size_t whylen)
+{
+	struct span name = span_trim(span_of(bytes, len));
+	const char *problem;
+	char *copy;
+
+	while (name.n && (name.s[name.n - 1] == '\n' || name.s[name.n - 1] == '\r'))
+		name = span_trim(span_of(name.s, name.n - 1));
+	copy = ev_strndup(name.s, name.n);
+	if (!copy) {
+		snprintf(why, whylen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	problem = strlen(copy) != name.n ? "a name with a NUL byte" : zipfile_name_problem(copy);
+	if (!problem && strchr(copy, '/'))
+		problem = "a name with '/': the main text is at the top";
+	if (problem) {
+		snprintf(why, whylen, "main_entry.txt names no file of the bug report: %s", problem);
+		free(copy);
+		return -1;
+	}
+	*out = copy;
+	return 0;
+}
 
 static int is_banner(struct span l)
 {
@@ -108,6 +163,28 @@ static int has_arg(struct span args, const char *word)
 	return 0;
 }
 
+/* The words of args after dumpsys's own options ("-T 30000", "-t 10",
+ * "--dump-priority NORMAL", "--skip A B" ...: an option and its value). */
+static struct span dumpsys_service(struct span args)
+{
+	while (args.n && args.s[0] == '-') {
+		int takes = span_starts(args, "-T ") || span_starts(args, "-t ") ||
+			    span_starts(args, "--priority ") || span_starts(args, "--dump-priority ");
+
+		if (span_starts(args, "--skip "))
+			return span_of(args.s, 0); /* every service but those named */
+		while (args.n && args.s[0] != ' ')
+			args = span_from(args, 1);
+		args = span_skip_spaces(args);
+		if (takes) {
+			while (args.n && args.s[0] != ' ')
+				args = span_from(args, 1);
+			args = span_skip_spaces(args);
+		}
+	}
+	return args;
+}
+
 /* The kind of evidence a section holds, or EV_KIND_UNKNOWN with *state
  * what the scan does in it. */
 static enum ev_kind section_kind(struct span title, struct span cmd, int *state)
@@ -118,25 +195,19 @@ static enum ev_kind section_kind(struct span title, struct span cmd, int *state)
 	if (runs(cmd, "logcat", &args)) {
 		/* "-b events" alone is the event log; radio, stats and kernel
 		 * hold none; statistics (-S) are no log at all. */
+		if (has_arg(args, "-S"))
+			return EV_KIND_UNKNOWN;
 		if (span_find(args, "-b events") >= 0)
 			return span_find(args, "-b all") >= 0 ? EV_KIND_LOGCAT : EV_KIND_EVENT_LOG;
 		if (span_find(args, "-b radio") >= 0 || span_find(args, "-b stats") >= 0 ||
-		    span_find(args, "-b kernel") >= 0 || has_arg(args, "-S"))
+		    span_find(args, "-b kernel") >= 0)
 			return EV_KIND_UNKNOWN;
 		return EV_KIND_LOGCAT;
 	}
 	if (runs(cmd, "dumpsys", &args)) {
-		/* "-T 30000 activity exit-info": the timeout first */
-		if (span_starts(args, "-T ")) {
-			args = span_skip_spaces(span_from(args, 3));
-			while (args.n && args.s[0] != ' ')
-				args = span_from(args, 1);
-			args = span_skip_spaces(args);
-		}
+		args = dumpsys_service(args);
 		if (span_starts(args, "activity") && has_arg(args, "exit-info"))
 			return EV_KIND_EXIT_INFO_DUMP;
-		if (args.n == 0)
-			*state = S_DUMPSYS;
 		return EV_KIND_UNKNOWN;
 	}
 	if (span_starts(title, "VM TRACES AT LAST ANR"))
@@ -313,13 +384,17 @@ static int close_piece(struct bugreport_reader *r)
 	return rc;
 }
 
-/* "TITLE", or "TITLE #2" for its second piece. */
-static void name_piece(struct bugreport_reader *r, struct span title)
+/* r->title: "TITLE", or for a piece of evidence "TITLE #2" when it is the
+ * second of that title. */
+static void name_piece(struct bugreport_reader *r, struct span title, int piece)
 {
 	char t[BUGREPORT_TITLE_MAX];
 	size_t i;
 
 	copy_span(t, sizeof(t), title);
+	snprintf(r->title, sizeof(r->title), "%s", t);
+	if (!piece)
+		return;
 	for (i = 0; i < r->ntitles && strcmp(r->titles[i], t) != 0; i++)
 		;
 	if (i == r->ntitles && i < BUGREPORT_TITLES_MAX) {
@@ -328,16 +403,32 @@ static void name_piece(struct bugreport_reader *r, struct span title)
 	}
 	if (i < r->ntitles && r->title_uses[i]++)
 		snprintf(r->title, sizeof(r->title), "%s #%u", t, r->title_uses[i]);
-	else
-		snprintf(r->title, sizeof(r->title), "%s", t);
 }
 
-static void open_piece(struct bugreport_reader *r, struct span title, enum ev_kind kind,
-		       int service, struct bugreport_piece *out)
+/* List a section (its title as r->title names it), and count it. */
+static void list_section(struct bugreport_reader *r, enum ev_kind kind)
+{
+	struct bugreport_info *info = &r->info;
+	struct bugreport_section *nv;
+
+	info->sections++;
+	if (info->nlist >= BUGREPORT_SECTIONS_MAX)
+		return;
+	nv = ev_grow((void **)&info->list, info->nlist, sizeof(*nv));
+	if (!nv)
+		return; /* the list is for people: what fits is listed */
+	snprintf(nv->title, sizeof(nv->title), "%s", r->title);
+	nv->line = r->text->lineno;
+	nv->kind = kind;
+	info->nlist++;
+}
+
+static void open_piece(struct bugreport_reader *r, enum ev_kind kind, int service,
+		       struct bugreport_piece *out)
 {
 	struct input_source src = { piece_read, NULL, r };
 
-	name_piece(r, title);
+	list_section(r, kind);
 	input_init_source(&r->piece, &src);
 	input_number_from(&r->piece, r->text->lineno);
 	r->piece_open = 1;
@@ -351,8 +442,9 @@ static void open_piece(struct bugreport_reader *r, struct span title, enum ev_ki
 	out->in = &r->piece;
 }
 
-/* A line of a DUMPSYS section: 1 when a piece starts here. */
-static int dumpsys_line(struct bugreport_reader *r, struct span l, struct bugreport_piece *out)
+/* A line of a section that holds no evidence, where dumpsys may dump its
+ * services: 1 when a piece (the activity service's) starts here. */
+static int service_line(struct bugreport_reader *r, struct span l, struct bugreport_piece *out)
 {
 	struct span name;
 
@@ -360,13 +452,14 @@ static int dumpsys_line(struct bugreport_reader *r, struct span l, struct bugrep
 		name = span_of(l.s + 16, l.n - 17);
 		r->service = SVC_SKIP;
 		if (span_eq(name, "activity")) {
-			open_piece(r, span_of(l.s, l.n - 1), EV_KIND_EXIT_INFO_DUMP, 1, out);
+			name_piece(r, span_of(l.s, l.n - 1), 1);
+			open_piece(r, EV_KIND_EXIT_INFO_DUMP, 1, out);
 			return 1;
 		}
 		/* "alarm", or "CRITICAL alarm" and the like */
 		if (span_eq(name, "alarm") || span_ends(name, " alarm"))
 			r->service = SVC_ALARM;
-	} else if (is_dumpsys_footer(l)) {
+	} else if (r->service != SVC_NONE && is_dumpsys_footer(l)) {
 		r->service = SVC_NONE;
 	} else if (r->service == SVC_ALARM && !r->info.have_offset) {
 		alarm_line(&r->info, l);
@@ -374,12 +467,23 @@ static int dumpsys_line(struct bugreport_reader *r, struct span l, struct bugrep
 	return 0;
 }
 
+/* A line between sections that is none of dumpstate's own (blank, "***
+ * NO TOMBSTONES to dump ...", "*** command failed ..."): of a layout not
+ * known, counted. */
+static void stray_line(struct bugreport_reader *r, struct span l)
+{
+	struct span t = span_trim(l);
+
+	if (t.n && !span_starts(t, "*** ") && !span_starts(t, "== "))
+		ev_skip(&r->info.stats, r->text->lineno);
+}
+
 /* One line of the text, outside any piece: 1 when a piece starts here. */
 static int scan(struct bugreport_reader *r, struct span l, struct bugreport_piece *out)
 {
 	struct span title, cmd;
 	enum ev_kind kind;
-	int rc;
+	int rc, state;
 
 	if (is_banner(l)) {
 		if (r->state != S_HEADER)
@@ -392,13 +496,16 @@ static int scan(struct bugreport_reader *r, struct span l, struct bugreport_piec
 		return 0;
 	}
 	if (rc == 1) {
-		r->info.sections++;
 		r->service = SVC_NONE;
-		kind = section_kind(title, cmd, &r->state);
-		if (kind == EV_KIND_UNKNOWN)
+		kind = section_kind(title, cmd, &state);
+		name_piece(r, title, kind != EV_KIND_UNKNOWN);
+		if (kind == EV_KIND_UNKNOWN) {
+			list_section(r, kind);
+			r->state = state;
 			return 0;
+		}
 		r->state = S_NONE;
-		open_piece(r, title, kind, 0, out);
+		open_piece(r, kind, 0, out);
 		return 1;
 	}
 	switch (r->state) {
@@ -408,9 +515,10 @@ static int scan(struct bugreport_reader *r, struct span l, struct bugreport_piec
 	case S_PROPS:
 		prop_line(&r->info, l);
 		break;
-	case S_DUMPSYS:
-		return dumpsys_line(r, l, out);
+	case S_SKIP:
+		return service_line(r, l, out);
 	default:
+		stray_line(r, l);
 		break;
 	}
 	return 0;
@@ -436,6 +544,9 @@ int bugreport_next(struct bugreport_reader *r, struct bugreport_piece *out)
 			l = r->line;
 			r->held = 0;
 		} else if ((rc = input_line(r->text, &l)) <= 0) {
+			r->info.stats.lines = r->text->lineno;
+			r->info.stats.cut_lines = r->text->cut_lines;
+			r->info.stats.first_cut = r->text->first_cut;
 			return rc;
 		}
 		if (scan(r, l, out))
@@ -443,9 +554,22 @@ int bugreport_next(struct bugreport_reader *r, struct bugreport_piece *out)
 	}
 }
 
+void bugreport_take_info(struct bugreport_reader *r, struct bugreport_info *out)
+{
+	*out = r->info;
+	memset(&r->info, 0, sizeof(r->info));
+}
+
 void bugreport_release(struct bugreport_reader *r)
 {
 	if (r->piece_open)
 		input_release(&r->piece);
+	bugreport_info_release(&r->info);
 	memset(r, 0, sizeof(*r));
+}
+
+void bugreport_info_release(struct bugreport_info *info)
+{
+	free(info->list);
+	memset(info, 0, sizeof(*info));
 }

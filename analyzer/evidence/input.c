@@ -128,6 +128,11 @@ void input_number_from(struct input *in, size_t first_line)
 	in->line_base = in->lineno = first_line;
 }
 
+size_t input_lines(const struct input *in)
+{
+	return in->lineno - in->line_base;
+}
+
 void input_tap(struct input *in, input_tap_fn fn, void *arg)
 {
 	in->tap = fn;

@@ -121,6 +121,10 @@ void input_init_source(struct input *in, const struct input_source *src);
  * Before the first read. */
 void input_number_from(struct input *in, size_t first_line);
 
+/* The lines read so far, counted from the first this input holds (after
+ * input_number_from()'s first_line). */
+size_t input_lines(const struct input *in);
+
 /* Have fn see every plain byte (see input_tap_fn); before the first read. */
 void input_tap(struct input *in, input_tap_fn fn, void *arg);
 

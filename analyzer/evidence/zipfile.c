@@ -16,7 +16,7 @@ struct zipfile {
 	size_t n;
 	char **names;      /* the raw names, as the archive holds them */
 	uint64_t *sizes;   /* declared plain sizes */
-	uint64_t plain;    /* plain bytes read from every entry so far */
+	uint64_t declared; /* the declared plain sizes of the entries opened so far */
 };
 
 static int fail(struct ev_error *err, const char *fmt, ...)
@@ -136,20 +136,20 @@ const char *zipfile_name_problem(const char *name)
 	const char *p = name;
 
 	if (!*name)
-		return "an entry with an empty name: not read";
-	if (name[0] == '/')
-		return "an entry with an absolute name: not read";
+		return "an empty name";
+	if (name[0] == '/' || (name[0] && name[1] == ':'))
+		return "an absolute name";
 	for (; *p; p++) {
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return "an entry whose name holds a control character: not read";
+			return "a name with a control character";
 		if (*p == '\\')
-			return "an entry whose name holds a backslash: not read";
+			return "a name with a backslash";
 	}
 	for (p = name; p; p = strchr(p, '/')) {
 		if (*p == '/')
 			p++;
 		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || p[2] == '\0'))
-			return "an entry whose name climbs out with '..': not read";
+			return "a name that climbs out with '..'";
 	}
 	return NULL;
 }
@@ -196,13 +196,10 @@ static ssize_t entry_read(void *arg, char *dst, size_t n, struct ev_error *err)
 		return -1;
 	}
 	e->plain += (uint64_t)got;
-	e->z->plain += (uint64_t)got;
 	if (e->plain > e->size)
 		return fail(err, "a zip bomb: it inflates past the %llu bytes its directory "
-				 "entry declares", (unsigned long long)e->size);
-	if (e->z->plain > ZIPFILE_TOTAL_MAX)
-		return fail(err, "a zip bomb: the entries read from the archive inflate past "
-				 "%llu MiB", (unsigned long long)(ZIPFILE_TOTAL_MAX >> 20));
+				 "entry declares",
+			    (unsigned long long)e->size);
 	return (ssize_t)got;
 }
 
@@ -211,7 +208,6 @@ static int entry_start(struct zipfile_entry *e, struct ev_error *err)
 {
 	if (e->f)
 		zip_fclose(e->f);
-	e->z->plain -= e->plain;
 	e->plain = 0;
 	e->f = zip_fopen_index(e->z->za, e->index, 0);
 	if (!e->f) {
@@ -246,15 +242,21 @@ int zipfile_entry_open(struct zipfile *z, size_t i, struct zipfile_entry *e, str
 
 	memset(e, 0, sizeof(*e));
 	if (problem)
-		return fail(err, "%s", problem);
+		return fail(err, "an entry with %s: never read", problem);
 	zip_stat_init(&st);
 	if (zip_stat_index(z->za, i, ZIP_FL_ENC_RAW, &st) == 0 &&
 	    (st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
 		return fail(err, "%s", "encrypted: lastwords reads no encrypted entry");
 	if (z->sizes[i] > ZIPFILE_ENTRY_MAX)
 		return fail(err, "a zip bomb: it declares %llu bytes, more than the %llu MiB an "
-				 "entry may inflate to", (unsigned long long)z->sizes[i],
+				 "entry may inflate to",
+			    (unsigned long long)z->sizes[i],
 			    (unsigned long long)(ZIPFILE_ENTRY_MAX >> 20));
+	if (z->declared + z->sizes[i] > ZIPFILE_TOTAL_MAX)
+		return fail(err, "a zip bomb: with it, the entries read from the archive declare "
+				 "%llu bytes, more than the %llu MiB they may inflate to together",
+			    (unsigned long long)(z->declared + z->sizes[i]),
+			    (unsigned long long)(ZIPFILE_TOTAL_MAX >> 20));
 	e->z = z;
 	e->index = i;
 	e->size = z->sizes[i];
@@ -262,6 +264,7 @@ int zipfile_entry_open(struct zipfile *z, size_t i, struct zipfile_entry *e, str
 		memset(e, 0, sizeof(*e));
 		return -1;
 	}
+	z->declared += z->sizes[i];
 	input_init_source(in, &src);
 	return 0;
 }

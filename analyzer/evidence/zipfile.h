@@ -3,19 +3,21 @@
  * libzip: its entries are listed, and one at a time read as a stream of
  * plain bytes (an input of input.h, inflated as it is read, in memory).
  * Nothing is ever written anywhere, so an entry's name is only a name;
- * one that could not be a relative path inside the archive (absolute, with
- * a ".." part, a backslash, or a control byte) is named as such
- * (zipfile_name_problem) and never read. Never prints.
+ * one that could not be a relative path inside the archive (empty,
+ * absolute, with a ".." part, a backslash or a control byte) is named as
+ * such (zipfile_name_problem) and never read. Never prints.
  *
  * What stops a read, each with its own reason (lastwords(1), LIMITS):
  *  - an archive that is not whole or not consistent (no end of central
  *    directory: truncated; local headers that disagree with the central
  *    directory): zipfile_open() fails;
  *  - an encrypted entry, or one of a compression method libzip lacks;
- *  - a CRC that does not match the bytes, or deflate data that is corrupt;
+ *  - a CRC that does not match the bytes, or deflate data that is corrupt
+ *    or ends early;
  *  - a zip bomb: an entry that declares more than ZIPFILE_ENTRY_MAX plain
- *    bytes, that inflates past the size its directory entry declares, or
- *    entries that together inflate past ZIPFILE_TOTAL_MAX.
+ *    bytes, entries read from one archive that together declare more than
+ *    ZIPFILE_TOTAL_MAX, or an entry that inflates past the size it
+ *    declares (so no archive inflates past ZIPFILE_TOTAL_MAX).
  */
 #ifndef LW_ANALYZER_ZIPFILE_H
 #define LW_ANALYZER_ZIPFILE_H
@@ -27,7 +29,7 @@
 #include "input.h"
 
 #define ZIPFILE_ENTRY_MAX ((uint64_t)1 << 30) /* plain bytes of one entry */
-#define ZIPFILE_TOTAL_MAX ((uint64_t)2 << 30) /* of all the entries read from one archive */
+#define ZIPFILE_TOTAL_MAX ((uint64_t)2 << 30) /* declared by the entries read from one archive */
 
 struct zipfile;
 
@@ -59,8 +61,8 @@ const char *zipfile_name(const struct zipfile *z, size_t i);
 /* Entry i's declared sizes, plain and compressed. */
 uint64_t zipfile_size(const struct zipfile *z, size_t i);
 
-/* Why name cannot be read as a path inside the archive, or NULL when it
- * can. */
+/* Why name cannot be read as a path inside the archive ("an absolute
+ * name", "a name that climbs out with '..'", ...), or NULL when it can. */
 const char *zipfile_name_problem(const char *name);
 
 /* The entry named name (exactly), or -1. */
@@ -71,8 +73,9 @@ int64_t zipfile_find(const struct zipfile *z, const char *name);
  * data inside is inflated too). *e holds the entry's state: it must stay
  * where it is until zipfile_entry_close(), after input_release(in).
  * Returns 0, or -1 with err->reason set (encrypted, an unsupported method,
- * a bomb by its declared size, a name that zipfile_name_problem()
- * refuses); reads then fail with the reason (CRC, corrupt data, bomb).
+ * a bomb by its declared sizes, a name that zipfile_name_problem()
+ * refuses); reads then fail with the reason (CRC, corrupt or truncated
+ * data, a bomb that inflates past its declared size).
  * in can be read again (input_rewind) from its first byte.
  */
 int zipfile_entry_open(struct zipfile *z, size_t i, struct zipfile_entry *e, struct input *in,
