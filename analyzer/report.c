@@ -477,6 +477,29 @@ static void pull_json(struct json *j, cJSON *o, const struct bundle *b)
 		json_text(j, a, NULL, notes[i]);
 }
 
+/* The bug reports read: what each one's main text says. */
+static void bugreports_json(struct json *j, cJSON *o, const struct bundle *b)
+{
+	cJSON *a = json_array(j, o, "bugreports"), *x;
+	size_t i;
+
+	for (i = 0; i < b->nbugreports; i++) {
+		const struct bundle_bugreport *br = &b->bugreports[i];
+		const struct bugreport_info *info = &br->info;
+
+		x = json_object(j, a, NULL);
+		json_text(j, x, "file", br->path);
+		json_text(j, x, "main_text", br->text);
+		json_text(j, x, "taken", info->taken[0] ? info->taken : NULL);
+		json_text(j, x, "fingerprint", info->fingerprint[0] ? info->fingerprint : NULL);
+		json_int_or_null(j, x, "sdk", br->text ? info->sdk : EV_NONE, EV_NONE);
+		json_text(j, x, "zone", info->zone[0] ? info->zone : NULL);
+		json_number(j, x, "sections", (double)info->sections);
+		json_number(j, x, "sections_read", (double)info->pieces);
+		json_number(j, x, "entries_not_read", (double)br->nunread);
+	}
+}
+
 /* The report's tree, with its runs or with "runs" left empty (for
  * report_json_write(), which writes them one at a time). */
 static cJSON *report_tree(const struct report *r, int with_runs)
@@ -500,6 +523,8 @@ static cJSON *report_tree(const struct report *r, int with_runs)
 		input_json(&j, a, b, &b->inputs[i]);
 	if (b->nmanifests)
 		pull_json(&j, o, b);
+	if (b->nbugreports)
+		bugreports_json(&j, o, b);
 	a = json_array(&j, o, "packages");
 	for (i = 0; i < r->corr.npackages; i++) {
 		x = json_object(&j, a, NULL);
@@ -774,6 +799,35 @@ static void packages_text(const struct report *r, FILE *out)
 	fputs("\n\n", out);
 }
 
+/* The bug reports read, one line each. */
+static void bugreports_text(const struct bundle *b, FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < b->nbugreports; i++) {
+		const struct bundle_bugreport *br = &b->bugreports[i];
+		const struct bugreport_info *info = &br->info;
+
+		fprintf(out, "bug report '%s': ", fmt_text(br->path));
+		if (!br->text) {
+			fprintf(out, "its main text was not read\n");
+			continue;
+		}
+		fprintf(out, "dumpstate %s, build %s", info->taken[0] ? info->taken : "(no header)",
+			fmt_text(info->fingerprint[0] ? info->fingerprint : "unknown"));
+		if (info->sdk != EV_NONE)
+			fprintf(out, " (SDK %lld)", (long long)info->sdk);
+		fprintf(out, ", zone %s; %zu of its %zu sections read", fmt_text(info->zone[0] ? info->zone : "not set"),
+			info->pieces, info->sections);
+		if (br->nunread)
+			fprintf(out, ", %zu entr%s holding no evidence not read", br->nunread,
+				br->nunread == 1 ? "y" : "ies");
+		fputc('\n', out);
+	}
+	if (b->nbugreports)
+		fputc('\n', out);
+}
+
 /* The head of a run's section: where it was read from, and when it started
  * (a ring) or died (a ring-less run). */
 static void run_head_text(const struct corr_run *cr, const struct run_facts *f, size_t i,
@@ -815,6 +869,7 @@ void report_text(const struct report *r, FILE *out)
 	size_t i, k;
 
 	pull_text(b, out, r->corr.nruns);
+	bugreports_text(b, out);
 	packages_text(r, out);
 	for (i = 0; i < r->corr.nruns; i++) {
 		const struct corr_run *cr = &r->corr.runs[i];
