@@ -1,8 +1,8 @@
 """Bug reports for the tests, written at test time from real-format pieces.
 
 An `adb bugreport` zip is laid out as AOSP's dumpstate writes it
-(frameworks/native/cmds/dumpstate: dumpstate.cpp, DumpstateUtil.cpp,
-DumpstateInternal.cpp; cmds/dumpsys/dumpsys.cpp):
+(frameworks/native/cmds/dumpstate: dumpstate.cpp, DumpstateUtil.cpp;
+cmds/dumpsys/dumpsys.cpp):
 
     version.txt                       "2.0"
     FS/data/anr/anr_...               every ANR trace
@@ -12,35 +12,33 @@ DumpstateInternal.cpp; cmds/dumpsys/dumpsys.cpp):
     main_entry.txt                    that name, no newline
     dumpstate_log.txt
 
-The main text has dumpstate's header, then its sections in dumpstate's
-order, each "------ TITLE (COMMAND) ------" and its
-"------ N.NNNs was the duration of 'TITLE' ------": DUMPSYS CRITICAL,
-SYSTEM LOG and EVENT LOG (logcat with "-v uid": a user name of at most five
-letters or a uid before the pid), STATS LOG, RADIO LOG, MEMORY INFO, VM
-TRACES AT LAST ANR, ANR FILES, SYSTEM PROPERTIES (getprop, with
-persist.sys.timezone), then the framework services: DUMPSYS, each service
-between a line of 79 dashes with "DUMP OF SERVICE NAME:" and dumpsys's
-"--------- N.NNNs was the duration of dumpsys NAME, ending at: ..." (alarm
-with its nowRTC line, activity with its sections and the exit-info among
-them, indented two spaces as a full `dumpsys activity` prints them), and
-the second SYSTEM LOG (-T since).
+The main text has dumpstate's header (PrintHeader), then its sections in
+dumpstate's order, each "------ TITLE (COMMAND) ------" (RunCommandToFd) and
+its "------ N.NNNs was the duration of 'TITLE' ------" (DurationReporter):
+DUMPSYS CRITICAL, SYSTEM LOG and EVENT LOG (logcat with "-v uid": a user
+name of at most five letters or a uid before the pid), STATS LOG, RADIO
+LOG, MEMORY INFO, VM TRACES AT LAST ANR (dump_file_from_fd: the newest
+trace, with its path and time, and no duration line), ANR FILES, SYSTEM
+PROPERTIES (getprop, with persist.sys.timezone), then the framework
+services: DUMPSYS, each service after a line of 79 dashes and "DUMP OF
+SERVICE NAME:" up to dumpsys's "--------- N.NNNs was the duration of
+dumpsys NAME, ending at: ..." (alarm with its nowRTC line; activity with
+its sections, the exit-info among them, indented two spaces and apart by
+dashes as a full `dumpsys activity` prints them), then the second SYSTEM LOG
+(-T since).
 
-The evidence in it is what a test gives: the files of a bundle, in their
-own real formats (fixtures/), each put where a bug report holds it.
+The evidence in it is what a test gives, each file in its own real format
+(fixtures/), put where a bug report holds it:
 
     br = BugReport(taken="2025-06-10 14:45:01", zone="Europe/Berlin", offset_minutes=120)
     br.add(kind, name, text)          # the kinds of `lastwords inspect`
     br.write_zip(path); br.write_dir(path)
-
-Run as a program it writes a bundle's evidence as a bug report:
-    bugreports.py LASTWORDS BUNDLE_DIR OUT.zip [--dir] ZONE OFFSET_MINUTES
 """
 import calendar
 import json
 import os
 import re
 import subprocess
-import sys
 import zipfile
 
 LOGCAT_V_UID = "logcat -v threadtime -v printable -v uid -d *:v"
@@ -88,6 +86,29 @@ def epoch_ms(local, offset_minutes):
     return (t - offset_minutes * 60) * 1000
 
 
+def zone_of(args):
+    """The zone a bug report of a device set to --tz ZONE holds (its
+    persist.sys.timezone) and its offset in minutes, and args without
+    --tz: a fixed offset is the IANA zone Etc/GMT-N (the sign turned, as
+    POSIX has it); a name is itself, at the offset of June 2025."""
+    args = list(args)
+    if "--tz" not in args:
+        return None, 0, args
+    i = args.index("--tz")
+    tz = args[i + 1]
+    del args[i:i + 2]
+    m = re.match(r"^([+-])(\d\d):(\d\d)$", tz)
+    if m:
+        minutes = (int(m.group(2)) * 60 + int(m.group(3))) * (1 if m.group(1) == "+" else -1)
+        if minutes % 60 == 0:
+            return ("Etc/GMT%+d" % (-minutes // 60) if minutes else "UTC"), minutes, args
+        return None, minutes, args
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+    off = datetime(2025, 6, 10, tzinfo=ZoneInfo(tz)).utcoffset()
+    return tz, int(off.total_seconds() // 60), args
+
+
 class BugReport:
     def __init__(self, taken, zone, offset_minutes, model="Pixel 8", release="14", sdk=34,
                  product="shiba", build_id="UQ1A.240205.004"):
@@ -99,7 +120,9 @@ class BugReport:
         self.logcat, self.events, self.exit_info = [], [], []
         self.tombstones, self.anrs = [], []  # (name, text)
         self.extra_sections = []             # text placed before SYSTEM PROPERTIES
+        self.extra_entries = []              # (name, bytes) put in the zip
         self.nowrtc = True                   # dumpsys alarm has its nowRTC line
+        self.main_entry = True               # the zip has its main_entry.txt
 
     def add(self, kind, name, text):
         """A piece of evidence of `lastwords inspect`'s kind; False for a
@@ -129,26 +152,35 @@ class BugReport:
                 "Network: (unknown)\nAndroid SDK version: %d\nSDK extensions: R:%d S:%d\n"
                 "Kernel: Linux version 5.15.110-android14-11 (build-user@build-host) #1 SMP PREEMPT\n"
                 "Command line: console=ttynull androidboot.hardware=%s\n"
+                "Bootconfig: androidboot.hardware = \"%s\"\n"
                 "Uptime: up 3 days, 2 hours, 11 minutes\n"
                 "Bugreport format version: 2.0\n"
-                "Dumpstate info: id=1 pid=11002 dry_run=0 parallel_run=1 strict_run=1 args=-S "
+                "Dumpstate info: id=1 pid=11002 dry_run=0 parallel_run=1 args=-S "
                 "bugreport_mode=BUGREPORT_DEFAULT\n\n"
-                % (self.build_id, self.fingerprint, self.sdk, self.sdk, self.sdk, self.product))
+                % (self.build_id, self.fingerprint, self.sdk, self.sdk, self.sdk, self.product,
+                   self.product))
 
     def activity_dump(self):
         """`dumpsys activity`, all of it: its sections, the exit-info among
-        them, each indented as the full dump indents it."""
+        them, indented two spaces and apart by dashes as a full dump prints
+        them."""
         parts = [
-            "ACTIVITY MANAGER SETTINGS (dumpsys activity settings) activity_manager_constants:\n"
-            "  max_cached_processes=32\n  background_settle_time=60000\n",
-            "ACTIVITY MANAGER LAST ANR (dumpsys activity lastanr)\n"
-            "  <no ANR has occurred since boot>\n",
+            ["ACTIVITY MANAGER SETTINGS (dumpsys activity settings) activity_manager_constants:",
+             "  max_cached_processes=32", "  background_settle_time=60000"],
+            ["ACTIVITY MANAGER LAST ANR (dumpsys activity lastanr)",
+             "  <no ANR has occurred since boot>"],
         ]
         if self.exit_info:
-            parts.append("\n".join("  " + l if l else l for l in self.exit_info) + "\n")
-        parts.append("ACTIVITY MANAGER RUNNING PROCESSES (dumpsys activity processes)\n"
-                     "  All known processes:\n  *PERS* UID 1000 ProcessRecord{8c4f2 1250:system/1000}\n")
-        return ("\n" + DASHES + "\n").join(parts)
+            parts.append(self.exit_info)
+        parts.append(["ACTIVITY MANAGER RUNNING PROCESSES (dumpsys activity processes)",
+                      "  All known processes:",
+                      "  *PERS* UID 1000 ProcessRecord{8c4f2 1250:system/1000}"])
+        out = []
+        for i, lines in enumerate(parts):
+            if i:
+                out += ["", DASHES, ""]
+            out += lines
+        return "".join(("  " + l if l else l) + "\n" for l in out)
 
     def alarm_dump(self):
         local = self.taken + ".338"
@@ -156,20 +188,22 @@ class BugReport:
         body = "Current Alarm Manager state:\n  Settings:\n    min_futurity=+5s0ms\n"
         if self.nowrtc:
             body += "  nowRTC=%d=%s nowELAPSED=268303411\n" % (rtc, local)
-        return body + "  mLastTimeChangeClockTime=0=1970-01-01 %s\n" % "00:00:00.000"
+        return body + "  mLastTimeChangeClockTime=0=1970-01-01 00:00:00.000\n"
 
     def text(self):
         ending = self.taken
         out = [self.header()]
         out.append(section("DUMPSYS CRITICAL", "/system/bin/dumpsys",
                            service("CRITICAL cpuinfo", "Load: 4.01 / 3.97 / 3.91\n", ending)))
-        log = [uid_line(l) for l in self.logcat]
-        out.append(section("SYSTEM LOG", LOGCAT_V_UID, "\n".join(log), "1.204"))
+        out.append(section("SYSTEM LOG", LOGCAT_V_UID,
+                           "\n".join(uid_line(l) for l in self.logcat), "1.204"))
         out.append(section("EVENT LOG", "logcat -b events -v threadtime -v printable -v uid -d *:v",
                            "\n".join(uid_line(l) for l in self.events), "0.310"))
         out.append(section("STATS LOG", "logcat -b stats -v threadtime -v printable -v uid -d *:v", ""))
         out.append(section("RADIO LOG", "logcat -b radio -v threadtime -v printable -v uid -d *:v",
-                           "06-10 14:00:00.000  radio  1999  2010 D RILJ    : [UNSL]< UNSOL_NITZ_TIME_RECEIVED\n"))
+                           "06-10 14:00:00.000 radio  1999  2010 D RILJ    : [UNSL]< UNSOL_NITZ_TIME_RECEIVED\n"))
+        out.append(section("LOG STATISTICS", "logcat -b all -S",
+                           "size/num main               system             crash\n"))
         out.append(section("UPTIME", "uptime", " 14:45:01 up 3 days,  2:11,  0 users,  load average: 4.01\n"))
         out.append(section("MEMORY INFO", "/proc/meminfo", "MemTotal:        7861348 kB\nMemFree:          312004 kB\n"))
         if self.anrs:
@@ -208,24 +242,26 @@ class BugReport:
         """(name, bytes) in dumpstate's order."""
         out = [("version.txt", b"2.0")]
         for name, text in self.anrs:
-            out.append(("FS/data/anr/" + name, text.encode()))
+            out.append(("FS/data/anr/" + name, text.encode(errors="surrogateescape")))
         for name, text in self.tombstones:
-            out.append(("FS/data/tombstones/" + name, text.encode()))
+            out.append(("FS/data/tombstones/" + name, text.encode(errors="surrogateescape")))
             # the protobuf twin: bytes of a Tombstone message's first fields
             out.append(("FS/data/tombstones/" + name + ".pb", b"\x08\x03\x12\x05arm64\x1a\x00"))
         out.append(("FS/proc/meminfo", b"MemTotal:        7861348 kB\n"))
         out.append(("proto/activity_CRITICAL.proto", b"\x0a\x02\x08\x01"))
         out.append(("dumpstate_board.txt", b"------ VENDOR PROPS ------\n"))
-        out.append((self.main_name(), self.text().encode()))
-        out.append(("main_entry.txt", self.main_name().encode()))
+        out += self.extra_entries
+        out.append((self.main_name(), self.text().encode(errors="surrogateescape")))
+        if self.main_entry:
+            out.append(("main_entry.txt", self.main_name().encode()))
         out.append(("dumpstate_log.txt", b"dumpstate: starting\n"))
         return out
 
     def zip_name(self):
         return self.main_name()[:-4] + ".zip"
 
-    def write_zip(self, path):
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+    def write_zip(self, path, method=zipfile.ZIP_DEFLATED):
+        with zipfile.ZipFile(path, "w", method) as z:
             for name, data in self.entries():
                 z.writestr(name, data)
         return path
@@ -245,13 +281,14 @@ def kinds(lw, paths):
     return {x["file"]: x["kind"] for x in json.loads(p.stdout or "[]")}
 
 
-def from_bundle(lw, bundle, zone, offset_minutes, taken=None):
+def from_bundle(lw, bundle, zone, offset_minutes, taken="2025-06-10 23:59:00"):
     """A bug report holding the evidence of a bundle's files, and the files
-    it cannot hold (rings, the app's JSON), as (BugReport, [path])."""
+    it cannot hold (rings, the app's JSON), as (BugReport, [path]); a
+    bugreport.json (fixtures/bugreports) is no evidence."""
     files = sorted(os.path.join(bundle, f) for f in os.listdir(bundle)
-                   if os.path.isfile(os.path.join(bundle, f)))
+                   if os.path.isfile(os.path.join(bundle, f)) and f != "bugreport.json")
     found = kinds(lw, files)
-    br = BugReport(taken or "2025-06-10 23:59:00", zone, offset_minutes)
+    br = BugReport(taken, zone, offset_minutes)
     rest = []
     for f in files:
         with open(f, errors="surrogateescape") as fh:
@@ -261,19 +298,9 @@ def from_bundle(lw, bundle, zone, offset_minutes, taken=None):
     return br, rest
 
 
-def main():
-    words = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(words) != 5:
-        print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
-        return 2
-    lw, bundle, out, zone, offset = words
-    br, _ = from_bundle(lw, bundle, zone, int(offset))
-    if "--dir" in sys.argv:
-        br.write_dir(out)
-    else:
-        br.write_zip(out)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def from_fixture(lw, folder):
+    """from_bundle() of a fixtures/bugreports folder, with the device its
+    bugreport.json describes."""
+    with open(os.path.join(folder, "bugreport.json")) as f:
+        dev = json.load(f)
+    return from_bundle(lw, folder, dev["zone"], dev["offset_minutes"], dev["taken"])
