@@ -589,16 +589,21 @@ static int load_text(struct loader *ld, size_t i, struct input *src, const char 
 	}
 	bugreport_init(&r, src);
 	while (rc == 0 && bugreport_next(&r, &p) > 0) {
+		size_t nfiles = b->nfiles;
+
 		k = add_piece_input(b, b->inputs[i].path, p.title);
 		prel = k < 0 ? NULL : piece_name(rel, p.title);
 		rc = prel ? load_stream(ld, (size_t)k, p.in, prel, LOAD_SECTION, p.kind) : -1;
 		free(prel);
+		if (rc == 0 && b->nfiles > nfiles)
+			bugreport_date_logs(&r, &b->files[b->nfiles - 1]);
 	}
 	if (rc == 0)
 		input_drain(src); /* to the end, whose check (a zip entry's CRC) may fail */
 	if (rc == 0 && src->failed) {
 		back_to(ld, &m);
 		snprintf(b->inputs[i].error, sizeof(b->inputs[i].error), "%s", src->err.reason);
+		b->inputs[i].error_line = src->lineno; /* where the reading stopped */
 		b->inputs[i].kind = EV_KIND_UNKNOWN;
 	} else if (rc == 0) {
 		bugreport_take_info(&r, &info);
@@ -855,6 +860,8 @@ static int load_stream(struct loader *ld, size_t i, struct input *src, const cha
 		/* Not read whole: nothing of it is kept. */
 		snprintf(in->error, sizeof(in->error), "%s", src->err.reason);
 		in->unopened = as == LOAD_FILE;
+		if (as != LOAD_FILE)
+			in->error_line = src->lineno; /* where the reading stopped */
 		in->kind = EV_KIND_UNKNOWN;
 		content_release(&c);
 		return 0;

@@ -7,7 +7,8 @@ verdicts, graded honestly: one system source is supported, and the exit
 record is listed as missing. Each run names the entry or the section its
 witness came from (ZIP:FS/data/tombstones/tombstone_00, ZIP:FS/data/anr/...,
 ZIP:TEXT:SYSTEM LOG), and the lmkd line is cited at its line of the main
-text.
+text. Log lines that write no year get the year of the header's date (the
+one before, for a line after the report's month-day).
 
 Before, the zip was "unknown kind" (exit 4) and gave no run.
 
@@ -17,8 +18,12 @@ import json
 import os
 import tempfile
 
-from bugreports import from_bundle
+from bugreports import BugReport, from_bundle
 from helpers import check, finish, report_json, setup
+
+
+LMKD = ("%s   612   612 I lowmemorykiller: Kill 'com.example.vision:inference' (%d), uid 10231, "
+        "oom_score_adj 200 to free 262144kB rss, 18432kB swap; reason: low watermark is breached")
 
 
 def main():
@@ -63,6 +68,20 @@ def main():
         check(inputs.get(z + ":FS/data/tombstones/tombstone_00", {}).get("kind") == "tombstone",
               "the tombstone's entry is an input of its own: %s" % list(inputs))
         check(rep["timezone"]["source"] == "bugreport", "the zone: %s" % rep["timezone"])
+
+        # Only lmkd's line (its package named): logcat writes no year; the
+        # header's date gives it, the year before for a line after the
+        # report's month-day.
+        br = BugReport("2026-01-02 00:10:00", "Europe/Berlin", 60)
+        br.add("logcat", "logcat", LMKD % ("12-31 23:50:00.120", 7311) + "\n" +
+               LMKD % ("01-01 23:59:00.000", 7312) + "\n")
+        z = br.write_zip(os.path.join(tmp, "lmkd-only.zip"))
+        rep, _ = report_json(lw, ["--package", "com.example.vision", z])
+        if rep:
+            ends = {r["pid"]: (r["end"], r["classification"], r["evidence_level"]) for r in rep["runs"]}
+            check(ends == {7311: ("2025-12-31T22:50:00.120000Z", "low_memory", "supported"),
+                           7312: ("2026-01-01T22:59:00.000000Z", "low_memory", "supported")},
+                  "lmkd's kills are dated by the header, in its zone: %s" % ends)
     return finish("a bug report with no exit-info: %d ring-less verdicts" % len(want))
 
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "logline.h"
 #include "text.h"
 #include "zipfile.h"
 
@@ -551,6 +552,26 @@ int bugreport_next(struct bugreport_reader *r, struct bugreport_piece *out)
 		}
 		if (scan(r, l, out))
 			return 1;
+	}
+}
+
+void bugreport_date_logs(const struct bugreport_reader *r, struct ev_file *f)
+{
+	const int64_t day_ms = 86400000;
+	int64_t taken, year;
+	size_t i;
+
+	if (!r->info.taken[0] ||
+	    text_parse_datetime(span_of(r->info.taken, strlen(r->info.taken)), &taken) == 0)
+		return;
+	year = text_year_of_days(taken / day_ms - (taken % day_ms < 0));
+	for (i = 0; i < f->nlogs; i++) {
+		struct log_event *e = &f->logs[i];
+
+		if (e->year != EV_NONE || e->time_ms == EV_NO_TIME)
+			continue;
+		/* a day of slack: the clock may have been set back since */
+		e->year = logline_in_year(e->time_ms, year) <= taken + day_ms ? year : year - 1;
 	}
 }
 

@@ -142,6 +142,12 @@ void bugreport_init(struct bugreport_reader *r, struct input *text);
  */
 int bugreport_next(struct bugreport_reader *r, struct bugreport_piece *out);
 
+/* Give the log lines of f, a piece of the text read with r, that write no
+ * year (logcat's default) the year that puts them at or before the time
+ * the header says the report was taken: logcat -d dumps what is already
+ * there. Nothing when the header gives no time. */
+void bugreport_date_logs(const struct bugreport_reader *r, struct ev_file *f);
+
 /* Hand r's info over to *out (release it with bugreport_info_release()),
  * after the last bugreport_next(). */
 void bugreport_take_info(struct bugreport_reader *r, struct bugreport_info *out);
