@@ -1046,8 +1046,15 @@ static int load_path(struct loader *ld, const char *path, int depth)
 
 		if (role == BUGREPORT_ENTRY_INDEX)
 			return 0;
-		if (role == BUGREPORT_ENTRY_OTHER || role == BUGREPORT_ENTRY_PROTOBUF)
-			return add_unread(b, ld->br, path + ld->br_len + 1);
+		if (role == BUGREPORT_ENTRY_OTHER || role == BUGREPORT_ENTRY_PROTOBUF) {
+			char *name = lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)
+					     ? join_path(path + ld->br_len + 1, "")
+					     : strdup(path + ld->br_len + 1);
+
+			rc = name ? add_unread(b, ld->br, name) : -1;
+			free(name);
+			return rc;
+		}
 		as = role == BUGREPORT_ENTRY_MAIN ? LOAD_MAIN : LOAD_ENTRY;
 	}
 	if (depth == 0 ? stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode) : lstat(path, &sb) != 0)

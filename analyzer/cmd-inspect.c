@@ -287,6 +287,8 @@ static int inspect_bugreport(const char *path, struct json *j, cJSON *list)
 			obj = json_object(j, list, NULL);
 			json_text(j, obj, "file", in->path);
 			json_text(j, obj, "kind", ev_kind_name(in->kind));
+			if (f)
+				json_bool(j, obj, "gzipped", f->gzipped);
 		}
 		if (in->error[0]) {
 			snprintf(err.reason, sizeof(err.reason), "%s", in->error);
