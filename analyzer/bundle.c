@@ -229,6 +229,54 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 	return hasher_end(&x);
 }
 
+/* A file's own bytes, to tell a copy within one load (never kept): four
+ * lanes of hasher_word, 32 bytes at a time, so that their chains overlap. */
+struct lanes {
+	struct hasher lane[4];
+	unsigned char tail[32]; /* the bytes of a block not complete yet */
+	size_t ntail;
+};
+
+static void lanes_block(struct lanes *x, const unsigned char *s)
+{
+	hasher_word(&x->lane[0], s);
+	hasher_word(&x->lane[1], s + 8);
+	hasher_word(&x->lane[2], s + 16);
+	hasher_word(&x->lane[3], s + 24);
+}
+
+static void lanes_add(struct lanes *x, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	size_t k;
+
+	if (x->ntail) {
+		k = 32 - x->ntail < n ? 32 - x->ntail : n;
+		memcpy(x->tail + x->ntail, s, k);
+		x->ntail += k;
+		s += k;
+		n -= k;
+		if (x->ntail < 32)
+			return;
+		lanes_block(x, x->tail);
+		x->ntail = 0;
+	}
+	for (; n >= 32; s += 32, n -= 32)
+		lanes_block(x, s);
+	memcpy(x->tail, s, n);
+	x->ntail = n;
+}
+
+static uint64_t lanes_end(const struct lanes *x)
+{
+	struct hasher h = { x->lane[0].h, { 0 }, 0 };
+	uint64_t w[3] = { x->lane[1].h, x->lane[2].h, x->lane[3].h };
+
+	hasher_add(&h, w, sizeof(w));
+	hasher_add(&h, x->tail, x->ntail);
+	return hasher_end(&h);
+}
+
 static void copy_string(const cJSON *o, const char *key, char *out, size_t size)
 {
 	const cJSON *v = cJSON_GetObjectItem(o, key);
@@ -446,17 +494,58 @@ fail:
  * check see. */
 struct file_hash {
 	struct hasher digest;  /* the bundle's, from the files before */
-	struct hasher content; /* the file's own */
+	struct lanes content;  /* the file's own */
 	uint64_t len;
 };
+
+/* A piece of a bug report (new with them, so free to be cheaper): its
+ * bytes' own hash, which the bundle's digest then takes in (piece_digest). */
+static void content_tap(void *arg, const char *p, size_t n)
+{
+	struct file_hash *fh = arg;
+
+	lanes_add(&fh->content, p, n);
+	fh->len += n;
+}
+
+static uint64_t piece_digest(const struct file_hash *fh)
+{
+	uint64_t words[2] = { lanes_end(&fh->content), fh->len };
+
+	return hash_bytes(hasher_end(&fh->digest), words, sizeof(words));
+}
 
 static void hash_tap(void *arg, const char *p, size_t n)
 {
 	struct file_hash *fh = arg;
 
 	hasher_add(&fh->digest, p, n);
-	hasher_add(&fh->content, p, n);
+	lanes_add(&fh->content, p, n);
 	fh->len += n;
+}
+
+/* Whether what fh saw repeats a file read before (two pulls of one device
+ * given together: one witness, not two): then inputs[i] is left out as a
+ * copy (1); else it is noted (0). -1 on ENOMEM. */
+static int copy_of_seen(struct loader *ld, size_t i, const struct file_hash *fh)
+{
+	uint64_t hash = mix64(lanes_end(&fh->content));
+	struct bundle *b = ld->b;
+	struct seen *nv;
+	size_t k;
+
+	for (k = 0; k < ld->nseen; k++)
+		if (ld->seen[k].hash == hash && ld->seen[k].len == fh->len)
+			return mark_duplicate(&b->inputs[i], b->inputs[ld->seen[k].input].path,
+					      "the same bytes as another input: read once") == 0
+				       ? 1
+				       : -1;
+	nv = ev_grow((void **)&ld->seen, ld->nseen, sizeof(*nv));
+	if (!nv)
+		return -1;
+	*nv = (struct seen){ hash, fh->len, i };
+	ld->nseen++;
+	return 0;
 }
 
 /* How a stream is loaded (load_stream). */
@@ -571,7 +660,8 @@ static void back_to(struct loader *ld, const struct mark *m)
  * text cannot be read to its end (a damaged zip entry), none of its pieces
  * is kept. -1 on ENOMEM only.
  */
-static int load_text(struct loader *ld, size_t i, struct input *src, const char *rel)
+static int load_text(struct loader *ld, size_t i, struct input *src, const char *rel,
+		     const struct file_hash *fh)
 {
 	struct bundle *b = ld->b;
 	struct mark m = mark_of(ld);
@@ -605,7 +695,12 @@ static int load_text(struct loader *ld, size_t i, struct input *src, const char 
 		snprintf(b->inputs[i].error, sizeof(b->inputs[i].error), "%s", src->err.reason);
 		b->inputs[i].error_line = src->lineno; /* where the reading stopped */
 		b->inputs[i].kind = EV_KIND_UNKNOWN;
+	} else if (rc == 0 && (rc = copy_of_seen(ld, i, fh)) == 1) {
+		/* the same text read before: none of its pieces is kept */
+		back_to(ld, &m);
+		rc = 0;
 	} else if (rc == 0) {
+		b->digest = piece_digest(fh);
 		bugreport_take_info(&r, &info);
 		f.path = strdup(b->inputs[i].path);
 		f.kind = EV_KIND_BUGREPORT;
@@ -820,17 +915,17 @@ static int load_stream(struct loader *ld, size_t i, struct input *src, const cha
 	struct file_hash fh;
 	struct content c;
 	struct span head;
-	struct seen *nv;
 	const char *problem;
-	uint64_t hash;
 	size_t k;
 	int rc, binary;
 
 	memset(&fh, 0, sizeof(fh));
 	memset(&c, 0, sizeof(c));
 	fh.digest.h = hash_bytes(b->digest, rel, strlen(rel) + 1);
-	fh.content.h = 0x6c61737477726473u;
-	input_tap(src, hash_tap, &fh);
+	for (k = 0; k < 4; k++)
+		fh.content.lane[k].h = 0x6c61737477726473u + k;
+	if (as != LOAD_SECTION)
+		input_tap(src, as == LOAD_FILE ? hash_tap : content_tap, &fh);
 	rc = input_head(src, &head);
 	binary = rc == 0 && run_is_binary(head); /* before detection reads on */
 	in->kind = rc != 0             ? EV_KIND_UNKNOWN
@@ -843,10 +938,17 @@ static int load_stream(struct loader *ld, size_t i, struct input *src, const cha
 		in->kind = EV_KIND_UNKNOWN;
 		return 0;
 	}
-	if (!src->failed && (in->kind == EV_KIND_ZIP || in->kind == EV_KIND_BUGREPORT)) {
-		/* its pieces are inputs of their own */
+	if (!src->failed && in->kind == EV_KIND_ZIP) {
+		/* its entries are inputs of their own, each hashed as it is read */
+		input_tap(src, NULL, NULL);
 		b->digest = hasher_end(&fh.digest);
-		return in->kind == EV_KIND_ZIP ? load_zip(ld, i, rel) : load_text(ld, i, src, rel);
+		return load_zip(ld, i, rel);
+	}
+	if (!src->failed && in->kind == EV_KIND_BUGREPORT) {
+		/* its sections are inputs of their own; its bytes are hashed as
+		 * they come, in bulk */
+		input_tap(src, content_tap, &fh);
+		return load_text(ld, i, src, rel, &fh);
 	}
 	if (in->kind == EV_KIND_RING)
 		rc = read_run(&c, in->path, src, binary);
@@ -870,24 +972,15 @@ static int load_stream(struct loader *ld, size_t i, struct input *src, const cha
 		content_release(&c);
 		return -1;
 	}
-	b->digest = hasher_end(&fh.digest);
-	/* The same bytes twice (two pulls of one device given together) are
-	 * one witness, not two. */
-	hash = mix64(hasher_end(&fh.content));
-	for (k = 0; k < ld->nseen; k++) {
-		if (ld->seen[k].hash == hash && ld->seen[k].len == fh.len) {
+	if (as != LOAD_SECTION) {
+		/* a section's bytes are its text's, hashed with them */
+		b->digest = as == LOAD_FILE ? hasher_end(&fh.digest) : piece_digest(&fh);
+		rc = copy_of_seen(ld, i, &fh);
+		if (rc != 0) {
 			content_release(&c);
-			return mark_duplicate(in, b->inputs[ld->seen[k].input].path,
-					      "the same bytes as another input: read once");
+			return rc < 0 ? -1 : 0;
 		}
 	}
-	nv = ev_grow((void **)&ld->seen, ld->nseen, sizeof(*nv));
-	if (!nv) {
-		content_release(&c);
-		return -1;
-	}
-	*nv = (struct seen){ hash, fh.len, i };
-	ld->nseen++;
 	if (in->kind == EV_KIND_UNKNOWN)
 		snprintf(c.error, sizeof(c.error), "unknown kind");
 	return add_content(b, in, &c);

@@ -281,20 +281,27 @@ def kinds(lw, paths):
     return {x["file"]: x["kind"] for x in json.loads(p.stdout or "[]")}
 
 
-def from_bundle(lw, bundle, zone, offset_minutes, taken="2025-06-10 23:59:00"):
+DATED = re.compile(r"\b(20\d\d-\d\d-\d\d)[ T]\d\d:\d\d:\d\d")
+
+
+def from_bundle(lw, bundle, zone, offset_minutes, taken=None):
     """A bug report holding the evidence of a bundle's files, and the files
     it cannot hold (rings, the app's JSON), as (BugReport, [path]); a
-    bugreport.json (fixtures/bugreports) is no evidence."""
+    bugreport.json (fixtures/bugreports) is no evidence. Unless taken says
+    when it was taken, it was at the end of the newest day its evidence
+    names (2025-06-10 when none): after all of it, as a device's is."""
     files = sorted(os.path.join(bundle, f) for f in os.listdir(bundle)
                    if os.path.isfile(os.path.join(bundle, f)) and f != "bugreport.json")
     found = kinds(lw, files)
-    br = BugReport(taken, zone, offset_minutes)
-    rest = []
+    texts = {}
     for f in files:
         with open(f, errors="surrogateescape") as fh:
-            text = fh.read()
-        if not br.add(found.get(f, "unknown"), f, text):
-            rest.append(f)
+            texts[f] = fh.read()
+    if taken is None:
+        days = [d for t in texts.values() for d in DATED.findall(t)] + ["2025-06-10"]
+        taken = max(days) + " 23:59:00"
+    br = BugReport(taken, zone, offset_minutes)
+    rest = [f for f in files if not br.add(found.get(f, "unknown"), f, texts[f])]
     return br, rest
 
 

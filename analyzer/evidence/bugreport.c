@@ -307,11 +307,21 @@ static int is_dumpsys_footer(struct span l)
 	return span_starts(l, "--------- ") && span_find(l, "s was the duration of dumpsys ") > 0;
 }
 
+/* Whether l may be a line of dumpstate's or dumpsys's own (a banner, a
+ * section's start or end, a service's): its first byte says, cheaply, for
+ * the many lines that are none. */
+static int maybe_marker(struct span l)
+{
+	return l.n && (l.s[0] == '-' || l.s[0] == '=' || l.s[0] == 'D');
+}
+
 /* Does line l, read inside the piece, end it? */
 static int ends_piece(const struct bugreport_reader *r, struct span l)
 {
 	struct span t, c;
 
+	if (!maybe_marker(l))
+		return 0;
 	if (is_banner(l) || section_line(l, &t, &c))
 		return 1;
 	return r->piece_service && (span_starts(l, "DUMP OF SERVICE ") || is_dumpsys_footer(l));
@@ -337,36 +347,35 @@ static int piece_line(struct bugreport_reader *r, struct span *l)
 	return rc;
 }
 
-/* The piece's bytes: its lines, each with its "\n". */
-static ssize_t piece_read(void *arg, char *dst, size_t n, struct ev_error *err)
+/* The piece's lines, where they lie in the text (input_source). */
+static int piece_source_line(void *arg, struct span *l, struct ev_error *err)
 {
 	struct bugreport_reader *r = arg;
-	size_t k = 0, c;
-	struct span l;
-	int rc;
+	int rc = piece_line(r, l);
 
-	while (k < n) {
-		if (r->pending.n) {
-			c = r->pending.n < n - k ? r->pending.n : n - k;
-			memcpy(dst + k, r->pending.s, c);
-			r->pending = span_from(r->pending, c);
-			k += c;
-			continue;
-		}
-		if (r->pending_nl) {
-			dst[k++] = '\n';
-			r->pending_nl = 0;
-			continue;
-		}
-		rc = piece_line(r, &l);
-		if (rc < 0)
-			return input_error(r->text, err);
-		if (rc == 0)
-			break;
-		r->pending = l;
-		r->pending_nl = 1;
+	return rc < 0 ? input_error(r->text, err) : rc;
+}
+
+/* A look ahead of the piece's parser is one of the text's; going back
+ * undoes an end of the piece seen in it. */
+static void piece_peek(void *arg)
+{
+	struct bugreport_reader *r = arg;
+
+	input_peek(r->text);
+	r->peek_end = r->piece_end;
+	r->peek_held = r->held;
+}
+
+static void piece_peek_end(void *arg, int consume)
+{
+	struct bugreport_reader *r = arg;
+
+	input_peek_end(r->text, consume);
+	if (!consume) {
+		r->piece_end = r->peek_end;
+		r->held = r->peek_held;
 	}
-	return (ssize_t)k;
 }
 
 /* Skip what is left of the piece handed out, and free it. -1 when the
@@ -427,7 +436,7 @@ static void list_section(struct bugreport_reader *r, enum ev_kind kind)
 static void open_piece(struct bugreport_reader *r, enum ev_kind kind, int service,
 		       struct bugreport_piece *out)
 {
-	struct input_source src = { piece_read, NULL, r };
+	struct input_source src = { NULL, NULL, r, piece_source_line, piece_peek, piece_peek_end };
 
 	list_section(r, kind);
 	input_init_source(&r->piece, &src);
@@ -435,8 +444,6 @@ static void open_piece(struct bugreport_reader *r, enum ev_kind kind, int servic
 	r->piece_open = 1;
 	r->piece_end = 0;
 	r->piece_service = service;
-	r->pending = span_of(NULL, 0);
-	r->pending_nl = 0;
 	r->info.pieces++;
 	out->title = r->title;
 	out->kind = kind;
@@ -449,7 +456,7 @@ static int service_line(struct bugreport_reader *r, struct span l, struct bugrep
 {
 	struct span name;
 
-	if (span_starts(l, "DUMP OF SERVICE ") && span_ends(l, ":")) {
+	if (maybe_marker(l) && span_starts(l, "DUMP OF SERVICE ") && span_ends(l, ":")) {
 		name = span_of(l.s + 16, l.n - 17);
 		r->service = SVC_SKIP;
 		if (span_eq(name, "activity")) {
@@ -460,7 +467,7 @@ static int service_line(struct bugreport_reader *r, struct span l, struct bugrep
 		/* "alarm", or "CRITICAL alarm" and the like */
 		if (span_eq(name, "alarm") || span_ends(name, " alarm"))
 			r->service = SVC_ALARM;
-	} else if (r->service != SVC_NONE && is_dumpsys_footer(l)) {
+	} else if (r->service != SVC_NONE && maybe_marker(l) && is_dumpsys_footer(l)) {
 		r->service = SVC_NONE;
 	} else if (r->service == SVC_ALARM && !r->info.have_offset) {
 		alarm_line(&r->info, l);
@@ -486,12 +493,17 @@ static int scan(struct bugreport_reader *r, struct span l, struct bugreport_piec
 	enum ev_kind kind;
 	int rc, state;
 
-	if (is_banner(l)) {
+	if (!maybe_marker(l))
+		rc = 0;
+	else if (is_banner(l))
+		rc = 3;
+	else
+		rc = section_line(l, &title, &cmd);
+	if (rc == 3) {
 		if (r->state != S_HEADER)
 			r->state = S_NONE;
 		return 0;
 	}
-	rc = section_line(l, &title, &cmd);
 	if (rc == 2) {
 		r->state = S_NONE;
 		return 0;

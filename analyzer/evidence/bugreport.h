@@ -101,11 +101,12 @@ struct bugreport_reader {
 	int state, service;
 	int held;
 	struct span line;
-	/* the piece handed out */
+	/* the piece handed out: an input of the text's own lines, where they
+	 * lie (input_source), up to the line that ends it, held; as they
+	 * were when its parser began to peek */
 	int piece_open, piece_end, piece_service;
 	struct input piece;
-	struct span pending;     /* of a line read, not yet given to the piece */
-	int pending_nl;
+	int peek_end, peek_held;
 	char title[BUGREPORT_TITLE_MAX + 8];
 	char titles[BUGREPORT_TITLES_MAX][BUGREPORT_TITLE_MAX];
 	unsigned title_uses[BUGREPORT_TITLES_MAX];

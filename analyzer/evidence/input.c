@@ -360,6 +360,10 @@ static int fill(struct input *in)
 
 int input_head(struct input *in, struct span *head)
 {
+	if (in->src.line) { /* lines of another input: no bytes of its own */
+		*head = span_of(NULL, 0);
+		return in->failed ? -1 : 0;
+	}
 	while (in->end - in->pos < INPUT_HEAD_BYTES && fill(in) > 0)
 		;
 	if (in->failed)
@@ -391,8 +395,31 @@ static void cut_line(struct input *in, char *s, char *nl)
 		in->first_cut = in->lineno + 1;
 }
 
+/* The next of src's lines (input_source). */
+static int source_line(struct input *in, struct span *line)
+{
+	int rc = in->failed ? -1 : in->src.line(in->src.arg, line, &in->err);
+
+	if (rc < 0) {
+		in->failed = 1;
+		return -1;
+	}
+	if (rc == 0)
+		return 0;
+	in->lineno++;
+	if (in->tap && !in->peeking) {
+		in->tap(in->tap_arg, line->s, line->n);
+		in->tap(in->tap_arg, "\n", 1);
+	} else if (in->tap && in->npeeked < INPUT_PEEK_LINES) {
+		in->peeked[in->npeeked++] = *line; /* seen if it is kept */
+	}
+	return 1;
+}
+
 int input_line(struct input *in, struct span *line)
 {
+	if (in->src.line)
+		return source_line(in, line);
 	for (;;) {
 		size_t avail = in->end - in->pos, win, n;
 		char *s = in->buf ? in->buf + in->pos : NULL, *nl;
@@ -438,14 +465,26 @@ void input_peek(struct input *in)
 	in->peeking = 1;
 	in->peek_pos = in->pos;
 	in->peek_lineno = in->lineno;
+	in->npeeked = 0;
+	if (in->src.peek)
+		in->src.peek(in->src.arg);
 }
 
 void input_peek_end(struct input *in, int consume)
 {
+	size_t i;
+
 	if (!consume) {
 		in->pos = in->peek_pos;
 		in->lineno = in->peek_lineno;
 	}
+	for (i = 0; consume && i < in->npeeked; i++) {
+		in->tap(in->tap_arg, in->peeked[i].s, in->peeked[i].n);
+		in->tap(in->tap_arg, "\n", 1);
+	}
+	if (in->src.peek_end)
+		in->src.peek_end(in->src.arg, consume);
+	in->npeeked = 0;
 	in->peeking = 0;
 }
 
@@ -453,6 +492,8 @@ int input_chunk(struct input *in, struct span *chunk)
 {
 	int rc;
 
+	if (in->src.line)
+		return source_line(in, chunk);
 	while (in->pos == in->end) {
 		rc = fill(in);
 		if (rc <= 0)
@@ -471,6 +512,11 @@ char *input_whole(struct input *in, size_t max, size_t *len, struct ev_error *er
 	struct span c;
 	int rc;
 
+	if (in->src.line) {
+		read_fail(in, "a section of a larger text, read by lines, is not read whole");
+		input_error(in, err);
+		return NULL;
+	}
 	while ((rc = input_chunk(in, &c)) > 0) {
 		if (c.n > max - n) {
 			free(out);

@@ -46,11 +46,22 @@ struct z_stream_s;
  * set. rewind(), when not NULL, starts the bytes again from the first
  * (0, or -1 with err->reason set); without it, the input cannot be read
  * again (input_rewind() fails, saying so).
+ *
+ * Or lines, where they lie in another input (a section of a bug report's
+ * text, not copied): line() instead of read() gives the next line, valid
+ * until its next call, and returns 1, 0 at the end, or -1 with
+ * err->reason set; peek() and peek_end() bracket a look ahead as
+ * input_peek() and input_peek_end() do (the other input's). Such an input
+ * has no first bytes to look at (input_head() gives none), no gzip, and
+ * is read by lines: input_chunk() gives a line, input_whole() refuses.
  */
 struct input_source {
 	ssize_t (*read)(void *arg, char *dst, size_t n, struct ev_error *err);
 	int (*rewind)(void *arg, struct ev_error *err);
 	void *arg;
+	int (*line)(void *arg, struct span *line, struct ev_error *err);
+	void (*peek)(void *arg);
+	void (*peek_end)(void *arg, int consume);
 };
 
 /* Called with every plain byte of the input, in order, once: from the
@@ -82,9 +93,12 @@ struct input {
 	int eof;                     /* no plain byte after end */
 	int discard;                 /* the rest of a cut line is being dropped */
 	size_t line_base;            /* input_number_from() */
-	/* lookahead (input_peek) */
+	/* lookahead (input_peek); the lines read while peeking at src's
+	 * lines, for the tap to see once they are kept */
 	int peeking;
 	size_t peek_pos, peek_lineno;
+	struct span peeked[INPUT_PEEK_LINES];
+	size_t npeeked;
 	input_tap_fn tap;
 	void *tap_arg;
 
@@ -125,7 +139,8 @@ void input_number_from(struct input *in, size_t first_line);
  * input_number_from()'s first_line). */
 size_t input_lines(const struct input *in);
 
-/* Have fn see every plain byte (see input_tap_fn); before the first read. */
+/* Have fn see every plain byte (see input_tap_fn); before the first read.
+ * fn NULL stops it: it sees no byte read from then on. */
 void input_tap(struct input *in, input_tap_fn fn, void *arg);
 
 /* The first bytes, up to INPUT_HEAD_BYTES, before any other read: *head

@@ -236,7 +236,7 @@ static int entry_rewind(void *arg, struct ev_error *err)
 int zipfile_entry_open(struct zipfile *z, size_t i, struct zipfile_entry *e, struct input *in,
 		       struct ev_error *err)
 {
-	struct input_source src = { entry_read, entry_rewind, e };
+	struct input_source src = { entry_read, entry_rewind, e, NULL, NULL, NULL };
 	const char *problem = zipfile_name_problem(z->names[i]);
 	zip_stat_t st;
 
