@@ -11,6 +11,7 @@ persist.sys.timezone: without --tz, it gives the verdicts that the
 scenario's --tz gives (source "bugreport"). The report's inputs name the
 bug report and the section or entry each record came from, at the line of
 the main text. --fail-on fails on the ring-less deaths of a bug report.
+The same bug report twice is read once.
 
 Before the bug report was read, a zip was "unknown kind" (exit 4) and no
 run joined its evidence.
@@ -139,6 +140,31 @@ def fail_on(lw, root, tmp):
           "the text names the bug report and where the zone came from: %r" % p.stdout[-600:])
 
 
+def copies(lw, root, tmp):
+    """The same bug report twice (two copies of one zip, or it zipped and
+    unzipped) is read once: the second's main text and entries are copies,
+    left out, and the verdicts are those of one."""
+    zone, offset, _ = zone_of(["--tz", "+02:00"])
+    br, _ = from_bundle(lw, os.path.join(root, "fixtures/scenarios/ringless-native-crash/bundle"),
+                        zone, offset)
+    d = os.path.join(tmp, "copies")
+    os.makedirs(d)
+    one = br.write_zip(os.path.join(d, "a.zip"))
+    shutil.copy(one, os.path.join(d, "b.zip"))
+    br.write_dir(os.path.join(d, "c"))
+    want, _ = report(lw, [], [one])
+    got, rep = report(lw, [], [d])
+    if not want or not got:
+        return
+    same("ringless-native-crash", "three copies of its bug report", want, got)
+    left = {i["file"]: i.get("duplicate_of") for i in rep["inputs"] if i.get("duplicate_of")}
+    for copy in ("b.zip:" + br.main_name(), "b.zip:FS/data/tombstones/tombstone_00",
+                 "c/" + br.main_name(), "c/FS/data/tombstones/tombstone_00"):
+        check(os.path.join(d, copy) in left, "%s is left out as a copy: %s" % (copy, sorted(left)))
+    check(not any(":SYSTEM LOG" in i["file"] and i["file"].startswith(os.path.join(d, "b.zip"))
+                  for i in rep["inputs"]), "the copy's sections are not inputs")
+
+
 def main():
     lw, root = setup(__doc__)
     scenarios = os.path.join(root, "fixtures", "scenarios")
@@ -150,6 +176,7 @@ def main():
                 one(lw, name, d, tmp)
                 n += 1
         fail_on(lw, root, tmp)
+        copies(lw, root, tmp)
     return finish("%d scenarios as bug reports" % n)
 
 
