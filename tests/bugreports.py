@@ -33,12 +33,17 @@ The evidence in it is what a test gives, each file in its own real format
     br = BugReport(taken="2025-06-10 14:45:01", zone="Europe/Berlin", offset_minutes=120)
     br.add(kind, name, text)          # the kinds of `lastwords inspect`
     br.write_zip(path); br.write_dir(path)
+
+Run as `tests/bugreports.py fixtures/bugreports/NAME`, it rewrites that
+fixture's unzipped bug report (NAME/bundle/bugreport) from its pieces.
 """
 import calendar
 import json
 import os
 import re
+import shutil
 import subprocess
+import sys
 import zipfile
 
 LOGCAT_V_UID = "logcat -v threadtime -v printable -v uid -d *:v"
@@ -305,9 +310,30 @@ def from_bundle(lw, bundle, zone, offset_minutes, taken=None):
     return br, rest
 
 
-def from_fixture(lw, folder):
-    """from_bundle() of a fixtures/bugreports folder, with the device its
-    bugreport.json describes."""
+def from_fixture(folder):
+    """The bug report of a fixtures/bugreports folder: the pieces/ its
+    bugreport.json names, each of the kind it says, on the device it
+    describes."""
     with open(os.path.join(folder, "bugreport.json")) as f:
         dev = json.load(f)
-    return from_bundle(lw, folder, dev["zone"], dev["offset_minutes"], dev["taken"])
+    br = BugReport(dev["taken"], dev["zone"], dev["offset_minutes"])
+    for name, kind in sorted(dev["pieces"].items()):
+        with open(os.path.join(folder, "pieces", name), errors="surrogateescape") as f:
+            br.add(kind, name, f.read())
+    return br
+
+
+def write_fixture(folder):
+    """(Re)write folder/bundle/bugreport, the bug report unzipped, from its
+    pieces."""
+    out = os.path.join(folder, "bundle", "bugreport")
+    if os.path.isdir(out):
+        shutil.rmtree(out)
+    return from_fixture(folder).write_dir(out)
+
+
+if __name__ == "__main__":
+    # bugreports.py FOLDER...: rewrite each fixtures/bugreports folder's
+    # unzipped bug report (tests/report-bugreport-dst.py checks it is so)
+    for a in sys.argv[1:]:
+        print(write_fixture(a))

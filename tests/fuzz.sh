@@ -64,7 +64,7 @@ seeds_for() {
 	ring_json) echo "$src/fixtures/rings-json" ;;
 	seed_report) echo "$src/fixtures/scenarios" ;;
 	report) echo "$tmp/report-seeds" ;;
-	bugreport) echo "$tmp/bugreport-seeds" ;;
+	bugreport) echo "$src/fixtures/bugreports" ;;
 	*) echo "$src/fixtures/evidence" ;;
 	esac
 }
@@ -82,24 +82,6 @@ for d in "$src"/fixtures/scenarios/*/bundle; do
 		first=0
 	done
 done
-
-# The bug report harness reads main texts, written as tests/bugreports.py
-# writes them, from the fixtures' pieces.
-mkdir -p "$tmp/bugreport-seeds"
-python3 - "$src" "$tmp/bugreport-seeds" <<'PY' || echo "note: no bug report seeds (python3)"
-import os, sys
-sys.path.insert(0, os.path.join(sys.argv[1], "tests"))
-from bugreports import BugReport
-src, out = sys.argv[1:]
-d = os.path.join(src, "fixtures", "bugreports", "dst-berlin")
-br = BugReport("2025-03-31 12:40:05", "Europe/Berlin", 120)
-br.add("exit-info-dump", "exit-info.txt", open(os.path.join(d, "exit-info.txt")).read())
-br.add("logcat", "logcat.txt", open(os.path.join(d, "logcat.txt")).read())
-br.add("anr-trace", "anr_1", open(os.path.join(src, "fixtures", "evidence", "anr",
-                                              "classic-main-blocked.txt")).read())
-with open(os.path.join(out, "dst-berlin.txt"), "w") as f:
-    f.write(br.text())
-PY
 
 failed=0
 for h in "$@"; do

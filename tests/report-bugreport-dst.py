@@ -4,9 +4,11 @@ confirmed verdicts without --tz (issue 11, "Done when"): the zone is its
 persist.sys.timezone (fixtures/bugreports/dst-berlin: Europe/Berlin, two
 deaths at 12:00:03 on the device's clock, one each side of the change to
 summer time), read through the system's tzdata at each record's own date,
-zipped and unzipped, beside the rings. The verdicts are those of the same
-files given apart with --tz Europe/Berlin. The report says where the zone
-came from (timezone.source "bugreport", and in the text).
+unzipped (the fixture's bundle: the rings and bundle/bugreport) and zipped,
+beside the rings. The verdicts are those of the same pieces given apart
+with --tz Europe/Berlin. The report says where the zone came from
+(timezone.source "bugreport", and in the text). The fixture's unzipped bug
+report is what tests/bugreports.py writes from its pieces.
 
 A zone name this tzdata lacks is no zone: the offset of the day the report
 was taken (dumpsys alarm's nowRTC) stands in for it, which puts the death
@@ -18,11 +20,13 @@ unconfirmed).
 
 usage: report-bugreport-dst.py LASTWORDS SOURCE_ROOT
 """
+import filecmp
+import glob
 import os
 import shutil
 import tempfile
 
-from bugreports import from_fixture
+from bugreports import from_fixture, write_fixture
 from helpers import check, finish, lastwords, report_json, setup
 
 WANT = {4001: ("low_memory", "confirmed"), 4002: ("low_memory", "confirmed"), 4003: (None, None)}
@@ -35,36 +39,52 @@ def judged(rep):
             (r["classification"], r["evidence_level"]) for r in rep["runs"]}
 
 
+def same_tree(a, b):
+    """Whether two directories hold the same files with the same bytes."""
+    c = filecmp.dircmp(a, b)
+    if c.left_only or c.right_only or c.funny_files:
+        return False
+    if any(not filecmp.cmp(os.path.join(a, f), os.path.join(b, f), shallow=False)
+           for f in c.common_files):
+        return False
+    return all(same_tree(os.path.join(a, d), os.path.join(b, d)) for d in c.common_dirs)
+
+
 def main():
     lw, root = setup(__doc__)
     fixture = os.path.join(root, "fixtures", "bugreports", "dst-berlin")
+    bundle = os.path.join(fixture, "bundle")
+    rings = sorted(glob.glob(os.path.join(bundle, "*.jsonl")))
     with tempfile.TemporaryDirectory() as tmp:
-        files = os.path.join(tmp, "apart")
-        os.makedirs(files)
-        for f in os.listdir(fixture):
-            if f != "bugreport.json":
-                shutil.copy(os.path.join(fixture, f), files)
-        apart, _ = report_json(lw, ["--tz", "Europe/Berlin", files])
-        if apart:
-            check(judged(apart) == WANT, "the files apart, --tz Europe/Berlin: %s" % judged(apart))
-        br, rest = from_fixture(lw, fixture)
-        check(len(rest) == 3 and br.exit_info and br.logcat,
-              "the rings stay beside the bug report, the rest is in it: %s" % rest)
+        # the committed bug report is the one the pieces give
+        copy = os.path.join(tmp, "fixture")
+        shutil.copytree(fixture, copy)
+        write_fixture(copy)
+        check(same_tree(os.path.join(bundle, "bugreport"), os.path.join(copy, "bundle", "bugreport")),
+              "fixtures/bugreports/dst-berlin/bundle/bugreport is what its pieces give "
+              "(python3 tests/bugreports.py fixtures/bugreports/dst-berlin rewrites it)")
+
+        apart = os.path.join(tmp, "apart")
+        os.makedirs(apart)
+        for f in rings + glob.glob(os.path.join(fixture, "pieces", "*")):
+            shutil.copy(f, apart)
+        want, _ = report_json(lw, ["--tz", "Europe/Berlin", apart])
+        if want:
+            check(judged(want) == WANT, "the pieces apart, --tz Europe/Berlin: %s" % judged(want))
+
+        br = from_fixture(fixture)
         zipped = os.path.join(tmp, "zipped")
-        unzipped = os.path.join(tmp, "unzipped")
-        for d in (zipped, unzipped):
-            os.makedirs(d)
-            for f in rest:
-                shutil.copy(f, d)
+        os.makedirs(zipped)
+        for f in rings:
+            shutil.copy(f, zipped)
         br.write_zip(os.path.join(zipped, br.zip_name()))
-        br.write_dir(os.path.join(unzipped, "bugreport"))
-        for what, d in (("zipped", zipped), ("unzipped", unzipped)):
+        for what, d in (("unzipped", bundle), ("zipped", zipped)):
             rep, _ = report_json(lw, [d])
             if not rep:
                 continue
             check(judged(rep) == WANT, "%s, without --tz: %s" % (what, judged(rep)))
-            check(apart is None or judged(rep) == judged(apart),
-                  "%s: the verdicts of the files apart" % what)
+            check(want is None or judged(rep) == judged(want),
+                  "%s: the verdicts of the pieces apart" % what)
             tz = rep["timezone"]
             check(tz == {"offset_minutes": 120, "name": "Europe/Berlin", "source": "bugreport",
                          "assumed": False}, "%s: the zone is the bug report's: %s" % (what, tz))
