@@ -561,33 +561,23 @@ static int load_stream(struct loader *ld, size_t i, struct input *src, const cha
 
 /* --- bug reports (DESIGN.md, "Inputs"; evidence/bugreport.h) --- */
 
-/* "DIR/NAME" (free it); NULL on ENOMEM. */
-static char *join_path(const char *dir, const char *name)
+/* "A" SEP "B" (free it): "DIR/NAME", or "PREFIX:NAME", the name of a
+ * piece of a bug report (a zip's entry, a section of its text). NULL on
+ * ENOMEM. */
+static char *join(const char *a, char sep, const char *b)
 {
-	size_t n = strlen(dir) + strlen(name) + 2;
+	size_t n = strlen(a) + strlen(b) + 2;
 	char *p = malloc(n);
 
 	if (p)
-		snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
-/* "PREFIX:NAME", the name of a piece: an entry of a zip, a section of a
- * bug report's text. NULL on ENOMEM (free it). */
-static char *piece_name(const char *prefix, const char *name)
-{
-	size_t n = strlen(prefix) + strlen(name) + 2;
-	char *p = malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s:%s", prefix, name);
+		snprintf(p, n, "%s%c%s", a, sep, b);
 	return p;
 }
 
 /* Add an input named prefix:name; its index, or -1 on ENOMEM. */
 static long add_piece_input(struct bundle *b, const char *prefix, const char *name)
 {
-	char *path = piece_name(prefix, name);
+	char *path = join(prefix, ':', name);
 	struct bundle_input *in = path ? add_input(b, path) : NULL;
 
 	free(path);
@@ -682,7 +672,7 @@ static int load_text(struct loader *ld, size_t i, struct input *src, const char 
 		size_t nfiles = b->nfiles;
 
 		k = add_piece_input(b, b->inputs[i].path, p.title);
-		prel = k < 0 ? NULL : piece_name(rel, p.title);
+		prel = k < 0 ? NULL : join(rel, ':', p.title);
 		rc = prel ? load_stream(ld, (size_t)k, p.in, prel, LOAD_SECTION, p.kind) : -1;
 		free(prel);
 		if (rc == 0 && b->nfiles > nfiles)
@@ -806,7 +796,7 @@ static int load_entry(struct loader *ld, size_t i, struct zipfile *z, size_t ent
 		snprintf(in->error, sizeof(in->error), "%s", err.reason);
 		return 0;
 	}
-	erel = piece_name(rel, zipfile_name(z, entry));
+	erel = join(rel, ':', zipfile_name(z, entry));
 	rc = erel ? load_stream(ld, i, &src, erel, as, EV_KIND_UNKNOWN) : -1;
 	free(erel);
 	input_release(&src);
@@ -1075,7 +1065,7 @@ static int enter_bugreport(struct loader *ld, const char *path)
 	struct bundle_input *in;
 	struct input src;
 	struct stat sb;
-	char *me = join_path(path, BUGREPORT_MAIN_ENTRY), *main = NULL, why[240] = "";
+	char *me = join(path, '/', BUGREPORT_MAIN_ENTRY), *main = NULL, why[240] = "";
 	int rc = 1;
 
 	if (!me)
@@ -1091,7 +1081,7 @@ static int enter_bugreport(struct loader *ld, const char *path)
 	if (input_init_file(&src, me, &err) != 0)
 		snprintf(why, sizeof(why), "main_entry.txt cannot be read: %.200s", err.reason);
 	else if (read_main_entry(&src, &ld->br_main, why, sizeof(why)) == 0 &&
-		 (main = join_path(path, ld->br_main)) != NULL && lstat(main, &sb) != 0) {
+		 (main = join(path, '/', ld->br_main)) != NULL && lstat(main, &sb) != 0) {
 		snprintf(why, sizeof(why), "main_entry.txt names '%.160s', which the directory "
 					   "does not hold", ld->br_main);
 		free(ld->br_main);
@@ -1141,7 +1131,7 @@ static int load_path(struct loader *ld, const char *path, int depth)
 			return 0;
 		if (role == BUGREPORT_ENTRY_OTHER || role == BUGREPORT_ENTRY_PROTOBUF) {
 			char *name = lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)
-					     ? join_path(path + ld->br_len + 1, "")
+					     ? join(path + ld->br_len + 1, '/', "")
 					     : strdup(path + ld->br_len + 1);
 
 			rc = name ? add_unread(b, ld->br, name) : -1;
@@ -1186,7 +1176,7 @@ static int load_path(struct loader *ld, const char *path, int depth)
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		nv = ev_grow((void **)&names, n, sizeof(*nv));
-		if (!nv || !(*nv = join_path(path, de->d_name))) {
+		if (!nv || !(*nv = join(path, '/', de->d_name))) {
 			rc = -1;
 			break;
 		}

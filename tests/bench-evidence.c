@@ -598,6 +598,25 @@ static void check_first_kill(const struct ev_file *f, const struct gen *g)
 	FAILF("no lmkd kill record");
 }
 
+/* `lastwords CMD PATH` end to end, best of RUNS, as a row against floor_t
+ * (none when not positive) for mb MB: its time, and its peak RSS in *rss_kb.
+ * It must exit 0. */
+static double e2e(const char *lw, const char *cmd, const char *path, double mb, double floor_t,
+		  long *rss_kb)
+{
+	char *argv[] = { (char *)lw, (char *)cmd, (char *)path, NULL }, note[64];
+	int status = 0;
+	double t = run_best(argv, NULL, 0, &status, rss_kb);
+
+	if (t < 0 || status != 0)
+		FAILF("lastwords %s %s: status %d", cmd, path, status);
+	snprintf(note, sizeof(note), "peak RSS %ld MiB", *rss_kb / 1024);
+	row(strcmp(cmd, "report") == 0 ? "lastwords report (end to end)"
+				       : "lastwords inspect (end to end)",
+	    mb, t, floor_t, note);
+	return t;
+}
+
 /* ---- the bug report ---- */
 
 /* Lines of a dumpsys service or a command that holds no evidence, to about
@@ -888,18 +907,9 @@ static void bench_bugreport(const char *lw, const char *tmpdir)
 		       BR_TARGET_TIME, ZIP_MB, ZIP_TARGET_S);
 		goto out;
 	}
-	{
-		char *iargv[] = { (char *)lw, "inspect", text, NULL };
-		char note[64];
-
-		t = run_best(iargv, NULL, 0, &status, &rss);
-		if (t < 0 || status != 0)
-			FAILF("lastwords inspect on the bug report's text: status %d", status);
-		snprintf(note, sizeof(note), "peak RSS %ld MiB", rss / 1024);
-		row("lastwords inspect (end to end)", mb, t, t_grep, note);
-		printf("target: a %d MB bug report text read within %.0fx of grep -c: %s (%.2fx)\n", BR_MB,
-		       BR_TARGET_TIME, t / t_grep <= BR_TARGET_TIME ? "met" : "not met", t / t_grep);
-	}
+	t = e2e(lw, "inspect", text, mb, t_grep, &rss);
+	printf("target: a %d MB bug report text read within %.0fx of grep -c: %s (%.2fx)\n", BR_MB,
+	       BR_TARGET_TIME, t / t_grep <= BR_TARGET_TIME ? "met" : "not met", t / t_grep);
 
 	/* ---- the zip: the same text and entries that hold no evidence ---- */
 	if (gen_zip(zip, text, 1, &zipped) != 0 || stat(zip, &sb) != 0) {
@@ -911,22 +921,11 @@ static void bench_bugreport(const char *lw, const char *tmpdir)
 	       (double)sb.st_size / (1 << 20), (double)zipped / (1 << 20),
 	       (double)((uint64_t)sb.st_size - zipped) / (1 << 20));
 	{
-		char *iargv[] = { (char *)lw, "inspect", zip, NULL };
-		char *rargv[] = { (char *)lw, "report", zip, NULL };
-		char note[64];
-		double ti, tr;
+		double zmb = (double)sb.st_size / (1 << 20), ti, tr;
 		long rss_r = 0;
 
-		ti = run_best(iargv, NULL, 0, &status, &rss);
-		if (ti < 0 || status != 0)
-			FAILF("lastwords inspect on the zip: status %d", status);
-		snprintf(note, sizeof(note), "peak RSS %ld MiB", rss / 1024);
-		row("lastwords inspect (end to end)", (double)sb.st_size / (1 << 20), ti, -1, note);
-		tr = run_best(rargv, NULL, 0, &status, &rss_r);
-		if (tr < 0 || status != 0)
-			FAILF("lastwords report on the zip: status %d", status);
-		snprintf(note, sizeof(note), "peak RSS %ld MiB", rss_r / 1024);
-		row("lastwords report (end to end)", (double)sb.st_size / (1 << 20), tr, -1, note);
+		ti = e2e(lw, "inspect", zip, zmb, -1, &rss);
+		tr = e2e(lw, "report", zip, zmb, -1, &rss_r);
 		printf("target: a %d MB zip read end to end in under %.0f s, peak RSS under %d MiB: %s "
 		       "(inspect %.2f s, %ld MiB; report %.2f s, %ld MiB)\n",
 		       ZIP_MB, ZIP_TARGET_S, TARGET_RSS_MIB,
@@ -940,8 +939,6 @@ static void bench_bugreport(const char *lw, const char *tmpdir)
 	/* ---- the worst case: a zip that is all main text ---- */
 	{
 		uint64_t mb2 = zipped ? ((uint64_t)ZIP_MB << 20) * BR_MB / zipped : BR_MB;
-		char *iargv[] = { (char *)lw, "inspect", zip2, NULL };
-		char note[64];
 		struct gen g2;
 
 		if (gen_bugreport(text, mb2, &g2, &bytes) != 0 || gen_zip(zip2, text, 0, &zipped2) != 0 ||
@@ -952,11 +949,7 @@ static void bench_bugreport(const char *lw, const char *tmpdir)
 		unlink(text);
 		printf("bug report zip, all main text: %.1f MB: a %.0f MB main text\n",
 		       (double)sb.st_size / (1 << 20), (double)bytes / (1 << 20));
-		t = run_best(iargv, NULL, 0, &status, &rss);
-		if (t < 0 || status != 0)
-			FAILF("lastwords inspect on the second zip: status %d", status);
-		snprintf(note, sizeof(note), "peak RSS %ld MiB", rss / 1024);
-		row("lastwords inspect (end to end)", (double)sb.st_size / (1 << 20), t, -1, note);
+		e2e(lw, "inspect", zip2, (double)sb.st_size / (1 << 20), -1, &rss);
 	}
 out:
 	free(buf);
@@ -1042,14 +1035,7 @@ int main(int argc, char **argv)
 	free(buf);
 	buf = NULL;
 	if (lw) {
-		char *iargv[] = { (char *)lw, "inspect", logpath, NULL };
-		char note[64];
-
-		t_e2e = run_best(iargv, NULL, 0, &status, &rss);
-		if (t_e2e < 0 || status != 0)
-			FAILF("lastwords inspect on the logcat: status %d", status);
-		snprintf(note, sizeof(note), "peak RSS %ld MiB", rss / 1024);
-		row("lastwords inspect (end to end)", mb, t_e2e, t_grep, note);
+		t_e2e = e2e(lw, "inspect", logpath, mb, t_grep, &rss);
 		ratio = t_e2e / t_grep;
 		printf("target: lastwords inspect within %.0fx of grep -c's time: %s (%.2fx)\n",
 		       TARGET_TIME, ratio <= TARGET_TIME ? "met" : "not met", ratio);
