@@ -5,7 +5,9 @@ read), what the main text says of the device (dumpstate's time, the build
 fingerprint, the SDK level, persist.sys.timezone, the zone's offset when
 it was taken) and each of its sections at its line, with the kind read
 from it or "holds no evidence"; then each piece as report reads it, named
-ZIP:ENTRY or TEXT:SECTION. Each piece goes through the parser of its
+ZIP:ENTRY or TEXT:SECTION; the crash buffer's and the last boot's logcat
+sections are logcat, the kernel's log and logcat's statistics are not
+read. Each piece goes through the parser of its
 kind: its records are those of the same evidence inspected as a file of
 its own (a section's line numbers are the main text's). Exit 0.
 
@@ -18,11 +20,15 @@ import json
 import os
 import tempfile
 
-from bugreports import from_bundle
+from bugreports import from_bundle, section, uid_line
 from helpers import check, finish, lastwords, setup
 
 SCENARIO = "fixtures/scenarios/ringless-no-exit-info/bundle"  # tombstone, ANR trace, logcat
 EXIT_INFO = "fixtures/scenarios/lmk-confirmed/bundle/exit-info.txt"
+CRASH = ("06-10 14:50:01.101  9188  9188 E AndroidRuntime: FATAL EXCEPTION: main")
+LMKD = ("06-09 22:10:06.410   612   612 I lowmemorykiller: Kill 'com.example.vision:inference' "
+        "(6111), uid 10231, oom_score_adj 200 to free 262144kB rss, 18432kB swap; reason: "
+        "low watermark is breached")
 
 
 def inspect_json(lw, path):
@@ -44,6 +50,14 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         br, _ = from_bundle(lw, bundle, "Europe/Berlin", 120)
         br.add("exit-info-dump", "exit-info.txt", open(os.path.join(root, EXIT_INFO)).read())
+        # the crash buffer and the last boot's logcat, as older dumpstate
+        # wrote them, are logcat too; the kernel's log is not read
+        br.extra_sections = [
+            section("CRASH LOG", "logcat -b crash -v threadtime -v printable -v uid -d *:v",
+                    uid_line(CRASH)),
+            section("LAST LOGCAT", "logcat -L -b all -v threadtime -v printable -v uid -d *:v",
+                    uid_line(LMKD)),
+            section("KERNEL LOG", "dmesg", "[12345.678901] lowmemorykiller: Kill 'x' (1)\n")]
         z = br.write_zip(os.path.join(tmp, br.zip_name()))
         d = br.write_dir(os.path.join(tmp, "unzipped"))
         text = br.main_name()
@@ -63,7 +77,10 @@ def main():
                             ("VM TRACES AT LAST ANR", "anr-trace"),
                             ("DUMP OF SERVICE activity", "exit-info-dump"),
                             ("SYSTEM LOG #2", "logcat"), ("RADIO LOG", "holds no evidence, skipped"),
-                            ("SYSTEM PROPERTIES", "holds no evidence, skipped")):
+                            ("SYSTEM PROPERTIES", "holds no evidence, skipped"),
+                            ("CRASH LOG", "logcat"), ("LAST LOGCAT", "logcat"),
+                            ("KERNEL LOG", "holds no evidence, skipped"),
+                            ("LOG STATISTICS", "holds no evidence, skipped")):
             at = [i + 1 for i, l in enumerate(lines)
                   if l.startswith("------ %s (" % title.split(" #")[0]) or
                   l == "DUMP OF SERVICE %s:" % title[16:]]
@@ -73,7 +90,8 @@ def main():
         for piece, kind in (("FS/data/tombstones/tombstone_00", "tombstone, 1 record"),
                             ("FS/data/anr/anr_2025-06-10-14-40-21-118.txt", "anr-trace, 1 record"),
                             (text + ":SYSTEM LOG", "logcat, 2 records"),
-                            (text + ":DUMP OF SERVICE activity", "exit-info-dump, 1 record")):
+                            (text + ":DUMP OF SERVICE activity", "exit-info-dump, 1 record"),
+                            (text + ":LAST LOGCAT", "logcat, 1 record")):
             check("%s:%s: %s," % (z, piece, kind) in out, "the piece %s: %s" % (piece, kind))
 
         # the same in JSON, and each piece as its own file would be
@@ -83,7 +101,7 @@ def main():
         info = got.get("%s:%s" % (z, text), {}).get("bugreport", {})
         check(info.get("taken") == "2025-06-10 23:59:00" and info.get("sdk") == 34 and
               info.get("fingerprint") == br.fingerprint and info.get("zone") == "Europe/Berlin" and
-              info.get("offset_minutes") == 120 and info.get("pieces") == 5,
+              info.get("offset_minutes") == 120 and info.get("pieces") == 7,
               "the main text's account: %s" % {k: v for k, v in info.items() if k != "section_list"})
         check({"title": "DUMP OF SERVICE activity", "line": lines.index("DUMP OF SERVICE activity:") + 1,
                "kind": "exit-info-dump"} in info.get("section_list", []),
