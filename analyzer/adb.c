@@ -474,6 +474,20 @@ int adb_exec(const struct adb *a, const char *cmdline, struct adb_sink *sink, si
 	return 0;
 }
 
+int adb_safe_name(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len > ADB_NAME_MAX || s[0] == '.')
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-' ||
+		      s[i] == ':' || s[i] == '+' || s[i] == ','))
+			return 0;
+	return 1;
+}
+
 int adb_quote(char *dst, size_t len, const char *s)
 {
 	size_t n = 0;

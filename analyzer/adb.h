@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #define ADB_DEFAULT_TIMEOUT_S 120
+#define ADB_NAME_MAX 200 /* adb_safe_name() */
 
 /* adb_result.status of a call that did not end by itself. */
 #define ADB_TIMED_OUT (-1) /* still running at the deadline, or not started after it */
@@ -83,6 +84,11 @@ int adb_run(const struct adb *a, const char *const *args, struct adb_sink *sink,
  * Context: allocates; blocks until adb exits or is killed. */
 int adb_exec(const struct adb *a, const char *cmdline, struct adb_sink *sink, size_t max_out,
 	     struct adb_result *res);
+
+/* Whether a file name from a device (len bytes) is safe to put in a shell
+ * command line and a local path: 1 to 200 letters, digits and ._-:+, with
+ * no leading dot (so no slash, no "..", nothing a shell would read). */
+int adb_safe_name(const char *s, size_t len);
 
 /* s single-quoted for the device shell, into dst (len bytes). Returns 0,
  * or -ENAMETOOLONG when it does not fit. */

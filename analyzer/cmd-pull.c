@@ -1,5 +1,5 @@
 /*
- * lastwords pull --package PKG [--serial S] [--process NAME] -o DIR
+ * lastwords pull --package PKG [--serial S] [--process NAME] [--bugreport] -o DIR
  *
  * Collects a bundle from a device with the adb client (or the program the
  * ADB environment variable names): the app's rings (run-as, or the app's
@@ -8,7 +8,10 @@
  * year), tombstones and ANR traces where they can be read, and
  * manifest.json: the device, its time zone (persist.sys.timezone) and
  * offset, the lmkd kill-report properties, the files written and what is
- * missing.
+ * missing. With --bugreport, last, the device's bugreportz makes a bug
+ * report zip, which goes into bugreport/ (bugreportz.h): it holds the
+ * tombstones and ANR traces that a phone that is not rooted lets nobody
+ * else read.
  *
  * Every device command goes through adb_exec() (adb.h), which gets its
  * exit status whatever the client and the device; a directory's files come
@@ -37,12 +40,14 @@
 
 #include "../src/run-name.h"
 #include "adb.h"
+#include "bugreportz.h"
 #include "commands.h"
 #include "evidence/json.h"
 #include "format.h"
 
 static const char usage[] =
-	"lastwords pull --package PKG [--serial S] [--process NAME] [--timeout SECONDS] -o DIR";
+	"lastwords pull --package PKG [--serial S] [--process NAME] [--bugreport] [--timeout SECONDS]\n"
+	"                      -o DIR";
 
 /* Exit statuses of pull, after the shared ones of commands.h (lastwords(1)). */
 enum pull_exit {
@@ -54,7 +59,7 @@ enum pull_exit {
 	PULL_EXIT_OUTPUT = 10,    /* DIR exists, or the bundle cannot be written */
 };
 
-#define NAME_MAX_LEN 200
+#define NAME_MAX_LEN ADB_NAME_MAX /* a package name, a file name */
 
 /* Caps on what a device may send, stated in lastwords(1): a call that
  * prints more is stopped, and what it was to fetch is missing. */
@@ -69,6 +74,9 @@ enum pull_exit {
 	(LW_RING_HEADER_SIZE + (unsigned long long)LW_RING_SLOTS_MAX * LW_RING_SLOT_SIZE)
 #define TOMBSTONE_MAX (16ull << 20)
 #define ANR_MAX (64ull << 20)
+#define CAP_BUGREPORT ((size_t)1 << 30) /* the bug report zip */
+/* A bug report takes minutes: the default deadline grows by this much. */
+#define BUGREPORT_TIMEOUT_S 600
 
 struct pull {
 	struct adb adb;
@@ -81,6 +89,8 @@ struct pull {
 	cJSON *empty;        /* outputs that came back empty, not written */
 	int required_missing;
 	size_t nrings;
+	int bugreport;       /* --bugreport */
+	int got_bugreport;   /* it is in bugreport/ */
 };
 
 /* A failure of our own (out of memory, cannot write the bundle): the pull
@@ -102,22 +112,6 @@ static int valid_package(const char *s)
 		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_'))
 			return 0;
 	return i > 0 && i <= NAME_MAX_LEN;
-}
-
-/* A file name from a device listing that is safe to put in a shell command
- * line and a local path: no slash, no leading dot, no shell characters. */
-static int safe_name(const char *s, size_t len)
-{
-	size_t i;
-
-	if (len == 0 || len > NAME_MAX_LEN || s[0] == '.')
-		return 0;
-	for (i = 0; i < len; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-' ||
-		      s[i] == ':' || s[i] == '+' || s[i] == ','))
-			return 0;
-	return 1;
 }
 
 static int ends_with(const char *s, size_t len, const char *suffix)
@@ -542,7 +536,7 @@ static struct dir_name *dir_take(struct dir_pull *d, const char *name, int *stop
 	struct dir_name *n;
 
 	*stop = 0;
-	if (!safe_name(name, strlen(name)) || (d->rings && !ends_with(name, strlen(name), ".lwr")))
+	if (!adb_safe_name(name, strlen(name)) || (d->rings && !ends_with(name, strlen(name), ".lwr")))
 		return NULL;
 	n = dir_find(d, name);
 	if (n && n->pass == d->pass) {
@@ -895,6 +889,107 @@ static int collect_dir(struct pull *p, const char *devdir, const char *skip, con
 	return 0;
 }
 
+/* --- the bug report -------------------------------------------------- */
+
+/* How far the device is, on stderr: one line rewritten on a terminal, else
+ * a line at each quarter. */
+struct progress {
+	int tty;
+	int quarter; /* the last quarter printed */
+};
+
+static void show_progress(void *arg, int percent)
+{
+	struct progress *g = arg;
+
+	if (g->tty) {
+		fprintf(stderr, "\rlastwords: bug report: %3d%%", percent);
+		fflush(stderr);
+	} else if (percent / 25 > g->quarter) {
+		g->quarter = percent / 25;
+		fprintf(stderr, "lastwords: bug report: %d%%\n", percent);
+	}
+}
+
+/* Have bugreportz make the zip: 0 with its device path in z->path, 1 when
+ * it did not (*why says why), -1 on a local failure. */
+static int make_bugreport(struct pull *p, struct bugreportz *z, char *why, size_t len)
+{
+	struct progress g = { isatty(2), 0 };
+	char err[512];
+	struct adb_result res;
+	struct adb_buf b;
+	int rc, reached = 0, major, minor;
+	const char *problem;
+
+	rc = capture(p, "bugreportz -v", CAP_SMALL, &b, err, sizeof(err), &reached);
+	if (rc > 0)
+		snprintf(why, len, "%s%.400s%s", reached ? "bugreportz -v failed: " : "", err,
+			 reached ? " (zipped bug reports need Android 7.0 or later)" : "");
+	if (rc != 0)
+		return rc;
+	rc = bugreportz_version(b.data, &major, &minor);
+	if (rc != 0) /* a device shell that has no bugreportz may still exit 0 */
+		snprintf(why, len, "bugreportz -v printed '%.80s': zipped bug reports need "
+				   "Android 7.0 or later", b.data);
+	free(b.data);
+	if (rc != 0)
+		return 1;
+	/* 1.0 (Android 7.0) has no -p: no progress, only the OK: line. */
+	bugreportz_init(z, show_progress, &g);
+	fprintf(stderr, "lastwords: bug report: bugreportz %d.%d is making it on the device; this "
+			"takes minutes%s\n", major, minor,
+		major == 1 && minor == 0 ? " (this version tells no progress)" : "");
+	rc = adb_exec(&p->adb, major == 1 && minor == 0 ? "bugreportz" : "bugreportz -p", &z->sink,
+		      CAP_PROPS, &res);
+	bugreportz_finish(z);
+	if (g.tty && z->percent >= 0)
+		fputc('\n', stderr);
+	if (rc != 0)
+		return start_error(rc);
+	if (res.status == ADB_TIMED_OUT)
+		snprintf(why, len, "still being made at the deadline (%d s): give pull a longer "
+				   "--timeout", p->adb.timeout_s);
+	else if (z->fail[0])
+		snprintf(why, len, "bugreportz failed: %s", z->fail);
+	else if (res.status != 0)
+		snprintf(why, len, "bugreportz failed: %.400s", res.err);
+	else if (!z->ok)
+		snprintf(why, len, "bugreportz ended without naming its zip (no OK: line%s%s)",
+			 z->unknown ? "; it printed: " : "", z->first_unknown);
+	else if ((problem = bugreportz_path_problem(z->path)) != NULL)
+		snprintf(why, len, "bugreportz named '%.200s', which is not copied: %s", z->path,
+			 problem);
+	else
+		return 0;
+	return 1;
+}
+
+/* The bug report zip, into bugreport/NAME.zip; required once asked for. */
+static int collect_bugreport(struct pull *p)
+{
+	char cmd[BUGREPORTZ_PATH_MAX * 4 + 8], rel[BUGREPORTZ_PATH_MAX + 16], why[512] = "";
+	struct bugreportz z;
+	int rc = make_bugreport(p, &z, why, sizeof(why));
+
+	if (rc < 0)
+		return -1;
+	if (rc > 0)
+		return add_missing(p, "bug report", 1, "%s", why);
+	snprintf(rel, sizeof(rel), "bugreport/%s", bugreportz_name(z.path));
+	strcpy(cmd, "cat ");
+	if (adb_quote(cmd + 4, sizeof(cmd) - 4, z.path) != 0 || ensure_dir(p, "bugreport") != 0)
+		return local_error(z.path, "cannot be copied");
+	fprintf(stderr, "lastwords: bug report: copying %s\n", bugreportz_name(z.path));
+	rc = fetch(p, rel, cmd, CAP_BUGREPORT, why, sizeof(why));
+	if (rc < 0)
+		return -1;
+	if (rc != FETCH_OK)
+		return add_missing(p, "bug report", 1, "%s could not be copied: %s", z.path, why);
+	p->got_bugreport = 1;
+	return 0;
+}
+
 /* --- the bundle ------------------------------------------------------- */
 
 /* Is path absent (0), an empty directory (1), or something else (-1)? */
@@ -976,7 +1071,8 @@ static int collect(struct pull *p)
 			"logcat -d -b events -v threadtime -v UTC -v year", CAP_LOG, 1) != 0 ||
 	    collect_dir(p, "/data/tombstones", "*.pb", "tombstones", "tombstones",
 			TOMBSTONE_MAX) != 0 ||
-	    collect_dir(p, "/data/anr", NULL, "anr", "ANR traces", ANR_MAX) != 0)
+	    collect_dir(p, "/data/anr", NULL, "anr", "ANR traces", ANR_MAX) != 0 ||
+	    (p->bugreport && collect_bugreport(p) != 0))
 		return -1;
 	return write_manifest(p);
 }
@@ -1017,6 +1113,7 @@ int cmd_pull(int argc, char **argv)
 		{ "process", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "bugreport", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1040,6 +1137,9 @@ int cmd_pull(int argc, char **argv)
 			break;
 		case 'o':
 			dir = optarg;
+			break;
+		case 'b':
+			p.bugreport = 1;
 			break;
 		case 't': {
 			char *end;
@@ -1068,7 +1168,9 @@ int cmd_pull(int argc, char **argv)
 	if (want && (!*want || want[0] == '-'))
 		return usage_error(usage, "'%s' is not a serial", want);
 	p.adb.program = env && *env ? env : "adb";
-	adb_set_deadline(&p.adb, timeout_s);
+	adb_set_deadline(&p.adb, timeout_s ? timeout_s
+					    : ADB_DEFAULT_TIMEOUT_S +
+						      (p.bugreport ? BUGREPORT_TIMEOUT_S : 0));
 
 	if (prepare_output(dir, &p.work) != 0) {
 		free(p.work);
@@ -1102,8 +1204,9 @@ int cmd_pull(int argc, char **argv)
 		status = PULL_EXIT_OUTPUT;
 		goto free_all;
 	}
-	printf("%s: %zu ring%s, exit-info, logcat and event log of %s from %s\n", dir, p.nrings,
-	       p.nrings == 1 ? "" : "s", p.package, serial);
+	printf("%s: %zu ring%s, exit-info, logcat and event log%s of %s from %s\n", fmt_text(dir),
+	       p.nrings, p.nrings == 1 ? "" : "s", p.got_bugreport ? ", a bug report" : "",
+	       p.package, serial);
 free_all:
 	cJSON_Delete(p.manifest);
 	free(serial);

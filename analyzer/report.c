@@ -231,25 +231,24 @@ static void add_time(struct json *j, cJSON *o, const char *k, int64_t ms)
 	json_text(j, o, k, iso);
 }
 
-/* A stage entry that no end closed. */
-static void still_open(struct json *j, cJSON *stage)
-{
-	json_null(j, stage, "end_ms");
-	json_null(j, stage, "error");
-}
-
 #define OPEN_STAGES_MAX 64
 
-/* The stage timeline: one entry per begin, closed by the matching end (the
- * latest open entry of that stage: sessions may overlap). Free with
- * cJSON_Delete; NULL on ENOMEM. */
-static cJSON *stages_json(const struct run *r)
-{
-	cJSON *open[LW_STAGE_COUNT][OPEN_STAGES_MAX];
-	size_t depth[LW_STAGE_COUNT] = { 0 }, i;
-	struct json j;
-	cJSON *arr = json_begin_array(&j), *o;
+/* One entry of the stage timeline. */
+struct stage_span {
+	enum lw_stage stage;
+	double begin_ms, end_ms; /* from the run's start */
+	int error;               /* enum lw_error; -1 while no end closed it */
+};
 
+/* The stage timeline: one entry per begin, closed by the matching end (the
+ * latest open entry of that stage: sessions may overlap). *out is NULL
+ * when there is none; free() it. -1 on ENOMEM. */
+static int stage_spans(const struct run *r, struct stage_span **out, size_t *n)
+{
+	size_t open[LW_STAGE_COUNT][OPEN_STAGES_MAX], depth[LW_STAGE_COUNT] = { 0 }, i, cap = 0;
+	struct stage_span *v = NULL, *grown;
+
+	*n = 0;
 	for (i = 0; i < r->nevents; i++) {
 		const struct lw_ring_slot *s = &r->events[i];
 		double ms = (double)ring_event_rel_ns(&r->hdr, s) / 1e6;
@@ -257,22 +256,60 @@ static cJSON *stages_json(const struct run *r)
 		if (s->stage >= LW_STAGE_COUNT)
 			continue;
 		if (s->type == LW_EV_STAGE_BEGIN) {
-			o = json_object(&j, arr, NULL);
-			json_name(&j, o, "stage", &vocab_stages, s->stage, "unknown");
-			json_number(&j, o, "begin_ms", ms);
+			if (*n == cap) {
+				cap = cap ? 2 * cap : 16;
+				grown = realloc(v, cap * sizeof(*v));
+				if (!grown) {
+					free(v);
+					return -1;
+				}
+				v = grown;
+			}
+			v[*n] = (struct stage_span){ (enum lw_stage)s->stage, ms, 0, -1 };
+			/* one too deep to be matched stays open */
 			if (depth[s->stage] < OPEN_STAGES_MAX)
-				open[s->stage][depth[s->stage]++] = o;
-			else
-				still_open(&j, o); /* too deep to be matched */
+				open[s->stage][depth[s->stage]++] = *n;
+			++*n;
 		} else if (s->type == LW_EV_STAGE_END && depth[s->stage] > 0) {
-			o = open[s->stage][--depth[s->stage]];
-			json_number(&j, o, "end_ms", ms);
-			json_name(&j, o, "error", &vocab_errors, s->code, "unknown");
+			struct stage_span *o = &v[open[s->stage][--depth[s->stage]]];
+
+			o->end_ms = ms;
+			o->error = s->code;
 		}
 	}
-	for (i = 0; i < LW_STAGE_COUNT; i++)
-		while (depth[i] > 0)
-			still_open(&j, open[i][--depth[i]]);
+	*out = v;
+	return 0;
+}
+
+static void stage_json(struct json *j, cJSON *arr, const struct stage_span *s)
+{
+	cJSON *o = json_object(j, arr, NULL);
+
+	json_name(j, o, "stage", &vocab_stages, (int)s->stage, "unknown");
+	json_number(j, o, "begin_ms", s->begin_ms);
+	if (s->error < 0) {
+		json_null(j, o, "end_ms");
+		json_null(j, o, "error");
+	} else {
+		json_number(j, o, "end_ms", s->end_ms);
+		json_name(j, o, "error", &vocab_errors, s->error, "unknown");
+	}
+}
+
+/* The timeline as a JSON array: free with cJSON_Delete; NULL on ENOMEM. */
+static cJSON *stages_json(const struct run *r)
+{
+	struct stage_span *v;
+	struct json j;
+	cJSON *arr;
+	size_t n, i;
+
+	if (stage_spans(r, &v, &n) != 0)
+		return NULL;
+	arr = json_begin_array(&j);
+	for (i = 0; i < n; i++)
+		stage_json(&j, arr, &v[i]);
+	free(v);
 	return json_end(&j);
 }
 
@@ -308,7 +345,10 @@ static void no_ring_json(struct json *j, cJSON *o, const struct corr_run *cr)
 	json_number(j, x, "line", (double)cr->run->line);
 }
 
-static void run_json(struct json *j, cJSON *runs, const struct report *rep, size_t i)
+/* Run i into runs; with its stages, or with "stages" left empty (for
+ * run_write(), which writes them one at a time). */
+static void run_json(struct json *j, cJSON *runs, const struct report *rep, size_t i,
+		     int with_stages)
 {
 	const struct corr_run *cr = &rep->corr.runs[i];
 	const struct run *r = cr->run;
@@ -336,7 +376,10 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 	json_name(j, o, "last_stage", &vocab_stages, f->last_stage, "unknown");
 	json_bool(j, o, "stage_open", f->open_stage != LW_STAGE_NONE);
 	json_name(j, o, "open_stage", &vocab_stages, f->open_stage, "unknown");
-	json_item(j, o, "stages", stages_json(r));
+	if (with_stages)
+		json_item(j, o, "stages", stages_json(r));
+	else
+		json_array(j, o, "stages");
 	m = json_object(j, o, "memory");
 	json_u64(j, m, "budget_kb", f->budget_kb);
 	json_u64(j, m, "peak_kb", f->peak_kb);
@@ -534,7 +577,7 @@ static cJSON *report_tree(const struct report *r, int with_runs)
 	a = json_array(&j, o, "runs");
 	for (i = 0; i < r->corr.nruns; i++) {
 		if (with_runs)
-			run_json(&j, a, r, i);
+			run_json(&j, a, r, i, 1);
 		for (k = 0; k < r->verdicts[i].nrules; k++)
 			signaled_lmk |= strcmp(r->verdicts[i].rules[k], "lmk-as-signaled") == 0;
 	}
@@ -570,68 +613,117 @@ cJSON *report_json(const struct report *r)
 	return report_tree(r, 1);
 }
 
-/* One run's object as pretty JSON text, indented as cJSON indents an
- * element of the top object's "runs" (two tabs deeper than alone); free
- * with free(). NULL on ENOMEM. */
-static char *run_text(const struct report *r, size_t i)
+/*
+ * The JSON report written piece by piece, as cJSON would print the whole
+ * tree: an object printed alone is indented as the same object nested
+ * deeper, less tabs tabs after each newline. So a tree is printed with one
+ * array member empty ("runs" of the report, "stages" of a run), and that
+ * member's elements, each printed alone, go between its brackets, with
+ * cJSON's ", " between them. A string never holds a raw newline or tab, so
+ * the empty member's text is found only where it is.
+ */
+
+/* n bytes of text, with tabs more tabs after each newline. */
+static void put_indented(FILE *out, const char *text, size_t n, int tabs)
 {
+	const char *nl;
+
+	while (n && (nl = memchr(text, '\n', n)) != NULL) {
+		fwrite(text, 1, (size_t)(nl - text) + 1, out);
+		fprintf(out, "%.*s", tabs, "\t\t\t\t\t\t\t\t");
+		n -= (size_t)(nl - text) + 1;
+		text = nl + 1;
+	}
+	fwrite(text, 1, n, out);
+}
+
+/* The ']' of the empty array member name of a top object's text, or NULL. */
+static const char *empty_member(const char *text, const char *name)
+{
+	char pat[32];
+	const char *at;
+
+	snprintf(pat, sizeof(pat), "\n\t\"%s\":\t[]", name);
+	at = strstr(text, pat);
+	return at ? at + strlen(pat) - 1 : NULL;
+}
+
+/* Tree (deleted here) with the n elements of its empty array member name
+ * written by each(), tabs deeper; 0, or -1 on ENOMEM. */
+static int put_spliced(FILE *out, cJSON *tree, int tabs, const char *name, size_t n,
+		       int (*each)(FILE *out, const void *ctx, size_t k, int tabs), const void *ctx)
+{
+	char *text = tree ? json_serialize(tree, 1) : NULL;
+	const char *at = text ? empty_member(text, name) : NULL;
+	size_t k;
+	int rc = at ? 0 : -1;
+
+	cJSON_Delete(tree);
+	if (at) {
+		put_indented(out, text, (size_t)(at - text), tabs);
+		for (k = 0; k < n && rc == 0; k++) {
+			if (k)
+				fputs(", ", out);
+			rc = each(out, ctx, k, tabs + 2);
+		}
+		put_indented(out, at, strlen(at), tabs);
+	}
+	free(text);
+	return rc;
+}
+
+/* One element (a JSON array's first item), tabs deeper; -1 on ENOMEM. */
+static int put_element(FILE *out, cJSON *arr, int tabs)
+{
+	char *text = arr && arr->child ? json_serialize(arr->child, 1) : NULL;
+
+	cJSON_Delete(arr);
+	if (!text)
+		return -1;
+	put_indented(out, text, strlen(text), tabs);
+	free(text);
+	return 0;
+}
+
+/* Stage k of the spans at ctx. */
+static int put_stage(FILE *out, const void *ctx, size_t k, int tabs)
+{
+	const struct stage_span *spans = ctx;
+	struct json j;
+	cJSON *arr = json_begin_array(&j);
+
+	stage_json(&j, arr, &spans[k]);
+	return put_element(out, json_end(&j), tabs);
+}
+
+/* Run i of the report at ctx. */
+static int put_run(FILE *out, const void *ctx, size_t i, int tabs)
+{
+	const struct report *r = ctx;
+	struct stage_span *spans;
 	struct json j;
 	cJSON *arr = json_begin_array(&j), *tree;
-	char *text, *out, *p;
-	size_t n = 0, lines = 0;
+	size_t n;
+	int rc;
 
-	run_json(&j, arr, r, i);
+	run_json(&j, arr, r, i, 0);
 	tree = json_end(&j);
-	text = tree ? json_serialize(tree->child, 1) : NULL;
-	cJSON_Delete(tree);
-	if (!text)
-		return NULL;
-	for (p = text; *p; p++)
-		lines += *p == '\n';
-	out = malloc(strlen(text) + 2 * lines + 1);
-	for (p = text; out && *p; p++) {
-		out[n++] = *p;
-		if (*p == '\n') {
-			out[n++] = '\t';
-			out[n++] = '\t';
-		}
+	if (!tree || stage_spans(r->corr.runs[i].run, &spans, &n) != 0) {
+		cJSON_Delete(tree);
+		return -1;
 	}
-	if (out)
-		out[n] = '\0';
-	free(text);
-	return out;
+	rc = put_spliced(out, cJSON_DetachItemViaPointer(tree, tree->child), tabs, "stages", n,
+			 put_stage, spans);
+	cJSON_Delete(tree);
+	free(spans);
+	return rc;
 }
 
 int report_json_write(const struct report *r, FILE *out)
 {
-	/* cJSON prints the empty array of the top object's member so, and
-	 * an array's elements with ", " between them. */
-	static const char empty_runs[] = "\n\t\"runs\":\t[]";
-	cJSON *head = report_tree(r, 0);
-	char *text = head ? json_serialize(head, 1) : NULL, *at, *run;
-	size_t i;
-	int rc = 0;
+	int rc = put_spliced(out, report_tree(r, 0), 0, "runs", r->corr.nruns, put_run, r);
 
-	cJSON_Delete(head);
-	at = text ? strstr(text, empty_runs) : NULL;
-	if (!at) {
-		free(text);
-		return -1;
-	}
-	at += sizeof(empty_runs) - 2; /* the ']' */
-	fwrite(text, 1, (size_t)(at - text), out);
-	for (i = 0; i < r->corr.nruns && rc == 0; i++) {
-		run = run_text(r, i);
-		if (!run) {
-			rc = -1;
-			break;
-		}
-		fprintf(out, "%s%s", i ? ", " : "", run);
-		free(run);
-	}
-	fputs(at, out);
 	fputc('\n', out);
-	free(text);
 	return rc;
 }
 
@@ -669,21 +761,22 @@ static void print_fold(FILE *out, const char *what, int n, int *first)
 
 static void stages_text(const struct run *r, FILE *out)
 {
-	cJSON *arr = stages_json(r), *e;
+	struct stage_span *v;
 	char prev[96] = "", cur[96];
 	int n = 0, first = 1;
+	size_t k, count;
 
-	if (!arr || cJSON_GetArraySize(arr) == 0) {
-		cJSON_Delete(arr);
+	if (stage_spans(r, &v, &count) != 0 || count == 0) {
+		free(v);
 		return;
 	}
 	fprintf(out, "stages     ");
-	cJSON_ArrayForEach(e, arr) {
-		const char *st = json_get_string(e, "stage");
-		const char *err = json_get_string(e, "error");
+	for (k = 0; k < count; k++) {
+		const char *st = vocab_name(&vocab_stages, (int)v[k].stage);
+		const char *err = vocab_name(&vocab_errors, v[k].error);
 
-		snprintf(cur, sizeof(cur), "%s %s", st ? st : "?",
-			 !err ? "open" : strcmp(err, "none") == 0 ? "ok" : err);
+		snprintf(cur, sizeof(cur), "%s %s", st ? st : "unknown",
+			 v[k].error < 0 ? "open" : v[k].error == LW_ERR_NONE ? "ok" : err ? err : "unknown");
 		if (n && strcmp(cur, prev) == 0) {
 			n++;
 			continue;
@@ -695,7 +788,7 @@ static void stages_text(const struct run *r, FILE *out)
 	}
 	print_fold(out, prev, n, &first);
 	fputc('\n', out);
-	cJSON_Delete(arr);
+	free(v);
 }
 
 /* The pull's notes and what it lacks, at the top: they bear on all else. */

@@ -15,6 +15,23 @@
 #elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
 #define LW_CRC_ARM 1
 #include <arm_acle.h>
+/*
+ * The CRC instructions in functions of their own, whatever the -march (the
+ * NDK's arm64-v8a default has no CRC). Before clang 20, arm_acle.h declares
+ * __crc32c* only for a -march with CRC, so clang gets its builtins; clang
+ * names the feature "crc", GCC wants "+crc".
+ */
+#ifdef __clang__
+#define LW_CRC_TARGET __attribute__((target("crc")))
+#define lw_crc32cb __builtin_arm_crc32cb
+#define lw_crc32cw __builtin_arm_crc32cw
+#define lw_crc32cd __builtin_arm_crc32cd
+#else
+#define LW_CRC_TARGET __attribute__((target("+crc")))
+#define lw_crc32cb __crc32cb
+#define lw_crc32cw __crc32cw
+#define lw_crc32cd __crc32cd
+#endif
 #endif
 
 static const uint32_t crc32c_table[256] = {
@@ -95,9 +112,7 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_hw_update(uint32_t crc,
 }
 #define LW_CRC_HAVE_HW 1
 #elif defined(LW_CRC_ARM)
-__attribute__((target("+crc"))) static uint32_t crc32c_hw_update(uint32_t crc,
-								 const void *buf,
-								 size_t len)
+LW_CRC_TARGET static uint32_t crc32c_hw_update(uint32_t crc, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
 	uint32_t c = ~crc;
@@ -105,10 +120,10 @@ __attribute__((target("+crc"))) static uint32_t crc32c_hw_update(uint32_t crc,
 
 	for (; len >= 8; len -= 8, p += 8) {
 		memcpy(&w, p, 8);
-		c = __crc32cd(c, w);
+		c = lw_crc32cd(c, w);
 	}
 	for (; len; len--)
-		c = __crc32cb(c, *p++);
+		c = lw_crc32cb(c, *p++);
 	return ~c;
 }
 #define LW_CRC_HAVE_HW 1
@@ -152,19 +167,18 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_slot_hw(uint64_t ticket
 	return ~_mm_crc32_u32((uint32_t)c, tail);
 }
 #elif defined(LW_CRC_ARM)
-__attribute__((target("+crc"))) static uint32_t crc32c_slot_hw(uint64_t ticket,
-							       const unsigned char *p)
+LW_CRC_TARGET static uint32_t crc32c_slot_hw(uint64_t ticket, const unsigned char *p)
 {
-	uint32_t c = __crc32cd(0xffffffffu, ticket), tail;
+	uint32_t c = lw_crc32cd(0xffffffffu, ticket), tail;
 	uint64_t w;
 	int i;
 
 	for (i = 0; i < 6; i++) {
 		memcpy(&w, p + 8 * i, 8);
-		c = __crc32cd(c, w);
+		c = lw_crc32cd(c, w);
 	}
 	memcpy(&tail, p + 48, 4);
-	return ~__crc32cw(c, tail);
+	return ~lw_crc32cw(c, tail);
 }
 #endif
 

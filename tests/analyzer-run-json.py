@@ -37,7 +37,7 @@ def main():
         validator = jsonschema.Draft7Validator(schema)
     except ImportError:
         validator = None
-        fail("python3-jsonschema is not installed (.ci/install-deps installs it)")
+        fail("python3-jsonschema is not installed (.ci/install-deps --tests installs it)")
     rings = sorted("fixtures/rings/" + f for f in os.listdir("fixtures/rings"))
     with tempfile.TemporaryDirectory() as tmp:
         for ring in rings:

@@ -299,7 +299,7 @@ def schema():
         import jsonschema
     except ImportError:
         # The schema is part of what is tested: no validator, no pass.
-        fail("python3-jsonschema is not installed (.ci/install-deps installs it)")
+        fail("python3-jsonschema is not installed (.ci/install-deps --tests installs it)")
         return
     with open(SCHEMA) as f:
         s = json.load(f)

@@ -18,7 +18,16 @@ A device's filesystem is a directory (its root), built once from a scenario
    "logcat": {"main,system,crash": "host/path", "events": "host/path"},
    "dirs": {"/data/tombstones": {"tombstone_00": "host/path"}},
    "getprop_bytes": N,                          # getprop prints N bytes
-   "props_file": "host/path"}                   # getprop prints these bytes
+   "props_file": "host/path",                   # getprop prints these bytes
+   "bugreportz": {"version": "1.2",             # bugreportz -v (1.0 has no -p)
+                  "zip": "host/path",           # the zip it makes...
+                  "name": "bugreport-x.zip",    # ...under the shell's bugreports/
+                  "steps": N, "delay": SECONDS, # PROGRESS lines, and a sleep after each
+                  "fail": "message",            # FAIL: instead of OK:
+                  "ok": "/device/path"}}        # what OK: names instead
+
+A device without "bugreportz" has none, as before Android 7.0: the shell
+cannot find the command (status 127).
 
 A directory not in "dirs" (nor an app's external one) is not there, as
 /data/tombstones and /data/anr are unreadable without root.
@@ -87,6 +96,29 @@ if [ -z "$dump" ]; then echo "fake device: logcat without -d would never end" >&
 if [ -z "$utc$year" ]; then cat "$LWDEV/logcat/$buf"; exit 0; fi
 exec "$LWPYTHON" "$LWTESTS/fake_device.py" logcat "$LWDEV/logcat/$buf" "$(cat "$LWDEV/tz")" \
   "$(cat "$LWDEV/year")" "$utc" "$year"
+''',
+    "bugreportz": r'''
+d=$LWDEV/bugreportz
+if [ ! -d "$d" ]; then echo "/system/bin/sh: bugreportz: inaccessible or not found" >&2; exit 127; fi
+version=$(cat "$d/version")
+case $1 in
+-v) echo "$version" >&2; exit 0;;
+-p) [ "$version" = 1.0 ] && { echo "bugreportz: invalid option -- p" >&2; exit 1; }; progress=1;;
+'') progress=;;
+*) echo "bugreportz: invalid option -- $1" >&2; exit 1;;
+esac
+dir=/data/user_de/0/com.android.shell/files/bugreports
+out=$dir/$(cat "$d/name")
+[ -n "$progress" ] && echo "BEGIN:$out"
+steps=$(cat "$d/steps"); i=0
+while [ "$i" -lt "$steps" ]; do
+  i=$((i + 1))
+  [ -n "$progress" ] && echo "PROGRESS:$((i * 1000 / steps))/1000"
+  sleep "$(cat "$d/delay")"
+done
+if [ -e "$d/fail" ]; then echo "FAIL:$(cat "$d/fail")"; exit 1; fi
+mkdir -p "$LWROOT$dir" && cp "$d/zip" "$LWROOT$out" || exit 1
+if [ -e "$d/ok" ]; then echo "OK:$(cat "$d/ok")"; else echo "OK:$out"; fi
 ''',
 }
 
@@ -178,6 +210,16 @@ class Device:
         link(dev.get("logcat", {}), os.path.join(lwdev, "logcat"))
         for d, files in dev.get("dirs", {}).items():
             link(files, os.path.join(root, d.lstrip("/")))
+        if "bugreportz" in dev:
+            bz = dict({"version": "1.2", "name": "bugreport.zip", "steps": 4, "delay": 0},
+                      **dev["bugreportz"])
+            os.makedirs(os.path.join(lwdev, "bugreportz"))
+            for key, value in bz.items():
+                if key == "zip":
+                    os.symlink(os.path.join(base, value), os.path.join(lwdev, "bugreportz", key))
+                else:
+                    with open(os.path.join(lwdev, "bugreportz", key), "w") as f:
+                        f.write("%s\n" % value)
 
     def shell(self, cmdline):
         """(argv, env, cwd) that run cmdline as the device's sh -c would."""

@@ -18,7 +18,7 @@ for c in clang clang-14 clang-15 clang-16; do
 		break
 	fi
 done
-[ -n "$clang" ] || { echo "skip: clang is not installed (.ci/install-deps installs it)"; exit 77; }
+[ -n "$clang" ] || { echo "skip: clang is not installed (.ci/install-deps --tests installs it)"; exit 77; }
 
 tmp=$(mktemp -d)
 keep="${FUZZ_KEEP:-}"
@@ -32,12 +32,12 @@ fi
 
 unset ASAN_OPTIONS UBSAN_OPTIONS
 # Every analyzer module: the evidence parsers, the seed's reproduction and
-# the pipeline; not the commands, main() or adb, nor the history store
+# the pipeline; not the commands, main() or adb (adb.c, bugreportz.c), nor the history store
 # (SQLite, fed only by the report that the harnesses reach).
 modules=""
 for f in "$src"/analyzer/*.c "$src"/analyzer/evidence/*.c "$src"/analyzer/seed/*.c; do
 	case $(basename "$f") in
-	main.c | cmd-*.c | adb.c) ;;
+	main.c | cmd-*.c | adb.c | bugreportz.c) ;;
 	*) modules="$modules $f" ;;
 	esac
 done

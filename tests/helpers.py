@@ -107,7 +107,7 @@ def schema_errors(schema, obj):
     try:
         import jsonschema
     except ImportError:
-        fail("python3-jsonschema is not installed (.ci/install-deps installs it)")
+        fail("python3-jsonschema is not installed (.ci/install-deps --tests installs it)")
         return []
     import json
     with open(schema) as f:
@@ -199,10 +199,20 @@ def bounded_env():
 def run_bounded(cmd, timeout, cwd=None):
     """Run cmd (stdin /dev/null, bounded_env()) and kill it after timeout
     seconds: (its exit status, or None when it was killed for the time,
-    stdout bytes, stderr bytes, peak RSS in MiB from wait4, seconds)."""
+    stdout bytes, stderr bytes, peak RSS in MiB, seconds).
+
+    The peak is measured by tests/peak-rss (built beside the tests) when
+    LASTWORDS_BUILD_ROOT names the build: a child forked by this Python
+    process would start with this process's own high-water mark, which
+    Linux copies at fork and keeps across exec."""
     import tempfile
     import time
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    tool = os.path.join(os.environ.get("LASTWORDS_BUILD_ROOT", "/nonexistent"), "tests",
+                        "peak-rss")
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r") as peak:
+        if os.access(tool, os.X_OK):
+            cmd = [tool, peak.name] + list(cmd)
         t0 = time.monotonic()
         p = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=cwd,
                              env=bounded_env())
@@ -220,5 +230,9 @@ def run_bounded(cmd, timeout, cwd=None):
         secs = time.monotonic() - t0
         out.seek(0)
         err.seek(0)
-        return status, out.read(), err.read(), ru.ru_maxrss / 1024.0, secs
+        kib = ru.ru_maxrss
+        measured = peak.read().split() if cmd[0] == tool else []
+        if len(measured) == 2:  # the command's own, not the tool's
+            kib, status = int(measured[0]), (status if status is None else int(measured[1]))
+        return status, out.read(), err.read(), kib / 1024.0, secs
 

@@ -410,7 +410,7 @@ def test_migration(lw, root, tmp):
 
 def history_validator(root):
     """history --format json against schemas/history.schema.json. Without
-    python3-jsonschema this check fails: .ci/install-deps installs it."""
+    python3-jsonschema this check fails: .ci/install-deps --tests installs it."""
     try:
         import jsonschema
     except ImportError:

@@ -10,16 +10,9 @@ set -u
 src=$1
 lastwords=$2
 
-for tool in aarch64-linux-gnu-gcc qemu-aarch64 meson ninja; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "skip: $tool is not installed (.ci/install-deps installs it)"
-		exit 77
-	fi
-done
-if [ ! -d /usr/aarch64-linux-gnu/lib ]; then
-	echo "skip: no arm64 libc (libc6-dev-arm64-cross)"
-	exit 77
-fi
+. "$(dirname "$0")/helpers.sh"
+need aarch64-linux-gnu-gcc qemu-aarch64 meson ninja
+need_arm64_libc
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

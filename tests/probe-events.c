@@ -108,7 +108,11 @@ static void check_allocated(int fd, uint64_t size)
 	fm->fm_start = 0;
 	fm->fm_length = size;
 	fm->fm_extent_count = max;
-	if (ioctl(fd, FS_IOC_FIEMAP, fm) != 0) {
+	/*
+	 * The request is an int for musl and bionic (POSIX), an unsigned long
+	 * for glibc; the kernel reads 32 bits of it either way.
+	 */
+	if (ioctl(fd, (int)FS_IOC_FIEMAP, fm) != 0) {
 		printf("no FIEMAP here (%s): only st_blocks is checked\n", strerror(errno));
 		free(fm);
 		return;

@@ -195,17 +195,25 @@ static void lock_not_inherited(void)
 		struct lw_config cfg = config();
 		struct lw_info info;
 		struct lw *lw;
+		int ready[2];
 		pid_t c;
+		char b;
 
-		if (lw_open(&cfg, &lw) != 0 || lw_info(lw, &info) != 0)
+		if (lw_open(&cfg, &lw) != 0 || lw_info(lw, &info) != 0 || pipe(ready) != 0)
 			_exit(2);
 		c = fork();
 		if (c == 0) {
+			/* fork() has returned: the fork handler has closed our copy. */
 			close(pipe_fd);
+			if (write(ready[1], "r", 1) != 1)
+				_exit(2);
 			for (;;)
 				pause();
 		}
-		if (c < 0 || write(pipe_fd, info.path, sizeof(info.path)) != (ssize_t)sizeof(info.path) ||
+		/* The run dies only once the child is past fork(): until then the
+		 * child still holds the descriptor, whatever the probe does. */
+		if (c < 0 || read(ready[0], &b, 1) != 1 ||
+		    write(pipe_fd, info.path, sizeof(info.path)) != (ssize_t)sizeof(info.path) ||
 		    write(pipe_fd, &c, sizeof(c)) != (ssize_t)sizeof(c))
 			_exit(2);
 		kill(getpid(), SIGKILL);

@@ -18,81 +18,21 @@ usage: pull-adb.py LASTWORDS SOURCE_ROOT
 """
 import json
 import os
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 
 from helpers import check, fail, finish, run, setup
 from pull_scenario import (EXIT_DEVICES, EXIT_NO_ADB, EXIT_NO_DEVICE, EXIT_OUTPUT, EXIT_PACKAGE,
-                           EXIT_PARTIAL, PKG, check_complete, demo_device, demo_rings, manifest,
-                           ring_names)
+                           EXIT_PARTIAL, PKG, Env, check_complete, demo_device, demo_rings,
+                           device_commands, manifest, partial_missing, ring_names)
 
 SERIAL = "emulator-5554"
 
 
 def device(root, serial=SERIAL, **kw):
     return demo_device(root, serial, **kw)
-
-
-class Env:
-    def __init__(self, lw, root, tmp):
-        self.lw, self.root, self.tmp, self.n = lw, root, tmp, 0
-        self.adb = os.path.join(tmp, "adb")
-        with open(self.adb, "w") as f:
-            f.write('#!/bin/sh\nexec "%s" "%s" "$@"\n' %
-                    (sys.executable, os.path.join(root, "tests", "fake-adb.py")))
-        os.chmod(self.adb, 0o755)
-
-    def case(self, devices, extra=None):
-        """A fresh case directory with its scenario: (dir, scenario, log)."""
-        self.n += 1
-        case = os.path.join(self.tmp, "case%d" % self.n)
-        os.mkdir(case)
-        scen = os.path.join(case, "scenario.json")
-        with open(scen, "w") as f:
-            json.dump(dict({"devices": devices}, **(extra or {})), f)
-        return case, scen, os.path.join(case, "adb.log")
-
-    def env(self, scen, log, adb=None):
-        return dict(os.environ, ADB=adb or self.adb, FAKE_ADB_SCENARIO=scen, FAKE_ADB_LOG=log)
-
-    def pull(self, devices, args, adb=None, out=None, extra=None):
-        """Run pull in a fresh case directory; returns (process, out dir,
-        commands), with the peak memory of pull and of what it ran as
-        process.maxrss_kb."""
-        case, scen, log = self.case(devices, extra)
-        out = out or os.path.join(case, "bundle")
-        child = subprocess.Popen([self.lw, "pull"] + args + ["-o", out], env=self.env(scen, log, adb),
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            stdout, stderr = child.communicate(timeout=120)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            stdout, stderr = child.communicate()
-        _, _, usage = os.wait4(child.pid, 0) if child.returncode is None else (0, 0, None)
-        p = subprocess.CompletedProcess(child.args, child.returncode, stdout, stderr)
-        p.maxrss_kb = usage.ru_maxrss if usage else resource.getrusage(
-            resource.RUSAGE_CHILDREN).ru_maxrss
-        check(p.returncode >= 0, "pull killed by signal %d" % -p.returncode)
-        cmds = []
-        if os.path.exists(log):
-            with open(log) as f:
-                cmds = [json.loads(line) for line in f]
-        return p, out, cmds
-
-
-def device_commands(cmds):
-    """The device command lines pull gave, after checking that each went
-    through exec-out as one argument, with -s."""
-    lines = []
-    for c in cmds[1:]:
-        check(c[:3] == ["-s", c[1], "exec-out"] and len(c) == 4,
-              "each device command is one exec-out argument: %s" % c)
-        lines.append(c[-1])
-    return lines
 
 
 def test_stand_in(e):
@@ -206,13 +146,6 @@ def test_external(e):
     ext = "/sdcard/Android/data/%s/files" % PKG
     check(manifest(out).get("rings_from") == ext, "external: rings_from")
     check(len(ring_names(out)) == 4, "external: 4 rings")
-
-
-def partial_missing(p, out, what):
-    """The missing items of a pull that had to be partial."""
-    check(p.returncode == EXIT_PARTIAL, "%s: exit %d, expected %d: %s" %
-          (what, p.returncode, EXIT_PARTIAL, p.stderr))
-    return manifest(out + ".partial").get("missing", [])
 
 
 def test_many(e):

@@ -27,8 +27,9 @@ import tempfile
 import time
 
 from helpers import check, fatal, finish, run, setup, skip
-from pull_scenario import (EXIT_DEVICES, EXIT_NO_DEVICE, EXIT_PARTIAL, PKG, check_complete,
-                           demo_device, demo_rings, manifest, ring_names)
+from pull_scenario import (BUGREPORT_NAME, EXIT_DEVICES, EXIT_NO_DEVICE, EXIT_PARTIAL, PKG,
+                           bugreport_zip, check_complete, demo_device, demo_rings, manifest,
+                           ring_names, same_bytes)
 
 
 def free_port():
@@ -133,6 +134,20 @@ def main():
             p, out = lab.pull(["--package", PKG, "--serial", serial])
             check_complete(lw, root, p, out, serial, what)
 
+        # --bugreport: bugreportz through the real client's exec-out, its
+        # progress, the zip copied byte for byte.
+        br_zip = os.path.join(tmp, BUGREPORT_NAME)
+        bugreport_zip(root, br_zip)
+        br_dev = demo_device(root, "br")
+        br_dev["bugreportz"] = {"zip": br_zip, "name": BUGREPORT_NAME}
+        br = lab.device(br_dev)
+        p, out = lab.pull(["--package", PKG, "--serial", br, "--bugreport"])
+        got = os.path.join(out, "bugreport", BUGREPORT_NAME)
+        check(p.returncode == 0 and os.path.isfile(got) and same_bytes(got, br_zip),
+              "bug report: exit %d, the zip byte for byte: %s" % (p.returncode, p.stderr))
+        check("lastwords: bug report: 50%\nlastwords: bug report: 75%\n" in p.stderr,
+              "bug report: the progress through the real client: %s" % p.stderr)
+
         ext = lab.device(demo_device(root, "ext", debuggable=False, external=True))
         p, out = lab.pull(["--package", PKG, "--serial", ext])
         check(p.returncode == 0 and "not debuggable" in p.stderr,
@@ -172,7 +187,7 @@ def main():
         shutil.rmtree(tmp)
     return finish("pull-real-adb: the client's quoting and status, complete pulls with and "
                   "without shell_v2, external, a cut stream, a vanished device, unauthorized, "
-                  "several devices (%.1f s)" % (time.monotonic() - start))
+                  "several devices, a bug report (%.1f s)" % (time.monotonic() - start))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,13 @@
-"""The demo device of the pull tests (tests/pull-adb.py, through the
-stand-in client; tests/pull-real-adb.py, through the real one), built on
-fixtures/demo, and what a complete pull of it holds."""
+"""The demo device of the pull tests (tests/pull-adb.py and
+tests/pull-bugreport.py, through the stand-in client; tests/pull-real-adb.py,
+through the real one), built on fixtures/demo, what a complete pull of it
+holds, and the stand-in's test bench (Env)."""
 import json
 import os
+import resource
+import subprocess
+import sys
+import zipfile
 
 import fake_device
 from helpers import check, run
@@ -10,6 +15,7 @@ from helpers import check, run
 PKG = "com.example.demo"
 EXIT_NO_ADB, EXIT_NO_DEVICE, EXIT_DEVICES, EXIT_PACKAGE = 5, 6, 7, 8
 EXIT_PARTIAL, EXIT_OUTPUT = 9, 10
+BUGREPORT_NAME = "bugreport-panther-UQ1A.240205.004-2026-11-30-10-15-02.zip"
 
 
 def demo_device(root, serial, debuggable=True, external=False, tombstones=True):
@@ -48,6 +54,21 @@ def demo_device(root, serial, debuggable=True, external=False, tombstones=True):
         tomb = os.path.join(root, "fixtures", "demo", "tombstone_00")
         d["dirs"]["/data/tombstones"] = {"tombstone_00": tomb, "tombstone_00.pb": tomb}
     return d
+
+
+def bugreport_zip(root, path):
+    """A bug report zip as bugreportz writes one: main_entry.txt naming the
+    main text, and the demo's tombstone under FS/."""
+    text = BUGREPORT_NAME[:-4] + ".txt"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("main_entry.txt", text)
+        z.writestr(text, "========================================================\n"
+                         "== dumpstate: 2026-11-30 10:15:02\n"
+                         "========================================================\n\n"
+                         "Build fingerprint: 'google/panther/panther:14/UQ1A.240205.004/"
+                         "11269751:user/release-keys'\n")
+        z.write(os.path.join(root, "fixtures", "demo", "tombstone_00"),
+                "FS/data/tombstones/tombstone_00")
 
 
 def manifest(d):
@@ -138,3 +159,68 @@ def check_complete(lw, root, p, out, serial, what):
               rep["timezone"]["name"] == "Europe/Paris" and rep["timezone"]["source"] == "manifest",
               "%s: report DIR verdicts %s, zone %s" % (what, classes, rep["timezone"]))
     return True
+
+
+class Env:
+    def __init__(self, lw, root, tmp):
+        self.lw, self.root, self.tmp, self.n = lw, root, tmp, 0
+        self.adb = os.path.join(tmp, "adb")
+        with open(self.adb, "w") as f:
+            f.write('#!/bin/sh\nexec "%s" "%s" "$@"\n' %
+                    (sys.executable, os.path.join(root, "tests", "fake-adb.py")))
+        os.chmod(self.adb, 0o755)
+
+    def case(self, devices, extra=None):
+        """A fresh case directory with its scenario: (dir, scenario, log)."""
+        self.n += 1
+        case = os.path.join(self.tmp, "case%d" % self.n)
+        os.mkdir(case)
+        scen = os.path.join(case, "scenario.json")
+        with open(scen, "w") as f:
+            json.dump(dict({"devices": devices}, **(extra or {})), f)
+        return case, scen, os.path.join(case, "adb.log")
+
+    def env(self, scen, log, adb=None):
+        return dict(os.environ, ADB=adb or self.adb, FAKE_ADB_SCENARIO=scen, FAKE_ADB_LOG=log)
+
+    def pull(self, devices, args, adb=None, out=None, extra=None, stderr=subprocess.PIPE):
+        """Run pull in a fresh case directory; returns (process, out dir,
+        commands), with the peak memory of pull and of what it ran as
+        process.maxrss_kb. stderr: where pull's goes (a terminal's fd)."""
+        case, scen, log = self.case(devices, extra)
+        out = out or os.path.join(case, "bundle")
+        child = subprocess.Popen([self.lw, "pull"] + args + ["-o", out], env=self.env(scen, log, adb),
+                                 stdout=subprocess.PIPE, stderr=stderr, text=True)
+        try:
+            stdout, stderr = child.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            stdout, stderr = child.communicate()
+        _, _, usage = os.wait4(child.pid, 0) if child.returncode is None else (0, 0, None)
+        p = subprocess.CompletedProcess(child.args, child.returncode, stdout, stderr)
+        p.maxrss_kb = usage.ru_maxrss if usage else resource.getrusage(
+            resource.RUSAGE_CHILDREN).ru_maxrss
+        check(p.returncode >= 0, "pull killed by signal %d" % -p.returncode)
+        cmds = []
+        if os.path.exists(log):
+            with open(log) as f:
+                cmds = [json.loads(line) for line in f]
+        return p, out, cmds
+
+
+def device_commands(cmds):
+    """The device command lines pull gave, after checking that each went
+    through exec-out as one argument, with -s."""
+    lines = []
+    for c in cmds[1:]:
+        check(c[:3] == ["-s", c[1], "exec-out"] and len(c) == 4,
+              "each device command is one exec-out argument: %s" % c)
+        lines.append(c[-1])
+    return lines
+
+
+def partial_missing(p, out, what):
+    """The missing items of a pull that had to be partial."""
+    check(p.returncode == EXIT_PARTIAL, "%s: exit %d, expected %d: %s" %
+          (what, p.returncode, EXIT_PARTIAL, p.stderr))
+    return manifest(out + ".partial").get("missing", [])

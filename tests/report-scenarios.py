@@ -337,7 +337,7 @@ def main():
     validator = load_validator("schemas/report.schema.json")
     ring_validator = load_validator("schemas/ring-events.schema.json")
     if validator is None:
-        fail("python3-jsonschema is not installed (.ci/install-deps installs it): "
+        fail("python3-jsonschema is not installed (.ci/install-deps --tests installs it): "
              "the report schema must be checked")
     p = lastwords(lw, ["rules"])
     rule_ids = {line.split()[0] for line in p.stdout.splitlines() if line.strip()}
