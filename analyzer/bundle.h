@@ -9,13 +9,17 @@
  * read, and refused unless it is a regular file). The same thing twice
  * counts once: a file with the same bytes as one read before is skipped, and
  * of two rings of one run (the same run id) the one with more records is
- * kept. Never prints.
+ * kept. A bug report (a zip, a directory that holds one unzipped, or its
+ * main text) is read in memory, as streams, never extracted: each of its
+ * pieces of evidence is an input of its own (struct bundle_bugreport).
+ * Never prints.
  */
 #ifndef LW_ANALYZER_BUNDLE_H
 #define LW_ANALYZER_BUNDLE_H
 
 #include <stddef.h>
 
+#include "evidence/bugreport.h"
 #include "evidence/evidence.h"
 #include "run.h"
 #include "tz.h"
@@ -31,6 +35,31 @@ struct bundle_input {
 	char skipped[160];
 	char *duplicate_of;      /* the input it repeats, or NULL */
 	const char *note;        /* a blank ring: ring_blank_text; else NULL */
+};
+
+/* A device's zone as a source gives it: an IANA name (persist.sys.timezone)
+ * that this system's tzdata holds, else the offset that the source saw.
+ * unknown: a name that this tzdata lacks, for which that offset stands in
+ * (right only for records of the same season); empty when none. */
+struct bundle_zone {
+	int known;               /* tz holds the zone */
+	struct tz_zone tz;
+	char unknown[TZ_NAME_MAX];
+};
+
+/* A bug report among the inputs (DESIGN.md, "Inputs"): a zip, a directory
+ * that holds one unzipped, or its main text alone. Its pieces (the main
+ * text's sections of evidence, its FS/data/tombstones and FS/data/anr
+ * files) are inputs of their own, named "PATH:ENTRY" in a zip,
+ * "TEXT:SECTION" in the text. */
+struct bundle_bugreport {
+	char *path;                  /* the input: the zip, the directory or the text */
+	char *text;                  /* the main text's input; NULL when none was read */
+	struct bugreport_info info;  /* what the main text says (zero when none was read) */
+	/* Its entries that hold no evidence, not read (names below path;
+	 * a directory not walked ends in '/'), in walk order. */
+	char **unread;
+	size_t nunread;
 };
 
 /* One entry of a manifest's "missing" list: what a pull could not get. */
@@ -55,19 +84,22 @@ struct bundle {
 	 * device share then counts once; `ingest` takes a pull per argument. */
 	char **manifests;
 	size_t nmanifests;
-	/* The device's zone: persist.sys.timezone (the manifest's "timezone"),
-	 * else its offset from UTC ("tz_offset"). tz_unknown: a zone name
-	 * that this system's tzdata does not hold, for which the offset
-	 * stands in; empty when none. */
-	int have_tz;
-	struct tz_zone tz;
-	char tz_unknown[TZ_NAME_MAX];
+	/* The device's zone, as the first manifest gives it
+	 * (persist.sys.timezone as "timezone", else "tz_offset"). */
+	struct bundle_zone zone;
 	int complete;              /* 0: a manifest says a required part is missing */
 	struct bundle_missing *missing; /* every manifest's, in order */
 	size_t nmissing;
 	char device_model[96];     /* empty when unknown */
 	char android_version[32];
 	char fingerprint[192];
+	/* The bug reports among the inputs, in walk order; the zone the
+	 * first one's main text gives (persist.sys.timezone, else its offset
+	 * when it was taken). Where no manifest says, the first one's build
+	 * and model are the device's. */
+	struct bundle_bugreport *bugreports;
+	size_t nbugreports;
+	struct bundle_zone bugreport_zone;
 	/* A digest of the bundle's content: each file's path below the input
 	 * it was found under and its bytes (after gunzip), in walk order; the
 	 * manifest is left out. The same files give the same digest wherever

@@ -34,14 +34,15 @@
 #define CORR_DEFAULT_TOLERANCE_MS 2000
 
 /* Where the device's zone came from, in the order it is looked for: --tz,
- * the pull's manifest (persist.sys.timezone, else its offset), [the bug
- * report's persist.sys.timezone: issue 11, item 2], the offset that a
- * tombstone or an ANR trace writes after its own time; else none, and
- * local times are taken as UTC. */
+ * the pull's manifest (persist.sys.timezone, else its offset), the bug
+ * report's properties (persist.sys.timezone, else its offset when it was
+ * taken), the offset that a tombstone or an ANR trace writes after its own
+ * time; else none, and local times are taken as UTC. */
 #define CORR_TZ_SOURCES(X)                 \
 	X(NONE, none)                      \
 	X(OPTION, option)                  \
 	X(MANIFEST, manifest)              \
+	X(BUGREPORT, bugreport)            \
 	X(TOMBSTONE, tombstone)            \
 	X(ANR_TRACE, anr_trace)
 
@@ -52,7 +53,7 @@ enum corr_tz_source {
 	CORR_TZ_SOURCE_COUNT
 };
 
-/* "none", "option", "manifest", "tombstone", "anr_trace". */
+/* "none", "option", "manifest", "bugreport", "tombstone", "anr_trace". */
 const char *corr_tz_source_name(enum corr_tz_source s);
 
 struct corr_options {

@@ -47,9 +47,9 @@ static void find_loops(struct report *r)
 }
 
 /* The device's zone, when the options give none (correlate.h,
- * CORR_TZ_SOURCES): the pull's manifest's; [then the bug report's
- * persist.sys.timezone, issue 11 item 2]; else the offset the newest
- * tombstone or ANR trace writes after its time; else none. */
+ * CORR_TZ_SOURCES): the pull's manifest's; then the bug report's
+ * (persist.sys.timezone); else the offset the newest tombstone or ANR
+ * trace writes after its time; else none. */
 static void find_zone(const struct bundle *b, struct corr_options *opt)
 {
 	int64_t newest = INT64_MIN, local, off;
@@ -57,10 +57,10 @@ static void find_zone(const struct bundle *b, struct corr_options *opt)
 
 	if (opt->tz_known)
 		return;
-	if (b->have_tz) {
-		opt->tz = b->tz;
+	if (b->zone.known || b->bugreport_zone.known) {
+		opt->tz = b->zone.known ? b->zone.tz : b->bugreport_zone.tz;
 		opt->tz_known = 1;
-		opt->tz_source = CORR_TZ_MANIFEST;
+		opt->tz_source = b->zone.known ? CORR_TZ_MANIFEST : CORR_TZ_BUGREPORT;
 		return;
 	}
 	for (i = 0; i < b->nfiles; i++) {
@@ -187,16 +187,25 @@ static size_t pull_notes(const struct bundle *b, char notes[PULL_NOTES_MAX][PULL
 	return n;
 }
 
-/* A manifest's zone name that this system's tzdata lacks, whose offset of
- * the pull's day stood in for it. 1 when there is one, with its note. */
+/* A zone name of the manifest or the bug report that this system's tzdata
+ * lacks, whose offset of the pull's day (or the report's) stood in for it.
+ * 1 when there is one, with its note. */
 static int zone_unknown_note(const struct report *r, char *buf, size_t len)
 {
-	if (!r->bundle->tz_unknown[0] || r->corr.opt.tz_source != CORR_TZ_MANIFEST)
+	const struct bundle *b = r->bundle;
+
+	if (r->corr.opt.tz_source == CORR_TZ_MANIFEST && b->zone.unknown[0])
+		snprintf(buf, len, "the manifest's zone '%s' is not in this system's tzdata: the "
+				   "offset the pull saw stood in for it, which is right only for "
+				   "records of the pull's season (install tzdata, or pass --tz)",
+			 b->zone.unknown);
+	else if (r->corr.opt.tz_source == CORR_TZ_BUGREPORT && b->bugreport_zone.unknown[0])
+		snprintf(buf, len, "the bug report's zone '%s' is not in this system's tzdata: its "
+				   "offset when it was taken stood in for it, which is right only for "
+				   "records of that season (install tzdata, or pass --tz)",
+			 b->bugreport_zone.unknown);
+	else
 		return 0;
-	snprintf(buf, len, "the manifest's zone '%s' is not in this system's tzdata: the offset the "
-			   "pull saw stood in for it, which is right only for records of the pull's "
-			   "season (install tzdata, or pass --tz)",
-		 r->bundle->tz_unknown);
 	return 1;
 }
 
@@ -511,6 +520,29 @@ static void pull_json(struct json *j, cJSON *o, const struct bundle *b)
 		json_text(j, a, NULL, notes[i]);
 }
 
+/* The bug reports read: what each one's main text says. */
+static void bugreports_json(struct json *j, cJSON *o, const struct bundle *b)
+{
+	cJSON *a = json_array(j, o, "bugreports"), *x;
+	size_t i;
+
+	for (i = 0; i < b->nbugreports; i++) {
+		const struct bundle_bugreport *br = &b->bugreports[i];
+		const struct bugreport_info *info = &br->info;
+
+		x = json_object(j, a, NULL);
+		json_text(j, x, "file", br->path);
+		json_text(j, x, "main_text", br->text);
+		json_text(j, x, "taken", info->taken[0] ? info->taken : NULL);
+		json_text(j, x, "fingerprint", info->fingerprint[0] ? info->fingerprint : NULL);
+		json_int_or_null(j, x, "sdk", br->text ? info->sdk : EV_NONE, EV_NONE);
+		json_text(j, x, "zone", info->zone[0] ? info->zone : NULL);
+		json_number(j, x, "sections", (double)info->sections);
+		json_number(j, x, "sections_read", (double)info->pieces);
+		json_number(j, x, "entries_not_read", (double)br->nunread);
+	}
+}
+
 /* The report's tree, with its runs or with "runs" left empty (for
  * report_json_write(), which writes them one at a time). */
 static cJSON *report_tree(const struct report *r, int with_runs)
@@ -534,6 +566,8 @@ static cJSON *report_tree(const struct report *r, int with_runs)
 		input_json(&j, a, b, &b->inputs[i]);
 	if (b->nmanifests)
 		pull_json(&j, o, b);
+	if (b->nbugreports)
+		bugreports_json(&j, o, b);
 	a = json_array(&j, o, "packages");
 	for (i = 0; i < r->corr.npackages; i++) {
 		x = json_object(&j, a, NULL);
@@ -694,13 +728,16 @@ int report_json_write(const struct report *r, FILE *out)
 }
 
 /* Where the zone came from, for people. */
-static const char *tz_source_text(enum corr_tz_source s)
+static const char *tz_source_text(const struct report *r)
 {
-	switch (s) {
+	switch (r->corr.opt.tz_source) {
 	case CORR_TZ_OPTION:
 		return "--tz";
 	case CORR_TZ_MANIFEST:
 		return "the pull's manifest";
+	case CORR_TZ_BUGREPORT:
+		return r->corr.opt.tz.name[0] ? "the bug report's persist.sys.timezone"
+					      : "the bug report's clock when it was taken";
 	case CORR_TZ_TOMBSTONE:
 		return "the newest tombstone's own time";
 	case CORR_TZ_ANR_TRACE:
@@ -855,6 +892,35 @@ static void packages_text(const struct report *r, FILE *out)
 	fputs("\n\n", out);
 }
 
+/* The bug reports read, one line each. */
+static void bugreports_text(const struct bundle *b, FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < b->nbugreports; i++) {
+		const struct bundle_bugreport *br = &b->bugreports[i];
+		const struct bugreport_info *info = &br->info;
+
+		fprintf(out, "bug report '%s': ", fmt_text(br->path));
+		if (!br->text) {
+			fprintf(out, "its main text was not read\n");
+			continue;
+		}
+		fprintf(out, "dumpstate %s, build %s", info->taken[0] ? info->taken : "(no header)",
+			fmt_text(info->fingerprint[0] ? info->fingerprint : "unknown"));
+		if (info->sdk != EV_NONE)
+			fprintf(out, " (SDK %lld)", (long long)info->sdk);
+		fprintf(out, ", zone %s; %zu of its %zu sections read", fmt_text(info->zone[0] ? info->zone : "not set"),
+			info->pieces, info->sections);
+		if (br->nunread)
+			fprintf(out, ", %zu entr%s holding no evidence not read", br->nunread,
+				br->nunread == 1 ? "y" : "ies");
+		fputc('\n', out);
+	}
+	if (b->nbugreports)
+		fputc('\n', out);
+}
+
 /* The head of a run's section: where it was read from, and when it started
  * (a ring) or died (a ring-less run). */
 static void run_head_text(const struct corr_run *cr, const struct run_facts *f, size_t i,
@@ -896,6 +962,7 @@ void report_text(const struct report *r, FILE *out)
 	size_t i, k;
 
 	pull_text(b, out, r->corr.nruns);
+	bugreports_text(b, out);
 	packages_text(r, out);
 	for (i = 0; i < r->corr.nruns; i++) {
 		const struct corr_run *cr = &r->corr.runs[i];
@@ -992,7 +1059,7 @@ void report_text(const struct report *r, FILE *out)
 
 		fprintf(out, "\nnote: local times were read in %s, from %s\n",
 			fmt_text(tz_text(&r->corr.opt.tz, zone, sizeof(zone))),
-			tz_source_text(r->corr.opt.tz_source));
+			tz_source_text(r));
 		if (zone_unknown_note(r, note, sizeof(note)))
 			fprintf(out, "note: %s\n", fmt_text(note));
 	}

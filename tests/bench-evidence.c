@@ -25,19 +25,36 @@
  * within 2x of grep's time, and its peak RSS under 256 MiB whatever the
  * size (try MB 2048: a 2 GB logcat).
  *
+ * Then a bug report (issue 11): a main text of BR_MB (100) MB laid out as
+ * dumpstate writes it (a SYSTEM LOG in logcat -v uid, an event log, the
+ * activity service's exit-info among dumpsys services that hold no
+ * evidence), read in-process (its sections cut as it is read, each through
+ * its parser) and by `lastwords inspect` end to end against `grep -c` on
+ * the same file (target: within 3x); then a ZIP_MB (30) MB zip of it, read
+ * end to end by `lastwords inspect` and `lastwords report` (target: under
+ * 1 s and 256 MiB): the main text deflated, a tombstone, an ANR trace, and
+ * to make up the size an entry that holds no evidence and does not
+ * compress (a perfetto trace, as real bug reports carry), which is listed
+ * and not read; and, for the worst case, a zip of ZIP_MB that is all main
+ * text.
+ *
  * This program prints figures and compares them; it never asserts on time.
  * It exits 0 unless something functionally fails: the logcat parser finds
  * other counts of lines, skipped lines or evidence records than were
  * generated, a record's fields are wrong, grep counts differently, inspect
  * fails on the logcat, or the dump parser finds records but not all of
- * them (1 then). A dump parser that finds none (not written yet) is
- * reported as such and does not fail the run.
+ * them, or the bug report's sections give other counts of lmkd kills or
+ * exit records than were generated (1 then). A dump parser that finds none
+ * (not written yet) is reported as such and does not fail the run.
  *
  * usage: bench-evidence [LASTWORDS [MB]]
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +66,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <zip.h>
+
+#include "../analyzer/evidence/bugreport.h"
 #include "../analyzer/evidence/evidence.h"
 #include "../analyzer/evidence/input.h"
 #include "../analyzer/evidence/parsers.h"
@@ -62,6 +82,11 @@ extern char **environ;
 #define RUNS 3           /* timed runs of each measurement; the best counts */
 #define TARGET_TIME 2.0  /* inspect of the logcat within this multiple of grep's time */
 #define TARGET_RSS_MIB 256 /* and under this peak RSS */
+#define BR_MB 100          /* the bug report's main text */
+#define BR_TARGET_TIME 3.0 /* read within this multiple of grep's time */
+#define BR_EXIT_RECORDS 2000
+#define ZIP_MB 30          /* the bug report zip */
+#define ZIP_TARGET_S 1.0   /* read end to end within this many seconds */
 
 static int failed;
 
@@ -127,6 +152,7 @@ struct gen {
 	int64_t first_kill_time_ms;
 	int64_t first_kill_pid, first_kill_uid, first_kill_rss, first_kill_swap, first_kill_adj;
 	unsigned month, day, h, m, s, ms;
+	int uid_column;            /* logcat -v uid, as dumpstate runs it */
 };
 
 static void tick(struct gen *g)
@@ -157,8 +183,16 @@ static int64_t gen_time_ms(const struct gen *g)
 static void emit(struct gen *g, unsigned pid, unsigned tid, char level, const char *tag,
 		 const char *msg)
 {
-	int n = fprintf(g->f, "%02u-%02u %02u:%02u:%02u.%03u %5u %5u %c %-8s: %s\n", g->month,
-			g->day, g->h, g->m, g->s, g->ms, pid, tid, level, tag, msg);
+	int n;
+
+	if (g->uid_column) /* liblog: a user name of five letters at most, else the uid */
+		n = fprintf(g->f, "%02u-%02u %02u:%02u:%02u.%03u %5s %5u %5u %c %-8s: %s\n",
+			    g->month, g->day, g->h, g->m, g->s, g->ms,
+			    strcmp(tag, "lowmemorykiller") == 0 ? "lmkd" : "1000", pid, tid, level,
+			    tag, msg);
+	else
+		n = fprintf(g->f, "%02u-%02u %02u:%02u:%02u.%03u %5u %5u %c %-8s: %s\n", g->month,
+			    g->day, g->h, g->m, g->s, g->ms, pid, tid, level, tag, msg);
 
 	g->bytes += (uint64_t)n;
 	g->lines++;
@@ -263,17 +297,9 @@ static void evidence(struct gen *g)
 	}
 }
 
-static int gen_logcat(const char *path, uint64_t target, struct gen *g)
+/* Log lines into g->f until g->bytes reaches target. */
+static void log_lines(struct gen *g, uint64_t target)
 {
-	static char iobuf[1 << 20];
-
-	memset(g, 0, sizeof(*g));
-	g->month = 6;
-	g->day = 1;
-	g->f = fopen(path, "w");
-	if (!g->f)
-		return -1;
-	setvbuf(g->f, iobuf, _IOFBF, sizeof(iobuf));
 	fputs("--------- beginning of main\n", g->f);
 	g->bytes += 28;
 	g->lines++;
@@ -284,6 +310,25 @@ static int gen_logcat(const char *path, uint64_t target, struct gen *g)
 		else
 			ordinary(g);
 	}
+}
+
+static void gen_start(struct gen *g, FILE *f)
+{
+	memset(g, 0, sizeof(*g));
+	g->month = 6;
+	g->day = 1;
+	g->f = f;
+}
+
+static int gen_logcat(const char *path, uint64_t target, struct gen *g)
+{
+	static char iobuf[1 << 20];
+
+	gen_start(g, fopen(path, "w"));
+	if (!g->f)
+		return -1;
+	setvbuf(g->f, iobuf, _IOFBF, sizeof(iobuf));
+	log_lines(g, target);
 	return fclose(g->f) == 0 ? 0 : -1;
 }
 
@@ -310,20 +355,15 @@ static const struct reason reasons[] = {
 
 static const char *const sizes[] = { "221MB", "1.5GB", "0.00", "88MB", "310MB", "9.8MB" };
 
-static int gen_dump(const char *path, uint64_t *bytes)
+/* A dump's section header and n records. */
+static void dump_records(FILE *f, unsigned n)
 {
-	static char iobuf[1 << 20];
-	FILE *f = fopen(path, "w");
 	unsigned i;
-	struct stat st;
 
-	if (!f)
-		return -1;
-	setvbuf(f, iobuf, _IOFBF, sizeof(iobuf));
 	fputs("ACTIVITY MANAGER PROCESS EXIT INFO (dumpsys activity exit-info)\n"
 	      "Last Timestamp of Persistence Into Persistent Storage: 2025-06-01 12:00:00.000\n",
 	      f);
-	for (i = 0; i < DUMP_RECORDS; i++) {
+	for (i = 0; i < n; i++) {
 		unsigned pkg = i / RECORDS_PER_UID, k = i % RECORDS_PER_UID;
 		unsigned uid = 10000 + pkg % 90000;
 		const struct reason *r = &reasons[rndn(sizeof(reasons) / sizeof(reasons[0]))];
@@ -342,6 +382,18 @@ static int gen_dump(const char *path, uint64_t *bytes)
 			vocab_name(&exit_subreason_labels, r->subreason), r->status, r->importance,
 			sizes[rndn(6)], sizes[rndn(6)], r->description);
 	}
+}
+
+static int gen_dump(const char *path, uint64_t *bytes)
+{
+	static char iobuf[1 << 20];
+	FILE *f = fopen(path, "w");
+	struct stat st;
+
+	if (!f)
+		return -1;
+	setvbuf(f, iobuf, _IOFBF, sizeof(iobuf));
+	dump_records(f, DUMP_RECORDS);
 	if (fclose(f) != 0 || stat(path, &st) != 0)
 		return -1;
 	*bytes = (uint64_t)st.st_size;
@@ -386,7 +438,12 @@ static int read_file(const char *path, char **buf, size_t *len)
 static void reset_peak_rss(void)
 {
 	static int warned;
-	int fd = open("/proc/self/clear_refs", O_WRONLY);
+	int fd;
+
+#ifdef __GLIBC__
+	malloc_trim(0); /* what this program freed (the dump's records) leaves it too */
+#endif
+	fd = open("/proc/self/clear_refs", O_WRONLY);
 
 	if (fd >= 0 && write(fd, "5", 1) == 1) {
 		close(fd);
@@ -508,8 +565,10 @@ static void row(const char *what, double mb, double t, double floor_t, const cha
 		printf("  %-30s %10s %9s %9s  %s\n", what, "-", "-", "-", note);
 		return;
 	}
-	printf("  %-30s %10.1f %9.3f %8.2fx  %s\n", what, mb / t, t, floor_t > 0 ? t / floor_t : 0,
-	       note);
+	if (floor_t <= 0) /* nothing to compare with */
+		printf("  %-30s %10.1f %9.3f %9s  %s\n", what, mb / t, t, "-", note);
+	else
+		printf("  %-30s %10.1f %9.3f %8.2fx  %s\n", what, mb / t, t, t / floor_t, note);
 }
 
 static void check_first_kill(const struct ev_file *f, const struct gen *g)
@@ -537,6 +596,366 @@ static void check_first_kill(const struct ev_file *f, const struct gen *g)
 		return;
 	}
 	FAILF("no lmkd kill record");
+}
+
+/* `lastwords CMD PATH` end to end, best of RUNS, as a row against floor_t
+ * (none when not positive) for mb MB: its time, and its peak RSS in *rss_kb.
+ * It must exit 0. */
+static double e2e(const char *lw, const char *cmd, const char *path, double mb, double floor_t,
+		  long *rss_kb)
+{
+	char *argv[] = { (char *)lw, (char *)cmd, (char *)path, NULL }, note[64];
+	int status = 0;
+	double t = run_best(argv, NULL, 0, &status, rss_kb);
+
+	if (t < 0 || status != 0)
+		FAILF("lastwords %s %s: status %d", cmd, path, status);
+	snprintf(note, sizeof(note), "peak RSS %ld MiB", *rss_kb / 1024);
+	row(strcmp(cmd, "report") == 0 ? "lastwords report (end to end)"
+				       : "lastwords inspect (end to end)",
+	    mb, t, floor_t, note);
+	return t;
+}
+
+/* ---- the bug report ---- */
+
+/* Lines of a dumpsys service or a command that holds no evidence, to about
+ * n bytes: what most of a bug report's main text is. */
+static void filler(FILE *f, uint64_t n)
+{
+	uint64_t b = 0;
+
+	while (b < n) {
+		int k = fprintf(f, "    %s #%u: %s=%u %s %s uid=u0a%u\n",
+				words[rndn(sizeof(words) / sizeof(words[0]))], rndn(1000),
+				words[rndn(sizeof(words) / sizeof(words[0]))], rndn(1u << 20),
+				words[rndn(sizeof(words) / sizeof(words[0]))],
+				words[rndn(sizeof(words) / sizeof(words[0]))], rndn(900));
+
+		b += (uint64_t)(k > 0 ? k : 0);
+	}
+}
+
+static void br_section(FILE *f, const char *title, const char *cmd)
+{
+	fprintf(f, "------ %s (%s) ------\n", title, cmd);
+}
+
+static void br_end(FILE *f, const char *title)
+{
+	fprintf(f, "------ %.3fs was the duration of '%s' ------\n", (double)rndn(5000) / 1000, title);
+}
+
+static void br_service(FILE *f, const char *name, uint64_t bytes)
+{
+	fprintf(f, "%s\nDUMP OF SERVICE %s:\n", "-------------------------------------------------"
+						 "------------------------------",
+		name);
+	if (strcmp(name, "activity") == 0) {
+		filler(f, bytes / 2);
+		fputs("\n-------------------------------------------------------------------------------\n",
+		      f);
+		dump_records(f, BR_EXIT_RECORDS);
+		fputs("\n-------------------------------------------------------------------------------\n",
+		      f);
+		filler(f, bytes / 2);
+	} else {
+		filler(f, bytes);
+	}
+	fprintf(f, "--------- 0.%03us was the duration of dumpsys %s, ending at: 2025-06-30 12:00:09\n",
+		rndn(1000), name);
+}
+
+/* An `adb bugreport` main text of about mb MB, laid out as dumpstate
+ * writes it: a tenth of critical dumpsys, the SYSTEM LOG (logcat -v uid,
+ * 45%: g counts its lines and evidence), an event log of am_* lines (5%),
+ * the properties, and the framework services' dumpsys (40%, the activity
+ * service's with BR_EXIT_RECORDS exit records). */
+static int gen_bugreport(const char *path, uint64_t mb, struct gen *g, uint64_t *bytes)
+{
+	static char iobuf[1 << 20];
+	uint64_t total = mb << 20;
+	FILE *f = fopen(path, "w");
+	struct stat st;
+	struct gen ev;
+	int i;
+
+	if (!f)
+		return -1;
+	setvbuf(f, iobuf, _IOFBF, sizeof(iobuf));
+	fputs("========================================================\n"
+	      "== dumpstate: 2025-06-30 12:00:00\n"
+	      "========================================================\n\n"
+	      "Build: UQ1A.240205.004\n"
+	      "Build fingerprint: 'google/shiba/shiba:14/UQ1A.240205.004/11269751:user/release-keys'\n"
+	      "Android SDK version: 34\n"
+	      "Bugreport format version: 2.0\n\n",
+	      f);
+	br_section(f, "DUMPSYS CRITICAL", "/system/bin/dumpsys");
+	br_service(f, "CRITICAL cpuinfo", total / 20);
+	br_service(f, "CRITICAL meminfo", total / 20);
+	br_end(f, "DUMPSYS CRITICAL");
+	br_section(f, "SYSTEM LOG", "logcat -v threadtime -v printable -v uid -d *:v");
+	gen_start(g, f);
+	g->uid_column = 1;
+	log_lines(g, total * 45 / 100);
+	br_end(f, "SYSTEM LOG");
+	br_section(f, "EVENT LOG", "logcat -b events -v threadtime -v printable -v uid -d *:v");
+	gen_start(&ev, f);
+	ev.uid_column = 1;
+	while (ev.bytes < total / 20) {
+		char msg[160];
+
+		tick(&ev);
+		snprintf(msg, sizeof(msg), "[0,%u,%u,com.example.app%u,%s]", 2000 + rndn(30000),
+			 10000 + rndn(900), rndn(900), words[rndn(sizeof(words) / sizeof(words[0]))]);
+		emit(&ev, 1702, 1970, 'I', rndn(4) ? "wm_task_moved" : "am_proc_start", msg);
+	}
+	br_end(f, "EVENT LOG");
+	br_section(f, "SYSTEM PROPERTIES", "getprop");
+	fputs("[persist.sys.timezone]: [Europe/Berlin]\n[ro.build.version.sdk]: [34]\n", f);
+	br_end(f, "SYSTEM PROPERTIES");
+	fputs("========================================================\n"
+	      "== Android Framework Services\n"
+	      "========================================================\n",
+	      f);
+	br_section(f, "DUMPSYS", "/system/bin/dumpsys");
+	for (i = 0; i < 8; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "service%d", i);
+		br_service(f, i == 5 ? "activity" : name, total * 5 / 100);
+	}
+	br_end(f, "DUMPSYS");
+	if (fclose(f) != 0 || stat(path, &st) != 0)
+		return -1;
+	*bytes = (uint64_t)st.st_size;
+	return 0;
+}
+
+/* The bug report's pieces read in-process from the bytes in memory, as
+ * bundle.c reads them: the best of RUNS; *lmkd and *exits get the lmkd
+ * kills and exit records found. */
+static double bugreport_best(const char *buf, size_t len, size_t *lmkd, size_t *exits)
+{
+	double best = -1;
+	int r;
+
+	for (r = 0; r < RUNS; r++) {
+		struct bugreport_reader br;
+		struct bugreport_piece p;
+		struct input in;
+		double t0 = now(), t;
+
+		*lmkd = *exits = 0;
+		input_init_mem(&in, buf, len);
+		bugreport_init(&br, &in);
+		while (bugreport_next(&br, &p) > 0) {
+			struct ev_file f = { 0 };
+			struct ev_error err = { 0, "" };
+
+			if (ev_parse(p.kind, p.in, &f, &err) != 0)
+				FAILF("the bug report's %s: line %zu: %s", p.title, err.line, err.reason);
+			*lmkd += count_type(&f, LOG_LMKD_KILL);
+			*exits += f.nexits;
+			ev_file_release(&f);
+		}
+		bugreport_release(&br);
+		input_release(&in);
+		t = now() - t0;
+		if (best < 0 || t < best)
+			best = t;
+	}
+	return best;
+}
+
+/* A bug report zip at zippath, of about ZIP_MB MB: version.txt, a
+ * tombstone and an ANR trace, the main text at text (deflated), and, when
+ * fill, entries that hold no evidence and do not compress (a perfetto
+ * trace, as bug reports carry one) to ZIP_MB. *text_zipped gets the main
+ * text's deflated size. */
+static int gen_zip(const char *zippath, const char *text, int fill, uint64_t *text_zipped)
+{
+	static const char tombstone[] =
+		"*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***\n"
+		"Build fingerprint: 'google/shiba/shiba:14/UQ1A.240205.004/11269751:user/release-keys'\n"
+		"Timestamp: 2025-06-30 11:58:00.123456789+0200\n"
+		"pid: 4242, tid: 4250, name: tflite-gpu  >>> com.example.app7:inference <<<\n"
+		"uid: 10007\n"
+		"signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x40\n";
+	static const char anr[] = "----- pid 4343 at 2025-06-30 11:59:00.000000000+0200 -----\n"
+				  "Cmd line: com.example.app8\n\n"
+				  "\"main\" prio=5 tid=1 Native\n"
+				  "  | group=\"main\" sCount=1 ucsCount=0 flags=1 obj=0x72 self=0xb4\n\n"
+				  "----- end 4343 -----\n";
+	const char *name = "bugreport-shiba-UQ1A.240205.004-2025-06-30-12-00-00.txt";
+	char *pad = NULL;
+	zip_t *za;
+	zip_source_t *src;
+	zip_stat_t st;
+	struct stat sb;
+	zip_int64_t idx;
+	int err = 0;
+	uint64_t i, n;
+
+	za = zip_open(zippath, ZIP_CREATE | ZIP_TRUNCATE, &err);
+	if (!za)
+		return -1;
+	if (zip_file_add(za, "version.txt", zip_source_buffer(za, "2.0", 3, 0), 0) < 0 ||
+	    zip_file_add(za, "FS/data/tombstones/tombstone_00",
+			 zip_source_buffer(za, tombstone, sizeof(tombstone) - 1, 0), 0) < 0 ||
+	    zip_file_add(za, "FS/data/anr/anr_2025-06-30-11-59-00-000",
+			 zip_source_buffer(za, anr, sizeof(anr) - 1, 0), 0) < 0 ||
+	    (src = zip_source_file(za, text, 0, -1)) == NULL ||
+	    (idx = zip_file_add(za, name, src, 0)) < 0 ||
+	    zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_DEFLATE, 6) != 0 ||
+	    zip_file_add(za, "main_entry.txt", zip_source_buffer(za, name, strlen(name), 0), 0) < 0 ||
+	    zip_close(za) != 0) {
+		zip_discard(za);
+		return -1;
+	}
+	za = zip_open(zippath, 0, &err);
+	if (!za || zip_stat(za, name, 0, &st) != 0) {
+		if (za)
+			zip_discard(za);
+		return -1;
+	}
+	*text_zipped = st.comp_size;
+	if (stat(zippath, &sb) != 0 || !fill || (uint64_t)sb.st_size >= (uint64_t)ZIP_MB << 20) {
+		zip_discard(za);
+		return 0;
+	}
+	n = ((uint64_t)ZIP_MB << 20) - (uint64_t)sb.st_size - 512;
+	pad = malloc(n);
+	if (!pad) {
+		zip_discard(za);
+		return -1;
+	}
+	for (i = 0; i + 8 <= n; i += 8) {
+		uint64_t x = rnd();
+
+		memcpy(pad + i, &x, 8);
+	}
+	memset(pad + i, 0, n - i);
+	if ((idx = zip_file_add(za, "FS/data/misc/perfetto-traces/bugreport/systrace.pftrace",
+				zip_source_buffer(za, pad, n, 0), 0)) < 0 ||
+	    zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_STORE, 0) != 0 ||
+	    zip_close(za) != 0) {
+		zip_discard(za);
+		free(pad);
+		return -1;
+	}
+	free(pad);
+	return 0;
+}
+
+/* Read a bug report's text in-process and end to end against grep, then
+ * its zip end to end, and say whether issue 11's targets are met. */
+static void bench_bugreport(const char *lw, const char *tmpdir)
+{
+	char text[4096], zip[4096], zip2[4096], out[256];
+	struct gen g;
+	uint64_t bytes = 0, zipped = 0, zipped2 = 0;
+	double mb, t_grep, t_in, t;
+	size_t lmkd, exits;
+	char *buf = NULL;
+	size_t len = 0;
+	long rss = 0;
+	int status = 0, fd;
+	struct stat sb;
+
+	snprintf(text, sizeof(text), "%s/bench-evidence-bugreport-XXXXXX", tmpdir);
+	snprintf(zip, sizeof(zip), "%s/bench-evidence-bugreport-zip-XXXXXX", tmpdir);
+	snprintf(zip2, sizeof(zip2), "%s/bench-evidence-bugreport-zip2-XXXXXX", tmpdir);
+	if ((fd = mkstemp(text)) < 0 || close(fd) != 0 || (fd = mkstemp(zip)) < 0 || close(fd) != 0 ||
+	    (fd = mkstemp(zip2)) < 0 || close(fd) != 0) {
+		FAILF("cannot create temporary files in %s: %s", tmpdir, strerror(errno));
+		return;
+	}
+	if (gen_bugreport(text, BR_MB, &g, &bytes) != 0 || read_file(text, &buf, &len) != 0) {
+		FAILF("cannot write %s: %s", text, strerror(errno));
+		goto out;
+	}
+	mb = (double)len / (1 << 20);
+	printf("bug report main text: %.1f MB: a SYSTEM LOG of %" PRIu64 " lines (%" PRIu64
+	       " lmkd kills), an event log, %d exit records in the activity service's dump, the "
+	       "rest dumpsys that holds no evidence\n",
+	       mb, g.lines, g.lmkd_kills, BR_EXIT_RECORDS);
+	printf("  %-30s %10s %9s %9s\n", "", "MB/s", "best s", "vs grep");
+	{
+		char *gargv[] = { "grep", "-c", "lowmemorykiller", text, NULL };
+
+		t_grep = run_best(gargv, out, sizeof(out), &status, &rss);
+		if (t_grep < 0 || strtoull(out, NULL, 10) != g.lmk_tag_lines)
+			FAILF("grep -c lowmemorykiller printed '%.40s' on the bug report", out);
+		row("grep -c lowmemorykiller (floor)", mb, t_grep, t_grep, "");
+	}
+	t_in = bugreport_best(buf, len, &lmkd, &exits);
+	{
+		char note[96];
+
+		snprintf(note, sizeof(note), "%zu lmkd kills, %zu exit records", lmkd, exits);
+		row("sections and parsers (in-process)", mb, t_in, t_grep, note);
+	}
+	if (lmkd != g.lmkd_kills || exits != BR_EXIT_RECORDS)
+		FAILF("the bug report gave %zu lmkd kills and %zu exit records, generated %" PRIu64
+		      " and %d", lmkd, exits, g.lmkd_kills, BR_EXIT_RECORDS);
+	free(buf);
+	buf = NULL;
+	if (!lw) {
+		printf("targets (bug report within %.0fx of grep; a %d MB zip in %.0f s): not measured\n",
+		       BR_TARGET_TIME, ZIP_MB, ZIP_TARGET_S);
+		goto out;
+	}
+	t = e2e(lw, "inspect", text, mb, t_grep, &rss);
+	printf("target: a %d MB bug report text read within %.0fx of grep -c: %s (%.2fx)\n", BR_MB,
+	       BR_TARGET_TIME, t / t_grep <= BR_TARGET_TIME ? "met" : "not met", t / t_grep);
+
+	/* ---- the zip: the same text and entries that hold no evidence ---- */
+	if (gen_zip(zip, text, 1, &zipped) != 0 || stat(zip, &sb) != 0) {
+		FAILF("cannot write the zip %s", zip);
+		goto out;
+	}
+	printf("bug report zip: %.1f MB: the main text above (%.1f MB deflated), a tombstone, an ANR "
+	       "trace, and %.1f MB of entries that hold no evidence (stored, not read)\n",
+	       (double)sb.st_size / (1 << 20), (double)zipped / (1 << 20),
+	       (double)((uint64_t)sb.st_size - zipped) / (1 << 20));
+	{
+		double zmb = (double)sb.st_size / (1 << 20), ti, tr;
+		long rss_r = 0;
+
+		ti = e2e(lw, "inspect", zip, zmb, -1, &rss);
+		tr = e2e(lw, "report", zip, zmb, -1, &rss_r);
+		printf("target: a %d MB zip read end to end in under %.0f s, peak RSS under %d MiB: %s "
+		       "(inspect %.2f s, %ld MiB; report %.2f s, %ld MiB)\n",
+		       ZIP_MB, ZIP_TARGET_S, TARGET_RSS_MIB,
+		       ti < ZIP_TARGET_S && tr < ZIP_TARGET_S && rss / 1024 < TARGET_RSS_MIB &&
+				       rss_r / 1024 < TARGET_RSS_MIB
+			       ? "met"
+			       : "not met",
+		       ti, rss / 1024, tr, rss_r / 1024);
+	}
+
+	/* ---- the worst case: a zip that is all main text ---- */
+	{
+		uint64_t mb2 = zipped ? ((uint64_t)ZIP_MB << 20) * BR_MB / zipped : BR_MB;
+		struct gen g2;
+
+		if (gen_bugreport(text, mb2, &g2, &bytes) != 0 || gen_zip(zip2, text, 0, &zipped2) != 0 ||
+		    stat(zip2, &sb) != 0) {
+			FAILF("cannot write the second zip %s", zip2);
+			goto out;
+		}
+		unlink(text);
+		printf("bug report zip, all main text: %.1f MB: a %.0f MB main text\n",
+		       (double)sb.st_size / (1 << 20), (double)bytes / (1 << 20));
+		e2e(lw, "inspect", zip2, (double)sb.st_size / (1 << 20), -1, &rss);
+	}
+out:
+	free(buf);
+	unlink(text);
+	unlink(zip);
+	unlink(zip2);
 }
 
 int main(int argc, char **argv)
@@ -616,14 +1035,7 @@ int main(int argc, char **argv)
 	free(buf);
 	buf = NULL;
 	if (lw) {
-		char *iargv[] = { (char *)lw, "inspect", logpath, NULL };
-		char note[64];
-
-		t_e2e = run_best(iargv, NULL, 0, &status, &rss);
-		if (t_e2e < 0 || status != 0)
-			FAILF("lastwords inspect on the logcat: status %d", status);
-		snprintf(note, sizeof(note), "peak RSS %ld MiB", rss / 1024);
-		row("lastwords inspect (end to end)", mb, t_e2e, t_grep, note);
+		t_e2e = e2e(lw, "inspect", logpath, mb, t_grep, &rss);
 		ratio = t_e2e / t_grep;
 		printf("target: lastwords inspect within %.0fx of grep -c's time: %s (%.2fx)\n",
 		       TARGET_TIME, ratio <= TARGET_TIME ? "met" : "not met", ratio);
@@ -676,6 +1088,11 @@ int main(int argc, char **argv)
 		snprintf(note, sizeof(note), "exit status %d, peak RSS %ld MiB", status, rss / 1024);
 		row("lastwords inspect (end to end)", mb, t_e2e, t_grep, note);
 	}
+	free(buf);
+	buf = NULL;
+
+	/* ---- a bug report ---- */
+	bench_bugreport(lw, tmpdir);
 out:
 	free(buf);
 	ev_file_release(&f);

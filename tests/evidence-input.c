@@ -7,7 +7,9 @@
  * again when it goes back, at every line of a file several buffers long; a
  * tap that sees every byte once, rewind or not; a file that grows after it
  * was opened, read to its new end; truncated and corrupt gzip data
- * refused with the place; JSON past its cap refused.
+ * refused with the place; JSON past its cap refused; an input of another
+ * input's lines (a bug report's section), peeking through it, its tap
+ * seeing each line once.
  */
 #include <zlib.h>
 
@@ -186,6 +188,60 @@ static void plain_memory_gzip(const char *text, size_t len)
 	free(gz);
 }
 
+/* An input of another input's lines, where they lie (a bug report's
+ * section): the lines of its parent, its peeks the parent's. */
+static int parent_line(void *arg, struct span *line, struct ev_error *err)
+{
+	struct input *parent = arg;
+	int rc = input_line(parent, line);
+
+	return rc < 0 ? input_error(parent, err) : rc;
+}
+
+static void parent_peek(void *arg)
+{
+	input_peek(arg);
+}
+
+static void parent_peek_end(void *arg, int consume)
+{
+	input_peek_end(arg, consume);
+}
+
+static void lines_of_another(const char *text, size_t len)
+{
+	struct input_source src = { NULL, NULL, NULL, parent_line, parent_peek, parent_peek_end };
+	struct input parent, in;
+	struct ev_error err = { 0, "" };
+	struct span head;
+	char line[400];
+	uLong want = crc32(0, NULL, 0);
+	size_t n, wanted = 0;
+	unsigned i;
+	int crlf;
+
+	for (i = 0; i < NLINES; i++) {
+		n = make_line(i, line, &crlf);
+		line[n++] = '\n';
+		want = crc32(want, (const Bytef *)line, (uInt)n);
+		wanted += n;
+	}
+	input_init_mem(&parent, text, len);
+	src.arg = &parent;
+	input_init_source(&in, &src);
+	tapped_crc = crc32(0, NULL, 0);
+	tapped = 0;
+	input_tap(&in, tap, NULL);
+	T_ASSERT(input_head(&in, &head) == 0 && head.n == 0, "lines of another: no first bytes");
+	check_lines(&in, "lines of another, peeking", 1);
+	T_ASSERT(tapped == wanted && tapped_crc == want,
+		 "the tap saw each line once, with its newline: %zu bytes, want %zu", tapped, wanted);
+	T_ASSERT(input_whole(&in, 1 << 20, &n, &err) == NULL && err.reason[0],
+		 "lines of another are not read whole");
+	input_release(&in);
+	input_release(&parent);
+}
+
 static void long_lines(void)
 {
 	size_t max = INPUT_LINE_MAX, len = 0;
@@ -278,6 +334,7 @@ int main(void)
 	dir = strdup(t_tmpdir("input"));
 	text = make_text(&len);
 	plain_memory_gzip(text, len);
+	lines_of_another(text, len);
 	long_lines();
 	growing_file(text, len);
 	json_cap();

@@ -64,6 +64,7 @@ seeds_for() {
 	ring_json) echo "$src/fixtures/rings-json" ;;
 	seed_report) echo "$src/fixtures/scenarios" ;;
 	report) echo "$tmp/report-seeds" ;;
+	bugreport) echo "$src/fixtures/bugreports" ;;
 	*) echo "$src/fixtures/evidence" ;;
 	esac
 }
@@ -85,7 +86,7 @@ done
 failed=0
 for h in "$@"; do
 	# shellcheck disable=SC2086
-	if ! "$clang" $cflags $incs "$src/tests/fuzz/$h.c" "$tmp"/obj/*.o -lcjson -lz \
+	if ! "$clang" $cflags $incs "$src/tests/fuzz/$h.c" "$tmp"/obj/*.o -lcjson -lz -lzip \
 		-o "$tmp/$h" 2>"$tmp/cc.log"; then
 		cat "$tmp/cc.log"
 		echo "FAIL: cannot build harness $h"

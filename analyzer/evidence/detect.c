@@ -5,8 +5,10 @@
 #include <lastwords/ring.h>
 
 #include "../../src/ring.h"
+#include "bugreport.h"
 #include "parsers.h"
 #include "text.h"
+#include "zipfile.h"
 
 struct detector {
 	enum ev_kind kind;
@@ -73,6 +75,11 @@ enum ev_kind ev_detect(struct input *in)
 	if ((head.n >= LW_RING_MAGIC_LEN && memcmp(head.s, LW_RING_MAGIC, LW_RING_MAGIC_LEN) == 0) ||
 	    ring_json_sniff(head.s, head.n))
 		return EV_KIND_RING;
+	/* Containers of other inputs, known by their first bytes. */
+	if (zipfile_sniff(head.s, head.n))
+		return EV_KIND_ZIP;
+	if (bugreport_sniff(head.s, head.n))
+		return EV_KIND_BUGREPORT;
 	/* Zero bytes are no text: a blank ring, or nothing known. */
 	if (all_zero(head))
 		return blank_ring(in) ? EV_KIND_RING : EV_KIND_UNKNOWN;
@@ -158,6 +165,7 @@ int ev_parse(enum ev_kind kind, struct input *in, struct ev_file *out, struct ev
 		if (detectors[i].kind == kind)
 			d = &detectors[i];
 	if (!d) {
+		/* a ring, or a container of other inputs (bundle.c reads them) */
 		err->line = 0;
 		strcpy(err->reason, "no parser for this kind");
 		return -1;

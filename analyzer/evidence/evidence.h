@@ -3,7 +3,10 @@
  *
  * Each input file has one kind, detected from its content (detect.c). A
  * parser (one file per format) turns a file's bytes into records of one of
- * the types below and never prints. Integers that a format leaves out are
+ * the types below and never prints. Two kinds hold other inputs rather
+ * than records: a bug report's main text (bugreport.h), whose sections are
+ * pieces of the other kinds, and a zip archive (zipfile.h), a bug report
+ * whose entries are. Integers that a format leaves out are
  * -1 (EV_NONE); text that a format leaves out, or that reads "null", is NULL.
  * All text is a heap copy owned by its list; ev_file_release() frees it.
  */
@@ -28,7 +31,9 @@
 	X(TOMBSTONE, tombstone)                       \
 	X(ANR_TRACE, anr-trace)                       \
 	X(LOGCAT, logcat)                             \
-	X(EVENT_LOG, event-log)
+	X(EVENT_LOG, event-log)                       \
+	X(BUGREPORT, bugreport)                       \
+	X(ZIP, zip)
 
 enum ev_kind {
 #define X(up, name) EV_KIND_##up,

@@ -114,10 +114,47 @@ void input_init_mem(struct input *in, const char *buf, size_t len)
 	in->mem_len = len;
 }
 
+void input_init_source(struct input *in, const struct input_source *src)
+{
+	memset(in, 0, sizeof(*in));
+	in->file = 1;
+	in->fd = -1;
+	in->src = *src;
+	in->size = UINT64_MAX;
+}
+
+void input_number_from(struct input *in, size_t first_line)
+{
+	in->line_base = in->lineno = first_line;
+}
+
+size_t input_lines(const struct input *in)
+{
+	return in->lineno - in->line_base;
+}
+
 void input_tap(struct input *in, input_tap_fn fn, void *arg)
 {
 	in->tap = fn;
 	in->tap_arg = arg;
+}
+
+/* Up to n bytes from the file or the source into dst: how many, 0 at the
+ * end, -1 on failure. */
+static ssize_t read_some(struct input *in, char *dst, size_t n)
+{
+	ssize_t got;
+
+	if (in->src.read) {
+		got = in->src.read(in->src.arg, dst, n, &in->err);
+		if (got < 0)
+			in->failed = 1;
+		return got < 0 ? -1 : got;
+	}
+	do
+		got = read(in->fd, dst, n);
+	while (got < 0 && errno == EINTR);
+	return got < 0 ? read_fail(in, strerror(errno)) : got;
 }
 
 /* More bytes from the file into raw, after those not used yet. */
@@ -134,11 +171,9 @@ static int raw_more(struct input *in)
 		in->raw_end -= in->raw_pos;
 		in->raw_pos = 0;
 	}
-	do
-		got = read(in->fd, in->raw_own + in->raw_end, in->raw_cap - in->raw_end);
-	while (got < 0 && errno == EINTR);
+	got = read_some(in, (char *)in->raw_own + in->raw_end, in->raw_cap - in->raw_end);
 	if (got < 0)
-		return read_fail(in, strerror(errno));
+		return -1;
 	if (got == 0)
 		in->raw_eof = 1;
 	in->raw_end += (size_t)got;
@@ -251,11 +286,7 @@ static ssize_t source_read(struct input *in, char *dst, size_t n)
 	}
 	if (in->raw_eof)
 		return 0;
-	do
-		got = read(in->fd, dst, n);
-	while (got < 0 && errno == EINTR);
-	if (got < 0)
-		return read_fail(in, strerror(errno));
+	got = read_some(in, dst, n);
 	if (got == 0)
 		in->raw_eof = 1;
 	return got;
@@ -329,6 +360,10 @@ static int fill(struct input *in)
 
 int input_head(struct input *in, struct span *head)
 {
+	if (in->src.line) { /* lines of another input: no bytes of its own */
+		*head = span_of(NULL, 0);
+		return in->failed ? -1 : 0;
+	}
 	while (in->end - in->pos < INPUT_HEAD_BYTES && fill(in) > 0)
 		;
 	if (in->failed)
@@ -360,8 +395,31 @@ static void cut_line(struct input *in, char *s, char *nl)
 		in->first_cut = in->lineno + 1;
 }
 
+/* The next of src's lines (input_source). */
+static int source_line(struct input *in, struct span *line)
+{
+	int rc = in->failed ? -1 : in->src.line(in->src.arg, line, &in->err);
+
+	if (rc < 0) {
+		in->failed = 1;
+		return -1;
+	}
+	if (rc == 0)
+		return 0;
+	in->lineno++;
+	if (in->tap && !in->peeking) {
+		in->tap(in->tap_arg, line->s, line->n);
+		in->tap(in->tap_arg, "\n", 1);
+	} else if (in->tap && in->npeeked < INPUT_PEEK_LINES) {
+		in->peeked[in->npeeked++] = *line; /* seen if it is kept */
+	}
+	return 1;
+}
+
 int input_line(struct input *in, struct span *line)
 {
+	if (in->src.line)
+		return source_line(in, line);
 	for (;;) {
 		size_t avail = in->end - in->pos, win, n;
 		char *s = in->buf ? in->buf + in->pos : NULL, *nl;
@@ -407,14 +465,26 @@ void input_peek(struct input *in)
 	in->peeking = 1;
 	in->peek_pos = in->pos;
 	in->peek_lineno = in->lineno;
+	in->npeeked = 0;
+	if (in->src.peek)
+		in->src.peek(in->src.arg);
 }
 
 void input_peek_end(struct input *in, int consume)
 {
+	size_t i;
+
 	if (!consume) {
 		in->pos = in->peek_pos;
 		in->lineno = in->peek_lineno;
 	}
+	for (i = 0; consume && i < in->npeeked; i++) {
+		in->tap(in->tap_arg, in->peeked[i].s, in->peeked[i].n);
+		in->tap(in->tap_arg, "\n", 1);
+	}
+	if (in->src.peek_end)
+		in->src.peek_end(in->src.arg, consume);
+	in->npeeked = 0;
 	in->peeking = 0;
 }
 
@@ -422,6 +492,8 @@ int input_chunk(struct input *in, struct span *chunk)
 {
 	int rc;
 
+	if (in->src.line)
+		return source_line(in, chunk);
 	while (in->pos == in->end) {
 		rc = fill(in);
 		if (rc <= 0)
@@ -440,6 +512,11 @@ char *input_whole(struct input *in, size_t max, size_t *len, struct ev_error *er
 	struct span c;
 	int rc;
 
+	if (in->src.line) {
+		read_fail(in, "a section of a larger text, read by lines, is not read whole");
+		input_error(in, err);
+		return NULL;
+	}
 	while ((rc = input_chunk(in, &c)) > 0) {
 		if (c.n > max - n) {
 			free(out);
@@ -501,7 +578,8 @@ static void reset(struct input *in)
 	in->started = in->raw_eof = in->z_end = in->eof = in->discard = in->peeking = 0;
 	in->raw_cap = in->raw_pos = in->raw_end = in->cap = in->pos = in->end = 0;
 	in->raw_read = in->plain = 0;
-	in->lineno = in->cut_lines = in->first_cut = 0;
+	in->lineno = in->line_base;
+	in->cut_lines = in->first_cut = 0;
 }
 
 int input_rewind(struct input *in)
@@ -510,8 +588,16 @@ int input_rewind(struct input *in)
 		return -1;
 	reset(in);
 	in->tap = NULL;
-	if (in->file && lseek(in->fd, 0, SEEK_SET) != 0)
+	if (in->src.read) {
+		if (!in->src.rewind)
+			return read_fail(in, "cannot be read a second time (it is read as it comes)");
+		if (in->src.rewind(in->src.arg, &in->err) != 0) {
+			in->failed = 1;
+			return -1;
+		}
+	} else if (in->file && lseek(in->fd, 0, SEEK_SET) != 0) {
 		return read_fail(in, strerror(errno));
+	}
 	return 0;
 }
 
@@ -529,7 +615,7 @@ int input_error(const struct input *in, struct ev_error *err)
 void input_release(struct input *in)
 {
 	reset(in);
-	if (in->file)
+	if (in->file && in->fd >= 0)
 		close(in->fd);
 	memset(in, 0, sizeof(*in));
 }

@@ -6,7 +6,9 @@
  * a cap (the JSON formats); content detection looks at its first bytes.
  * The same reader runs over bytes in memory (the fuzz harnesses, and the
  * sniffers over those first bytes), so the code that reads a file is the
- * code that is fuzzed. Never prints.
+ * code that is fuzzed, and over bytes that a function hands it as they
+ * come (an entry of a zip archive as it is inflated, a section of a bug
+ * report's text: input_init_source()). Never prints.
  *
  * Limits (lastwords(1), LIMITS):
  *  - A line longer than INPUT_LINE_MAX bytes is cut: its first
@@ -25,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include "evidence.h"
 #include "text.h"
@@ -37,6 +40,30 @@
 
 struct z_stream_s;
 
+/*
+ * Bytes that come from elsewhere, as they are made. read() puts up to n
+ * bytes at dst and returns how many, 0 at the end, or -1 with err->reason
+ * set. rewind(), when not NULL, starts the bytes again from the first
+ * (0, or -1 with err->reason set); without it, the input cannot be read
+ * again (input_rewind() fails, saying so).
+ *
+ * Or lines, where they lie in another input (a section of a bug report's
+ * text, not copied): line() instead of read() gives the next line, valid
+ * until its next call, and returns 1, 0 at the end, or -1 with
+ * err->reason set; peek() and peek_end() bracket a look ahead as
+ * input_peek() and input_peek_end() do (the other input's). Such an input
+ * has no first bytes to look at (input_head() gives none), no gzip, and
+ * is read by lines: input_chunk() gives a line, input_whole() refuses.
+ */
+struct input_source {
+	ssize_t (*read)(void *arg, char *dst, size_t n, struct ev_error *err);
+	int (*rewind)(void *arg, struct ev_error *err);
+	void *arg;
+	int (*line)(void *arg, struct span *line, struct ev_error *err);
+	void (*peek)(void *arg);
+	void (*peek_end)(void *arg, int consume);
+};
+
 /* Called with every plain byte of the input, in order, once: from the
  * first read to the end, or to input_rewind(). */
 typedef void (*input_tap_fn)(void *arg, const char *p, size_t n);
@@ -45,9 +72,10 @@ typedef void (*input_tap_fn)(void *arg, const char *p, size_t n);
  * documented as results. */
 struct input {
 	/* where the bytes come from */
-	int file;                    /* fd is open; else the bytes are mem's */
-	int fd;
-	uint64_t size;               /* the file's, when it was opened */
+	int file;                    /* fd is open, or src gives the bytes; else they are mem's */
+	int fd;                      /* -1 with src */
+	struct input_source src;
+	uint64_t size;               /* the file's, when it was opened; UINT64_MAX with src */
 	const char *mem;
 	size_t mem_len;
 	int started;                 /* the first bytes were looked at */
@@ -64,9 +92,13 @@ struct input {
 	size_t cap, pos, end;
 	int eof;                     /* no plain byte after end */
 	int discard;                 /* the rest of a cut line is being dropped */
-	/* lookahead (input_peek) */
+	size_t line_base;            /* input_number_from() */
+	/* lookahead (input_peek); the lines read while peeking at src's
+	 * lines, for the tap to see once they are kept */
 	int peeking;
 	size_t peek_pos, peek_lineno;
+	struct span peeked[INPUT_PEEK_LINES];
+	size_t npeeked;
 	input_tap_fn tap;
 	void *tap_arg;
 
@@ -93,7 +125,22 @@ int input_init_file(struct input *in, const char *path, struct ev_error *err);
  * ENOMEM. */
 void input_init_mem(struct input *in, const char *buf, size_t len);
 
-/* Have fn see every plain byte (see input_tap_fn); before the first read. */
+/* Read the bytes that src gives (see struct input_source), as a file would
+ * be read (gzip data included). Nothing is read yet. Release with
+ * input_release(), which leaves src's own state to its owner. */
+void input_init_source(struct input *in, const struct input_source *src);
+
+/* Count the lines from first_line on: the next line read is line
+ * first_line + 1 (a section of a larger text, numbered as in the text).
+ * Before the first read. */
+void input_number_from(struct input *in, size_t first_line);
+
+/* The lines read so far, counted from the first this input holds (after
+ * input_number_from()'s first_line). */
+size_t input_lines(const struct input *in);
+
+/* Have fn see every plain byte (see input_tap_fn); before the first read.
+ * fn NULL stops it: it sees no byte read from then on. */
 void input_tap(struct input *in, input_tap_fn fn, void *arg);
 
 /* The first bytes, up to INPUT_HEAD_BYTES, before any other read: *head
@@ -127,7 +174,7 @@ int input_drain(struct input *in);
 
 /* Read to the end (the tap sees every byte), then start again from the
  * first byte, without the tap; line numbers and cuts count afresh. 0, or
- * -1 (in->err). */
+ * -1 (in->err): a read failed, or the source cannot be read again. */
 int input_rewind(struct input *in);
 
 /* -1, with *err set to the read's error. */
