@@ -7,10 +7,12 @@ no --bugreport, no bugreportz; a device without bugreportz (before
 Android 7.0); bugreportz 1.0, which has no -p; FAIL:; an OK: line naming a
 path that is not copied (.., shell characters, not a zip); a bug report
 still being made at the deadline. tests/pull-real-adb.py pulls one through
-the real client.
+the real client. On a phone that is not rooted, the report on the bundle
+finds the crash's tombstone in the bug report.
 
 usage: pull-bugreport.py LASTWORDS SOURCE_ROOT
 """
+import json
 import os
 import pty
 import shutil
@@ -18,7 +20,7 @@ import sys
 import tempfile
 import time
 
-from helpers import check, finish, setup
+from helpers import check, finish, run, setup
 from pull_scenario import (BUGREPORT_NAME as NAME, PKG, Env, bugreport_zip, demo_device,
                            demo_rings, device_commands, manifest, partial_missing, ring_names,
                            same_bytes)
@@ -111,6 +113,35 @@ def test_complete(e, zip_path):
           "no --bugreport: no bugreportz, no bugreport/: %d %s" % (p.returncode, p.stderr))
 
 
+def tombstone_of_crash(e, out):
+    """What report on a pulled bundle says of the demo's native crash: its
+    tombstone evidence lines and its missing lines that name one."""
+    r = run([e.lw, "report", "--format", "json", out])
+    check(r.returncode == 0, "report on %s: %d %s" % (out, r.returncode, r.stderr))
+    runs = json.loads(r.stdout)["runs"] if r.returncode == 0 else []
+    crash = [x for x in runs if x["classification"] == "native_crash"]
+    if not check(len(crash) == 1, "one native crash in %s: %s" % (out, runs)):
+        return [], []
+    return ([x for x in crash[0]["evidence"] if x.startswith("tombstone:")],
+            [x for x in crash[0]["missing"] if "tombstone" in x])
+
+
+def test_unrooted(e, zip_path):
+    """A phone that is not rooted: /data/tombstones cannot be read, and the
+    bug report is where report finds the crash's tombstone."""
+    d = device(e.root, zip_path)
+    d["dirs"] = {}
+    p, out, cmds = e.pull([d], ["--package", PKG])
+    found, missing = tombstone_of_crash(e, out)
+    check(not found and missing, "unrooted, no --bugreport: the tombstone is missing: %s %s" %
+          (found, missing))
+    p, out, cmds = e.pull([d], ["--package", PKG, "--bugreport"])
+    check(p.returncode == 0, "unrooted --bugreport: exit %d: %s" % (p.returncode, p.stderr))
+    found, missing = tombstone_of_crash(e, out)
+    check(found and not missing and "SIGSEGV" in found[0],
+          "unrooted --bugreport: the tombstone comes from the bug report: %s %s" % (found, missing))
+
+
 def test_old_devices(e, zip_path):
     d = demo_device(e.root, "emulator-5554")
     p, out, cmds = e.pull([d], ["--package", PKG, "--bugreport"])
@@ -161,12 +192,12 @@ def main():
         e = Env(lw, root, tmp)
         zip_path = os.path.join(tmp, NAME)
         bugreport_zip(root, zip_path)
-        for t in (test_complete, test_old_devices, test_failures):
+        for t in (test_complete, test_unrooted, test_old_devices, test_failures):
             t(e, zip_path)
     finally:
         shutil.rmtree(tmp)
     return finish("pull-bugreport: a complete pull with its progress in a log and on a terminal, "
-                  "no --bugreport, no bugreportz, bugreportz 1.0, FAIL:, unsafe OK: paths, the "
+                  "an unrooted phone's tombstone from its bug report, no --bugreport, no bugreportz, bugreportz 1.0, FAIL:, unsafe OK: paths, the "
                   "deadline")
 
 
