@@ -209,6 +209,23 @@ static void w_mark(struct bench *b, uint64_t n)
 	tally(b, n, drops, errors);
 }
 
+/* The main process's call when its :inference process dies: a mark, and
+ * the digest of the process name. */
+static void w_peer_died(struct bench *b, uint64_t n)
+{
+	uint64_t i, drops = 0, errors = 0;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		rc = lw_peer_died(b->lw, 4242, "com.example.app:inference");
+		if (rc != 0) {
+			drops += rc == -EAGAIN;
+			errors += rc != -EAGAIN;
+		}
+	}
+	tally(b, n, drops, errors);
+}
+
 /* One row of the table: one workload at one thread count. Repetitions are
  * indexed by round, so that a row can be compared with the floor measured
  * next to it in the same round. */
@@ -829,12 +846,14 @@ static struct row rows[] = {
 	ROW("clock + ring_write() (src/ring_write.h)", w_ring_write, 1, WRITE_ITERS, 0),
 	ROW(STAGE_NAME, w_stage, 1, WRITE_ITERS, 1),
 	ROW("lw_mark, sampler thread", w_mark, 1, WRITE_ITERS, 0),
+	ROW("lw_peer_died, sampler thread", w_peer_died, 1, WRITE_ITERS, 0),
 	ROW(FLOOR_NAME, w_floor, 2, WRITE_ITERS, 0),
 	ROW("clock_gettime(CLOCK_MONOTONIC) alone", w_clock, 2, WRITE_ITERS, 0),
 	ROW("floor + crc32c_slot", w_floor_crc, 2, WRITE_ITERS, 0),
 	ROW("clock + ring_write() (src/ring_write.h)", w_ring_write, 2, WRITE_ITERS, 0),
 	ROW(STAGE_NAME, w_stage, 2, WRITE_ITERS, 0),
 	ROW("lw_mark, sampler thread", w_mark, 2, WRITE_ITERS, 0),
+	ROW("lw_peer_died, sampler thread", w_peer_died, 2, WRITE_ITERS, 0),
 };
 enum { NROWS = sizeof(rows) / sizeof(rows[0]), GROUP = NROWS / 2 };
 
