@@ -453,7 +453,7 @@ static int load_file(struct loader *ld, const char *path, const char *rel)
 	struct seen *nv;
 	uint64_t hash;
 	size_t i;
-	int rc, binary;
+	int rc, binary, proto;
 
 	rc = is_manifest(b, path);
 	if (rc != 0)
@@ -474,6 +474,8 @@ static int load_file(struct loader *ld, const char *path, const char *rel)
 	rc = input_head(&src, &head);
 	binary = rc == 0 && run_is_binary(head); /* before detection reads on */
 	in->kind = rc == 0 ? ev_detect(&src) : EV_KIND_UNKNOWN;
+	proto = in->kind == EV_KIND_UNKNOWN && rc == 0 && input_head(&src, &head) == 0 &&
+		tombstone_proto_sniff(head.s, head.n);
 	if (in->kind == EV_KIND_RING)
 		rc = read_run(&c, path, &src, binary);
 	else if (in->kind != EV_KIND_UNKNOWN)
@@ -512,6 +514,15 @@ static int load_file(struct loader *ld, const char *path, const char *rel)
 	}
 	*nv = (struct seen){ hash, fh.len, b->ninputs - 1 };
 	ld->nseen++;
+	if (proto) {
+		/* debuggerd's protobuf twin of a tombstone, or the trace of a
+		 * native crash that an app exported: known, not read. */
+		snprintf(in->skipped, sizeof(in->skipped),
+			 "a tombstone in protobuf: not read (its text, in /data/tombstones or a bug "
+			 "report, is)");
+		content_release(&c);
+		return 0;
+	}
 	if (in->kind == EV_KIND_UNKNOWN)
 		snprintf(c.error, sizeof(c.error), "unknown kind");
 	return add_content(b, in, &c);
