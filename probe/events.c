@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../src/digest.h"
+#include "../src/vocab.h"
 #include "internal.h"
 
 uint64_t lw_now_ns(int clock_id)
@@ -171,18 +172,39 @@ int lw_stage_end(struct lw *lw, enum lw_stage stage, enum lw_error err)
 	return stage_event(lw, LW_EV_STAGE_END, stage, err);
 }
 
-int lw_mark(struct lw *lw, enum lw_mark kind, uint64_t value)
+/* A mark record of kind with a and b, in the open stage. */
+static int mark_event(struct lw *lw, enum lw_mark kind, uint64_t a, uint64_t b)
 {
 	struct lw_ring_slot s;
+
+	lw_event_fill(lw, &s, LW_EV_MARK, ring_open_stage(lw->hdr), kind);
+	s.a = a;
+	s.b = b;
+	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
+}
+
+int lw_mark(struct lw *lw, enum lw_mark kind, uint64_t value)
+{
 	int rc = lw_usable(lw);
 
 	if (rc != 0)
 		return rc;
-	if (kind < LW_MARK_SESSIONS || kind > LW_MARK_BUDGET)
+	/* peer_died has a call of its own, the one way to write it: its
+	 * record holds a pid and a name's digest, not one value. */
+	if (!vocab_name(&vocab_marks, (int)kind) || kind == LW_MARK_PEER_DIED)
 		return refuse(lw);
-	lw_event_fill(lw, &s, LW_EV_MARK, ring_open_stage(lw->hdr), kind);
-	s.a = value;
-	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
+	return mark_event(lw, kind, value, 0);
+}
+
+int lw_peer_died(struct lw *lw, int32_t pid, const char *process_name)
+{
+	int rc = lw_usable(lw);
+
+	if (rc != 0)
+		return rc;
+	if (pid <= 0 || !process_name || !*process_name)
+		return refuse(lw);
+	return mark_event(lw, LW_MARK_PEER_DIED, (uint64_t)pid, lw_digest(process_name));
 }
 
 uint64_t lw_digest(const char *name)

@@ -4,7 +4,8 @@
  * call of the C API of include/lastwords/probe.h on the handle that
  * Probe keeps. Probe checks the arguments and the probe's state first.
  *
- * The event methods (candidate, stage begin/end, mark, memory sample)
+ * The event methods (candidate, stage begin/end, mark, peer died, memory
+ * sample)
  * allocate nothing, as the C functions they call: no JNI call that
  * allocates (a name is read through GetStringRegion into the stack and
  * encoded to UTF-8 there), no local references, no exception. Only open,
@@ -280,6 +281,18 @@ static jint JNICALL n_mark(JNIEnv *env, jclass cls, jlong h, jint kind, jlong va
 	return lw_mark(jni_lw(h), (enum lw_mark)kind, (uint64_t)value);
 }
 
+static jint JNICALL n_peer_died(JNIEnv *env, jclass cls, jlong h, jint pid, jstring name)
+{
+	char buf[NAME_MAX_BYTES + 1];
+	int rc;
+
+	(void)cls;
+	rc = name_utf8(env, name, buf);
+	if (rc != 0 || !h)
+		return rc;
+	return lw_peer_died(jni_lw(h), (int32_t)pid, buf);
+}
+
 static jint JNICALL n_memory_sample(JNIEnv *env, jclass cls, jlong h)
 {
 	(void)env;
@@ -409,6 +422,7 @@ static const JNINativeMethod methods[] = {
 	{ "stageBegin", "(JI)I", FN(n_stage_begin) },
 	{ "stageEnd", "(JII)I", FN(n_stage_end) },
 	{ "mark", "(JIJ)I", FN(n_mark) },
+	{ "peerDied", "(JILjava/lang/String;)I", FN(n_peer_died) },
 	{ "memorySample", "(J)I", FN(n_memory_sample) },
 	{ "sync", "(J)I", FN(n_sync) },
 	{ "advice", "(J[J)I", FN(n_advice) },

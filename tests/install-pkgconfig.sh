@@ -2,7 +2,8 @@
 # What `meson install` gives a user: headers, both libraries, the pkg-config
 # file and the man pages. Installs into a scratch DESTDIR, then builds a
 # program against it with pkg-config, once shared and once static, and runs
-# both. Also checks that the shared library exports only the lw_ API.
+# both. Also checks that the shared library exports the lw_ API, every
+# function the installed probe.h declares, and nothing else.
 #
 # usage: install-pkgconfig.sh BUILD_ROOT CC SANITIZE
 set -u
@@ -33,16 +34,24 @@ for page in man1/lastwords.1 man3/liblastwords.3 man3/lw_open.3 man3/lw_stage_en
 	[ -n "$(find "$dest" -path "*/share/man/$page")" ] || { echo "FAIL: $page not installed"; exit 1; }
 done
 
-# Only the lw_ API is exported; the shared internals stay hidden.
+# The lw_ API is exported, all of it (each LW_API function of probe.h),
+# and the shared internals stay hidden.
 exported=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBR]$/ {print $3}' | sed 's/@.*//' | sort -u)
 bad=$(echo "$exported" | grep -v '^lw_' | grep -v '^$' || true)
 if [ -n "$bad" ]; then
 	echo "FAIL: exported beyond lw_*: $bad"
 	exit 1
 fi
-for sym in lw_open lw_close lw_stage_begin lw_crash_install lw_advice; do
-	echo "$exported" | grep -qx "$sym" || { echo "FAIL: $sym not exported"; exit 1; }
-done
+api=$(grep '^LW_API' "$(find "$dest" -path '*/include/lastwords/probe.h')" | sed 's/(.*//; s/.*[ *]//' | sort -u)
+[ -n "$api" ] || { echo "FAIL: no LW_API function in the installed probe.h"; exit 1; }
+if [ "$api" != "$exported" ]; then
+	echo "FAIL: the exports are not probe.h's functions (< exported, > declared):"
+	echo "$exported" >"$tmp/exported"
+	echo "$api" >"$tmp/api"
+	diff "$tmp/exported" "$tmp/api"
+	exit 1
+fi
+echo "exports: the $(echo "$api" | wc -l) functions of probe.h"
 
 export PKG_CONFIG_PATH="$(dirname "$pc")"
 export PKG_CONFIG_SYSROOT_DIR="$dest"

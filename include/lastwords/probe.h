@@ -142,8 +142,23 @@ LW_API int lw_stage_end(struct lw *lw, enum lw_stage stage, enum lw_error err);
 
 /* Record a point mark: session count, queue depth, fallback taken (value: an
  * enum lw_delegate), recovery action taken (value: an enum lw_action), ...
+ * Returns -EINVAL for a kind outside the vocabulary, and for
+ * LW_MARK_PEER_DIED, which lw_peer_died() writes.
  * Context: signal-safe; does not allocate; does not block. */
 LW_API int lw_mark(struct lw *lw, enum lw_mark kind, uint64_t value);
+
+/*
+ * Record that a peer process died: in the main process, when the bound
+ * inference process's binder dies (onServiceDisconnected, binderDied,
+ * DeadObjectException). A peer_died mark with the peer's pid and the
+ * digest of its process name (lw_digest(); the name as the peer gave it to
+ * lw_open(), e.g. "com.example.app:inference"), which never leaves the
+ * process. The analyzer takes it as the time of that run's death, and as
+ * the app's own witness that it died. Returns -EINVAL when pid is not
+ * positive or process_name is NULL or empty.
+ * Context: signal-safe; does not allocate; does not block.
+ */
+LW_API int lw_peer_died(struct lw *lw, int32_t pid, const char *process_name);
 
 /*
  * Read RSS now from the kept-open /proc/self/statm, publish it for later

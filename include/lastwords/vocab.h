@@ -58,7 +58,8 @@ extern "C" {
 	X(RECOVERY, recovery, 4)        /* value: recovery action taken */   \
 	X(DELEGATE, delegate, 5)        /* value: delegate in use */ \
 	X(RUNTIME_VERSION, runtime_version, 6) /* value: runtime version number */ \
-	X(BUDGET, budget, 7)            /* value: memory budget in kB */
+	X(BUDGET, budget, 7)            /* value: memory budget in kB */ \
+	X(PEER_DIED, peer_died, 8)      /* a: a peer's pid, b: its name's digest (lw_peer_died) */
 
 /* Delegates / execution providers (values of the delegate and fallback marks). */
 #define LW_DELEGATES(X)                               \

@@ -59,6 +59,7 @@ public final class JvmAlloc {
 		MX.setThreadAllocatedMemoryEnabled(true);
 		final int n = Integer.parseInt(args[1]);
 		final String name = "model-v7-int8";
+		final String peer = "com.example.jvm:inference";
 		Probe p = Probe.open(args[0], "com.example.jvm:inference", 1, 0, 20);
 		for (int round = 0; round < 2; round++) {
 			String state = round == 0 ? "" : " (closed)";
@@ -75,6 +76,10 @@ public final class JvmAlloc {
 			measure("candidate" + state, p, n, (q, k) -> {
 				for (int i = 0; i < k; i++)
 					q.candidate(name);
+			});
+			measure("peerDied" + state, p, n, (q, k) -> {
+				for (int i = 0; i < k; i++)
+					q.peerDied(4242, peer);
 			});
 			measure("sampleMemory" + state, p, n / 10, (q, k) -> {
 				for (int i = 0; i < k; i++)

@@ -19,8 +19,9 @@ import dev.lastwords.Stage;
  * usage: JvmApi DIR
  * Prints "FAIL: ..." per failure, "digest HEX" for each candidate it
  * records in the first run, in order (the driver finds them in the ring),
- * "ring PATH" for that run, and "ok N checks" at the end; exits 1 on a
- * failure.
+ * "ring PATH" for that run, "peer PID HEX" for the peer_died mark it
+ * records there (a pid and the digest of the peer's name), and "ok N
+ * checks" at the end; exits 1 on a failure.
  */
 public final class JvmApi {
 	static int checks, failures;
@@ -124,6 +125,16 @@ public final class JvmApi {
 				() -> p.candidate(repeat("x", 1024)));
 		expect(IllegalArgumentException.class, "1023", "candidate(342 three-byte chars)",
 				() -> p.candidate(repeat("\u20ac", 342)));
+		expect(NullPointerException.class, "processName", "peerDied(1, null)", () -> p.peerDied(1, null));
+		expect(IllegalArgumentException.class, "processName", "peerDied(1, \"\")", () -> p.peerDied(1, ""));
+		expect(IllegalArgumentException.class, "pid", "peerDied(0, name)", () -> p.peerDied(0, proc));
+		expect(IllegalArgumentException.class, "pid", "peerDied(-5, name)", () -> p.peerDied(-5, proc));
+		expect(IllegalArgumentException.class, "processName holds U+0000", "peerDied(with U+0000)",
+				() -> p.peerDied(1, "a\0b"));
+		expect(IllegalArgumentException.class, "processName is longer than 1023", "peerDied(1024 bytes)",
+				() -> p.peerDied(1, repeat("x", 1024)));
+		expect(IllegalArgumentException.class, "peerDied", "mark(PEER_DIED, 1)",
+				() -> p.mark(Mark.PEER_DIED, 1));
 		expect(NullPointerException.class, "name", "digest(null)", () -> Probe.digest(null));
 		expect(IllegalArgumentException.class, "U+0000", "digest(with U+0000)", () -> Probe.digest("a\0"));
 
@@ -155,9 +166,11 @@ public final class JvmApi {
 			p.begin(Stage.INFERENCE);
 			p.mark(Mark.QUEUE_DEPTH, 3);
 			p.mark(Mark.BUDGET, -1L); /* stored unsigned */
+			p.peerDied(4242, "com.example.jvm:inf\u00e9rence");
 			p.sampleMemory();
 			p.end(Stage.INFERENCE, ErrorClass.TIMEOUT);
 		});
+		System.out.println("peer 4242 " + Long.toHexString(fnv("com.example.jvm:inf\u00e9rence")));
 		check(p.sync(), "sync() of a file ring is true");
 		quiet("resetAdvice()", p::resetAdvice);
 		String runId = p.runId(), path = p.path();
@@ -167,6 +180,7 @@ public final class JvmApi {
 			p.begin(Stage.LOAD);
 			p.end(Stage.LOAD, ErrorClass.NONE);
 			p.mark(Mark.SESSIONS, 1);
+			p.peerDied(4243, "after-close");
 			p.candidate("after-close");
 			p.sampleMemory();
 			p.resetAdvice();
@@ -181,6 +195,10 @@ public final class JvmApi {
 		expect(NullPointerException.class, "stage", "begin(null) after close", () -> p.begin(null));
 		expect(IllegalArgumentException.class, "U+0000", "candidate(with U+0000) after close",
 				() -> p.candidate("a\0"));
+		expect(IllegalArgumentException.class, "U+0000", "peerDied(with U+0000) after close",
+				() -> p.peerDied(1, "a\0"));
+		expect(IllegalArgumentException.class, "pid", "peerDied(0, name) after close",
+				() -> p.peerDied(0, proc));
 
 		/* Close while four threads record: none throws, nothing crashes. */
 		final Probe q = Probe.open(dir, proc, 7, 0, 20);

@@ -50,6 +50,9 @@ final class Native {
 
 	static native int mark(long lw, int mark, long value);
 
+	/* lw_peer_died() of processName in UTF-8, as candidate(). */
+	static native int peerDied(long lw, int pid, String processName);
+
 	static native int memorySample(long lw);
 
 	static native int sync(long lw);

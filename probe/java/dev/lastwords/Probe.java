@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * that is never closed reads as one that died.
  *
  * <p>The event calls ({@link #candidate}, {@link #begin}, {@link #end},
- * {@link #mark}, {@link #sampleMemory}) do not allocate, lock or block, on
+ * {@link #mark}, {@link #peerDied}, {@link #sampleMemory}) do not allocate,
+ * lock or block, on
  * the Java side or in C, and any number of threads may call them at once,
  * also while another closes the probe. Bad arguments throw (a null
  * argument {@link NullPointerException}, a value outside what a ring takes
@@ -104,7 +105,7 @@ public final class Probe implements AutoCloseable {
 		long[] out = new long[1];
 		int rc = Native.digest(name, out);
 		if (rc > 0)
-			throw badName(rc);
+			throw badName("name", rc);
 		return out[0];
 	}
 
@@ -182,7 +183,7 @@ public final class Probe implements AutoCloseable {
 			rc = Native.candidate(0, name);
 		}
 		if (rc > 0)
-			throw badName(rc);
+			throw badName("name", rc);
 	}
 
 	/**
@@ -229,12 +230,16 @@ public final class Probe implements AutoCloseable {
 	 * fallen back to (value: a {@link Delegate#code()}), a recovery action
 	 * taken (value: an {@link Action#code()}), the runtime version, the
 	 * budget in kB. The value is stored as an unsigned 64-bit number.
+	 * {@link Mark#PEER_DIED} is {@link #peerDied}'s.
 	 *
 	 * @throws NullPointerException if mark is null
+	 * @throws IllegalArgumentException if mark is {@link Mark#PEER_DIED}
 	 */
 	public void mark(Mark mark, long value) {
 		if (mark == null)
 			throw new NullPointerException("mark");
+		if (mark == Mark.PEER_DIED)
+			throw new IllegalArgumentException("mark: PEER_DIED is recorded by peerDied(pid, processName)");
 		if (enter()) {
 			try {
 				Native.mark(lw, mark.code, value);
@@ -242,6 +247,46 @@ public final class Probe implements AutoCloseable {
 				exit();
 			}
 		}
+	}
+
+	/**
+	 * Records that a peer process died: in the app's main process, when
+	 * the bound {@code :inference} process's binder dies
+	 * ({@code IBinder.DeathRecipient.binderDied},
+	 * {@code ServiceConnection.onServiceDisconnected}, a
+	 * {@code DeadObjectException}). A {@link Mark#PEER_DIED} mark in this
+	 * probe's ring with the peer's pid and the digest of its process name
+	 * (the name it gave {@link #open}), never the name. {@code lastwords}
+	 * joins it with the peer's ring: the app's own witness that the peer
+	 * died, and when. {@link #mark} does not take {@link Mark#PEER_DIED}.
+	 *
+	 * @param pid the peer's process id
+	 * @param processName the peer's process name, e.g.
+	 *        {@code "com.example.app:inference"}
+	 * @throws NullPointerException if processName is null
+	 * @throws IllegalArgumentException if pid is not positive, or
+	 *         processName is empty, holds U+0000, or is longer than 1023
+	 *         bytes in UTF-8
+	 */
+	public void peerDied(int pid, String processName) {
+		if (processName == null)
+			throw new NullPointerException("processName");
+		if (processName.isEmpty())
+			throw new IllegalArgumentException("processName is empty");
+		if (pid <= 0)
+			throw new IllegalArgumentException("pid is not positive: " + pid);
+		int rc;
+		if (enter()) {
+			try {
+				rc = Native.peerDied(lw, pid, processName);
+			} finally {
+				exit();
+			}
+		} else {
+			rc = Native.peerDied(0, pid, processName);
+		}
+		if (rc > 0)
+			throw badName("processName", rc);
 	}
 
 	/** Reads RSS now, publishes it for later events and records it: about
@@ -401,9 +446,9 @@ public final class Probe implements AutoCloseable {
 			throw new IllegalArgumentException("name is empty");
 	}
 
-	private static IllegalArgumentException badName(int rc) {
-		return new IllegalArgumentException(rc == Native.NAME_HAS_NUL ? "name holds U+0000"
-				: "name is longer than " + Native.NAME_MAX_BYTES + " bytes in UTF-8");
+	private static IllegalArgumentException badName(String argument, int rc) {
+		return new IllegalArgumentException(argument + (rc == Native.NAME_HAS_NUL ? " holds U+0000"
+				: " is longer than " + Native.NAME_MAX_BYTES + " bytes in UTF-8"));
 	}
 
 	private static IllegalStateException closed(String call) {
