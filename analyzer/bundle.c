@@ -274,18 +274,42 @@ static int add_missing(struct bundle *b, const cJSON *list)
 	return 0;
 }
 
+/* The zone and the device of manifest m, for the bundle. */
+static void manifest_identity(struct bundle *b, const cJSON *m)
+{
+	const cJSON *dev = cJSON_GetObjectItem(m, "device");
+	const char *name = json_get_string(m, "timezone");
+	const char *offset = json_get_string(m, "tz_offset");
+
+	b->have_tz = 0;
+	b->tz_unknown[0] = '\0';
+	/* The zone's name gives each date its offset; the offset the pull saw
+	 * stands in for a name this system does not know. */
+	if (name && tz_parse(name, &b->tz) == 0)
+		b->have_tz = 1;
+	else if (name)
+		snprintf(b->tz_unknown, sizeof(b->tz_unknown), "%s", name);
+	if (!b->have_tz && offset && tz_parse_offset(offset, &b->tz.offset_ms) == 0)
+		b->have_tz = 1;
+	b->device_model[0] = b->android_version[0] = b->fingerprint[0] = '\0';
+	copy_string(dev, "model", b->device_model, sizeof(b->device_model));
+	copy_string(dev, "android_version", b->android_version, sizeof(b->android_version));
+	copy_string(dev, "fingerprint", b->fingerprint, sizeof(b->fingerprint));
+}
+
 /* The manifest of a pull describes the bundle; it is not evidence. Keep its
- * path and what it says is missing; the first one's time-zone offset and
- * device. Returns 1 for a manifest, 0 for any other file (one named
- * manifest.json that cannot be read as one is read as evidence, and gets
- * its error there), -1 on ENOMEM. */
-static int is_manifest(struct bundle *b, const char *path)
+ * path and what it says is missing; the time-zone offset and device of the
+ * first one nearest the top of its input (rel, the path below it). Returns
+ * 1 for a manifest, 0 for any other file (one named manifest.json that
+ * cannot be read as one is read as evidence, and gets its error there), -1
+ * on ENOMEM. */
+static int is_manifest(struct bundle *b, const char *path, const char *rel)
 {
 	const char *base = strrchr(path, '/');
 	struct ev_error err;
 	struct input src;
 	char **nv, *text;
-	size_t len;
+	size_t len, depth;
 	cJSON *m;
 	int rc = 1;
 
@@ -306,22 +330,15 @@ static int is_manifest(struct bundle *b, const char *path)
 		cJSON_Delete(m);
 		return -1;
 	}
-	if (b->nmanifests++ == 0) {
-		const cJSON *dev = cJSON_GetObjectItem(m, "device");
-		const char *name = json_get_string(m, "timezone");
-		const char *offset = json_get_string(m, "tz_offset");
+	for (depth = 0; *rel; rel++)
+		depth += *rel == '/';
+	if (b->nmanifests++ == 0 || depth < b->manifest_depth) {
+		char *first = b->manifests[b->nmanifests - 1];
 
-		/* The zone's name gives each date its offset; the offset the
-		 * pull saw stands in for a name this system does not know. */
-		if (name && tz_parse(name, &b->tz) == 0)
-			b->have_tz = 1;
-		else if (name)
-			snprintf(b->tz_unknown, sizeof(b->tz_unknown), "%s", name);
-		if (!b->have_tz && offset && tz_parse_offset(offset, &b->tz.offset_ms) == 0)
-			b->have_tz = 1;
-		copy_string(dev, "model", b->device_model, sizeof(b->device_model));
-		copy_string(dev, "android_version", b->android_version, sizeof(b->android_version));
-		copy_string(dev, "fingerprint", b->fingerprint, sizeof(b->fingerprint));
+		memmove(b->manifests + 1, b->manifests, (b->nmanifests - 1) * sizeof(*b->manifests));
+		b->manifests[0] = first;
+		b->manifest_depth = depth;
+		manifest_identity(b, m);
 	}
 	if (cJSON_IsFalse(cJSON_GetObjectItem(m, "complete")))
 		b->complete = 0;
@@ -455,7 +472,7 @@ static int load_file(struct loader *ld, const char *path, const char *rel)
 	size_t i;
 	int rc, binary, proto;
 
-	rc = is_manifest(b, path);
+	rc = is_manifest(b, path, rel);
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	in = add_input(b, path);

@@ -48,13 +48,16 @@ struct bundle {
 	struct bundle_input *inputs;
 	size_t ninputs;
 	/* The manifest.json of each pull that `lastwords pull` wrote, in walk
-	 * order. More than one: several pulls, read as one bundle, and the
-	 * report says so; the zone and the device are the first's. Merged
+	 * order, but the first is the one nearest the top of its input (a
+	 * pull's own, before the Collector bundles pulled into its bundles/).
+	 * More than one: several pulls, read as one bundle, and the report
+	 * says so; the zone and the device are the first's. Merged
 	 * rather than split because a report reads all its inputs as one
 	 * (`report pull-1 pull-2` asks for that), and what two pulls of one
 	 * device share then counts once; `ingest` takes a pull per argument. */
 	char **manifests;
 	size_t nmanifests;
+	size_t manifest_depth;     /* the first's directories below its input */
 	/* The device's zone: persist.sys.timezone (the manifest's "timezone"),
 	 * else its offset from UTC ("tz_offset"). tz_unknown: a zone name
 	 * that this system's tzdata does not hold, for which the offset
