@@ -17,7 +17,6 @@ usage: android-collector.py LASTWORDS SOURCE_ROOT
 import json
 import os
 import re
-import select
 import shutil
 import signal
 import subprocess
@@ -25,8 +24,8 @@ import sys
 import tempfile
 import time
 
-from android_jvm import PACKAGE, PROCESS, helpers, killed_run, write_records
-from helpers import check, fatal, finish, report_json, setup
+from android_jvm import PACKAGE, PROCESS, helpers, killed_run, start_probe, write_records
+from helpers import check, finish, report_json, setup
 from jvm import jvm_or_skip
 
 MAX_BUNDLES = 8
@@ -35,16 +34,8 @@ NAME = re.compile(r"\d{8}T\d{6}\.\d{3}Z$")
 
 def live_probe(jvm, files):
     """The main process, still running: its ring is live."""
-    child = subprocess.Popen(jvm.command("AndroidHelpers", ["probe", files, PACKAGE],
-                                         ["-Dandroid.sdk=30"]),
-                             env=jvm.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)
-    ready, _, _ = select.select([child.stdout], [], [], 60)
-    line = child.stdout.readline() if ready else ""
-    if not line.startswith("ready "):
-        child.kill()
-        fatal("the live probe did not start: %r" % line)
-    return child, line.split()[2]
+    child, words = start_probe(jvm, files, PACKAGE)
+    return child, words[1]
 
 
 def bundles(ext):

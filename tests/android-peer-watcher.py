@@ -11,7 +11,6 @@ for a process that was not listed; one for a binder dead at bind. Skips
 usage: android-peer-watcher.py LASTWORDS SOURCE_ROOT
 """
 import json
-import os
 import shutil
 import sys
 import tempfile

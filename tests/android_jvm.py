@@ -13,12 +13,12 @@ PACKAGE = "com.example.app"
 PROCESS = PACKAGE + ":inference"
 
 
-def killed_run(jvm, files, sdk=30):
-    """Run the :inference process (ProcessStateSummary.open() in files) and
-    kill it with SIGKILL mid-inference: (pid, ring path, run id, the
-    summary the system got or None, calls of setProcessStateSummary, the
-    time of the kill)."""
-    child = subprocess.Popen(jvm.command("AndroidHelpers", ["probe", files, PROCESS],
+def start_probe(jvm, files, process, sdk=30):
+    """Start a process of the app that opens its probe with
+    ProcessStateSummary.open() in files and runs until it is killed: the
+    child and its "ready" line's words (pid, ring path, run id, summary or
+    "-", calls of setProcessStateSummary)."""
+    child = subprocess.Popen(jvm.command("AndroidHelpers", ["probe", files, process],
                                          ["-Dandroid.sdk=%d" % sdk]),
                              env=jvm.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True)
@@ -27,7 +27,15 @@ def killed_run(jvm, files, sdk=30):
     if not line.startswith("ready "):
         child.kill()
         fatal("AndroidHelpers probe did not start: %r %r" % (line, child.communicate()[1][-2000:]))
-    _, pid, path, run_id, summary, calls = line.split()
+    return child, line.split()[1:]
+
+
+def killed_run(jvm, files, sdk=30):
+    """Run the :inference process (ProcessStateSummary.open() in files) and
+    kill it with SIGKILL mid-inference: (pid, ring path, run id, the
+    summary the system got or None, calls of setProcessStateSummary, the
+    time of the kill)."""
+    child, (pid, path, run_id, summary, calls) = start_probe(jvm, files, PROCESS, sdk)
     time.sleep(0.2)
     killed_at = time.time()
     os.kill(int(pid), signal.SIGKILL)

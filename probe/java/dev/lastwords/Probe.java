@@ -1,5 +1,6 @@
 package dev.lastwords;
 
+import java.io.IOException;
 import java.nio.charset.Charset;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -118,11 +119,11 @@ public final class Probe implements AutoCloseable {
 	 *
 	 * @throws NullPointerException if path is null
 	 * @throws IllegalArgumentException if path is empty or holds U+0000
-	 * @throws java.io.IOException if the file cannot be opened, or is not
+	 * @throws IOException if the file cannot be opened, or is not
 	 *         a regular file (a symbolic link, a FIFO and a device are not
 	 *         followed, opened or waited on)
 	 */
-	public static boolean live(String path) throws java.io.IOException {
+	public static boolean live(String path) throws IOException {
 		if (path == null)
 			throw new NullPointerException("path");
 		byte[] p = path.getBytes(UTF_8);
@@ -130,9 +131,9 @@ public final class Probe implements AutoCloseable {
 			throw new IllegalArgumentException(p.length == 0 ? "path is empty" : "path holds U+0000");
 		int rc = Native.ringLive(p);
 		if (rc == -Native.EINVAL)
-			throw new java.io.IOException(path + ": not a regular file");
+			throw new IOException(path + ": not a regular file");
 		if (rc < 0)
-			throw new java.io.IOException(path + ": cannot be opened: errno " + -rc);
+			throw new IOException(path + ": cannot be opened: errno " + -rc);
 		return rc == 1;
 	}
 

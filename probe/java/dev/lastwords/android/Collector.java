@@ -49,7 +49,9 @@ import dev.lastwords.Probe;
  * <p>Written atomically: the bundle is made as {@code .<name>.tmp} and
  * renamed when whole, so a reader (or pull) never sees half of one; a
  * temporary left by a collector that was killed is removed by the next.
- * Bounded: at most {@link #MAX_BUNDLE_BYTES} of rings per bundle (the
+ * Run it in one process of the app (the main one): calls in one process
+ * wait for each other, but another process's would take its temporary
+ * for a killed one's. Bounded: at most {@link #MAX_BUNDLE_BYTES} of rings per bundle (the
  * newest; the rest wait for the next bundle), and at most
  * {@link #MAX_BUNDLES} bundles and {@link #MAX_TOTAL_BYTES} in all, the
  * oldest removed first.
@@ -110,9 +112,10 @@ public final class Collector {
 		try {
 			Io.mkdirs(tmp);
 			ExitInfoExporter.Result exits = ExitInfoExporter.export(context, tmp);
-			for (String note : exits.notes)
-				m.missing(note.substring(0, note.indexOf(':')), note.substring(note.indexOf(':') + 2),
-						false);
+			for (String note : exits.notes) {
+				int colon = note.indexOf(": ");
+				m.missing(note.substring(0, colon), note.substring(colon + 2), false);
+			}
 			List<String> taken = rings(ringDir, new File(tmp, "rings"), packed, m);
 			if (taken.isEmpty() && exits.newest <= exitsBefore) {
 				return null;

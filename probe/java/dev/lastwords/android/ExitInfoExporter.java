@@ -56,7 +56,8 @@ public final class ExitInfoExporter {
 		public final int traces;
 		/** The newest record's {@code getTimestamp()}, or -1 for none. */
 		public final long newest;
-		/** What was left out, and why, one line each. */
+		/** What was left out, and why, one line each:
+		 * {@code "WHAT: WHY"} ({@code "trace of pid 4312: over 8388608 bytes, left out"}). */
 		public final List<String> notes;
 
 		Result(boolean exported, int records, int traces, long newest, List<String> notes) {
