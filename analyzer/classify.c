@@ -19,6 +19,7 @@
 #include "../src/signals.h"
 #include "../src/vocab.h"
 #include "format.h"
+#include "ring-event.h"
 
 static const char *const source_names[] = {
 #define X(up, name) #name,
@@ -600,6 +601,28 @@ static int rule_ring_memory_pressure(const struct corr_run *cr, const struct run
 	return 1;
 }
 
+static int rule_peer_died(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	const struct run *w = cr->peer.witness;
+	const char *file;
+	char when[40], after[64] = "";
+
+	(void)f;
+	if (!w)
+		return 0;
+	file = strrchr(w->path, '/') ? strrchr(w->path, '/') + 1 : w->path;
+	fmt_iso(when, sizeof(when), ring_event_real_ns(&w->hdr, &w->events[cr->peer.event]));
+	if (cr->run->ring != RUN_RING_NONE && cr->peer.time_ms >= cr->last_ms)
+		snprintf(after, sizeof(after), ", %" PRId64 " ms after its last record",
+			 cr->peer.time_ms - cr->last_ms);
+	else if (cr->run->ring != RUN_RING_NONE)
+		snprintf(after, sizeof(after), ", at its last record (within the clock tolerance)");
+	evidence(v, "peer_died: %s (pid %u) saw it die by %s%s (ring %s)", w->hdr.process,
+		 w->hdr.pid, when, after, file);
+	claim(v, SRC_PEER, LW_EXIT_UNKNOWN, 1);
+	return 1;
+}
+
 static int rule_seed_exit_reason(const struct corr_run *cr, const struct run_facts *f,
 				 struct verdict *v)
 {
@@ -651,7 +674,9 @@ static int rule_no_exit_record(const struct corr_run *cr, const struct run_facts
  *     only which class the contradiction names first;
  *   - when no system source claims a class without being weak, the first
  *     claim of the ring that is not weak gives the class, else the first
- *     weak claim, the ring's or a system source's.
+ *     weak claim, the ring's or a system source's; it is supported when
+ *     peer-died fired (the main process saw the death) and the class is
+ *     the ring's, else unconfirmed.
  * A row with a function decides in it (rule_<id>). A row of the common
  * shape "an exit record of reason R (subreason S) claims class C" has no
  * function: exit_row_fire() reads its exit.
@@ -705,11 +730,13 @@ const struct rule rules[] = {
 	  .fire = rule_ring_crash_record },
 	{ "ring-memory-pressure", "the ring shows memory over budget at death: suggests low memory, never confirms",
 	  .fire = rule_ring_memory_pressure },
+	{ "peer-died", "the main process saw this process die (its peer_died mark, lw_peer_died(3)): the time of death, which narrows the window of its evidence; app-side, it supports the ring's account, never confirms",
+	  .fire = rule_peer_died },
 	{ "seed-exit-reason", "a run of the seed's events (no probe ring): its exit_reason is the app's own label; it suggests, never confirms",
 	  .fire = rule_seed_exit_reason },
 	{ "no-ring", "a ring-less run: a death only the system's evidence tells, judged by the same rules; its stage, candidate and memory are unknown",
 	  .fire = rule_no_ring },
-	{ "no-exit-record", "no exit record joined this run: the run stays unconfirmed",
+	{ "no-exit-record", "no exit record joined this run: the system's own record of its death is missing",
 	  .fire = rule_no_exit_record },
 };
 
@@ -737,7 +764,8 @@ static int ring_consistent(const struct run_facts *f, enum lw_exit_class c)
 static void decide(const struct run_facts *f, struct verdict *v)
 {
 	unsigned sources[LW_EXIT_CLASS_COUNT] = { 0 }; /* per class: bit per system source */
-	int first_class = 0, ring_class = 0, weak_class = 0, nclasses = 0, best = 0;
+	int first_class = 0, ring_class = 0, ring_weak = 0, weak_class = 0, nclasses = 0, best = 0;
+	int peer = 0;
 	unsigned best_n = 0;
 	size_t i;
 	int c;
@@ -745,9 +773,15 @@ static void decide(const struct run_facts *f, struct verdict *v)
 	for (i = 0; i < v->nclaims; i++) {
 		const struct claim *cl = &v->claims[i];
 
+		if (cl->source == SRC_PEER) {
+			peer = 1;
+			continue;
+		}
 		if (cl->source == SRC_RING) {
 			if (!cl->weak && !ring_class)
 				ring_class = cl->cls;
+			if (cl->weak && !ring_weak)
+				ring_weak = cl->cls;
 			if (cl->weak && !weak_class)
 				weak_class = cl->cls;
 			continue;
@@ -808,10 +842,17 @@ static void decide(const struct run_facts *f, struct verdict *v)
 		}
 		return;
 	}
-	/* No system source: the ring alone, or a suspicion. */
+	/* No system source: the ring alone, or a suspicion. The main process
+	 * that saw the run die where the ring ends supports the ring's own
+	 * account of it (its claim, or its suspicion when no other came
+	 * first), never a cause that no ring claims. */
 	v->cls = ring_class ? (enum lw_exit_class)ring_class
 			    : weak_class ? (enum lw_exit_class)weak_class : LW_EXIT_UNKNOWN;
-	v->level = LW_EVIDENCE_UNCONFIRMED;
+	v->level = peer && v->cls != LW_EXIT_UNKNOWN &&
+				   (int)v->cls == (ring_class ? ring_class : ring_weak) &&
+				   ring_consistent(f, v->cls)
+			   ? LW_EVIDENCE_SUPPORTED
+			   : LW_EVIDENCE_UNCONFIRMED;
 }
 
 __attribute__((format(printf, 3, 4))) static void act(struct verdict *v, enum lw_action a,

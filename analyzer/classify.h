@@ -5,7 +5,10 @@
  * and make claims: "source S says class C". The verdict follows from the
  * claims (DESIGN.md, "Evidence levels"):
  *   confirmed    two independent system sources claim the class;
- *   supported    one system source claims it and the ring is consistent;
+ *   supported    one system source claims it and the ring is consistent,
+ *                or, with no system source, the ring claims it and the
+ *                main process saw the run die (peer_died): app-side
+ *                evidence supports, never confirms;
  *   unconfirmed  anything else, including sources that contradict.
  * Recovery actions are then gated by the level. Never prints.
  */
@@ -19,10 +22,13 @@
 
 #include "correlate.h"
 
-/* Who makes a claim. The ring is the app's own witness; the others are the
- * system's, and only those confirm. */
+/* Who makes a claim. The ring, and the main process's peer_died mark,
+ * are the app's own witnesses; the others are the system's, and only those
+ * confirm. A peer claim names no class: the main process saw the death,
+ * not its cause. */
 #define CLAIM_SOURCES(X)                          \
 	X(RING, ring)                             \
+	X(PEER, peer)                             \
 	X(EXIT_INFO, exit_info)                   \
 	X(LMKD, lmkd)                             \
 	X(TOMBSTONE, tombstone)                   \

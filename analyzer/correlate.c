@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../src/digest.h"
 #include "../src/exit-info.h"
 #include "format.h"
 #include "tz.h"
@@ -306,20 +307,31 @@ static int add_unmatched(struct correlation *c, const struct ev_file *f, size_t 
 	return 0;
 }
 
+/* When run cr's window ends: the next run's start, or the time its
+ * peer_died mark says it had died by, if earlier; INT64_MAX: open. */
+static int64_t window_end(const struct corr_run *cr)
+{
+	return cr->peer.witness && cr->peer.time_ms < cr->next_start_ms ? cr->peer.time_ms
+									  : cr->next_start_ms;
+}
+
+/* Does t fall in [from, end], within tol? end INT64_MAX: no end. */
+static int in_span(int64_t t, int64_t from, int64_t end, int64_t tol)
+{
+	return t >= from - tol && (end == INT64_MAX || t <= end + tol);
+}
+
 /* Does time t (with slack) fall in run cr's window for an exit? */
 static int in_exit_window(const struct corr_run *cr, int64_t t, int64_t slack,
 			  const struct corr_options *opt)
 {
-	int64_t tol = opt->tolerance_ms + slack;
-
-	return t >= cr->last_ms - tol && (cr->next_start_ms == INT64_MAX || t <= cr->next_start_ms + tol);
+	return in_span(t, cr->last_ms, window_end(cr), opt->tolerance_ms + slack);
 }
 
 /* Evidence that may come before the death (an ANR trace, a kill line). */
 static int in_run_window(const struct corr_run *cr, int64_t t, const struct corr_options *opt)
 {
-	return t >= cr->start_ms - opt->tolerance_ms &&
-	       (cr->next_start_ms == INT64_MAX || t <= cr->next_start_ms + opt->tolerance_ms);
+	return in_span(t, cr->start_ms, window_end(cr), opt->tolerance_ms);
 }
 
 /* The offsets a device's zone may have: a quarter hour from -12:00 to
@@ -418,6 +430,77 @@ static int join_exit(struct correlation *c, const struct ev_file *f, size_t i)
 	if (nfit > 1)
 		return add_unmatched(c, f, i, t == EV_NO_TIME ? CORR_NO_TIME : CORR_AMBIGUOUS);
 	return push(c, &c->runs[found], CORR_EXITS, f, i, 0, t);
+}
+
+/* Peer deaths: the peer_died marks of the rings (lw_peer_died(3)). */
+
+/* Whether the peer_died mark m of run w, at UTC time t, names run cr: its
+ * pid and, for a ring, the digest of its process name, or for a ring-less
+ * run the package of w; and cr's death window (by its last record and the
+ * next run: a mark does not narrow another's) holds t. A live ring has not
+ * died. */
+static int peer_names(const struct corr_run *cr, const struct run *w, const struct lw_ring_slot *m,
+		      int64_t t, const struct corr_options *opt)
+{
+	const struct run *r = cr->run;
+	char a[LW_RING_PROCESS_MAX], b[LW_RING_PROCESS_MAX];
+	int named;
+
+	if (r == w || m->a != r->hdr.pid || r->outcome == RING_OUTCOME_LIVE)
+		return 0;
+	if (r->ring == RUN_RING_PROBE)
+		named = digest_name(r->hdr.process) == m->b;
+	else
+		named = r->ring == RUN_RING_NONE &&
+			strcmp(corr_package_of(r->hdr.process, a, sizeof(a)),
+			       corr_package_of(w->hdr.process, b, sizeof(b))) == 0;
+	return named && in_span(t, cr->last_ms, cr->next_start_ms, opt->tolerance_ms);
+}
+
+/* The one run of [from, to) that mark m of w at t names; SIZE_MAX if none
+ * or more than one. *n is how many it names. */
+static size_t peer_run(const struct correlation *c, size_t from, size_t to, const struct run *w,
+		       const struct lw_ring_slot *m, int64_t t, size_t *n)
+{
+	size_t k, found = SIZE_MAX;
+
+	*n = 0;
+	for (k = from; k < to; k++) {
+		if (!peer_names(&c->runs[k], w, m, t, &c->opt))
+			continue;
+		found = k;
+		(*n)++;
+	}
+	return *n == 1 ? found : SIZE_MAX;
+}
+
+/* Each peer_died mark of the given rings to the one run of [from, to) it
+ * names, unless one of the runs before from may be its (those are joined
+ * first); a run keeps its earliest. */
+static void join_peers(struct correlation *c, size_t from, size_t to)
+{
+	size_t i, e, k, n;
+
+	for (i = 0; i < c->ngiven; i++) {
+		const struct run *w = c->runs[i].run;
+
+		for (e = 0; w->ring == RUN_RING_PROBE && e < w->nevents; e++) {
+			const struct lw_ring_slot *m = &w->events[e];
+			int64_t t;
+
+			if (m->type != LW_EV_MARK || m->code != LW_MARK_PEER_DIED)
+				continue;
+			t = run_time_ms(w, m->t_mono_ns);
+			if (from) {
+				peer_run(c, 0, from, w, m, t, &n);
+				if (n)
+					continue;
+			}
+			k = peer_run(c, from, to, w, m, t, &n);
+			if (k != SIZE_MAX && (!c->runs[k].peer.witness || t < c->runs[k].peer.time_ms))
+				c->runs[k].peer = (struct corr_peer){ w, e, t };
+		}
+	}
 }
 
 /* Other evidence: pid (and a compatible name), in the window of one of
@@ -1048,6 +1131,7 @@ static int ringless_runs(struct correlation *c, const struct ev_file *files, siz
 	free(s.g);
 	if (rc)
 		return -1;
+	join_peers(c, c->ngiven, c->nruns);
 	/* The rest of the evidence that no ring could have joins them. */
 	for (i = 0; i < left->n; i++) {
 		int none;
@@ -1091,6 +1175,7 @@ int correlate(const struct run *runs, size_t nruns, const struct ev_file *files,
 				cr->next_start_ms = s;
 		}
 	}
+	join_peers(out, 0, nruns);
 	for (i = 0; i < nfiles; i++) {
 		out->local_times |= has_local_time(&files[i], &out->opt);
 		for (k = 0; k < files[i].nexits; k++)

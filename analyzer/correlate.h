@@ -19,7 +19,14 @@
  * the clock tolerance of each other, and the kill that follows an ANR or a
  * crash. A record that may be a ring's death (it fits more than one
  * window, or fits one at another time zone) is no ring-less run: a death
- * is never counted twice. Never prints.
+ * is never counted twice.
+ *
+ * A peer_died mark (lw_peer_died(3)) in one ring, the app's main
+ * process's, names the pid and the process name's digest of a process it
+ * saw die, at the mark's time: the ring of that pid whose process has that
+ * digest, or a ring-less run of that pid and package, whose death window
+ * holds the time. It is that run's witness (corr_run.peer): the death was
+ * no later, so the evidence of it is looked for up to then. Never prints.
  */
 #ifndef LW_ANALYZER_CORRELATE_H
 #define LW_ANALYZER_CORRELATE_H
@@ -104,12 +111,22 @@ struct corr_list {
 	size_t n;
 };
 
+/* The app's own witness of a run's death: the earliest peer_died mark in
+ * another run's ring that names it. */
+struct corr_peer {
+	const struct run *witness; /* the run whose ring holds the mark; NULL: none */
+	size_t event;              /* the mark: witness->events[event] */
+	int64_t time_ms;           /* its time, UTC: the death was no later */
+};
+
 /* A run's window, in UTC ms. A ring-less run has no record: its last_ms
  * is its first witness's time and its next_start_ms its last witness's
  * (with the witness's precision), so that its death window is the span of
  * its witnesses; its start_ms is the death of the one before it with the
  * same pid, or CORR_NO_START when none is known. A ring-less run without
- * any time has CORR_NO_START to INT64_MAX. */
+ * any time has CORR_NO_START to INT64_MAX. A run's evidence is looked for
+ * up to next_start_ms, or up to its peer_died mark's time where that is
+ * earlier (within the tolerance). */
 #define CORR_NO_START (INT64_MIN / 4)
 
 struct corr_run {
@@ -118,6 +135,7 @@ struct corr_run {
 	int64_t last_ms;        /* its newest record, UTC */
 	int64_t next_start_ms;  /* the next run of the same process, or INT64_MAX */
 	struct corr_list exits, tombstones, anrs, logs;
+	struct corr_peer peer;
 	/* A ring-less run: why no ring has its death (no_run_of_process,
 	 * no_run_with_pid, other_version, outside_window). */
 	enum corr_reason no_ring;

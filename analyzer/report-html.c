@@ -222,6 +222,21 @@ static void exit_records(FILE *out, const cJSON *arr)
 	fputs("</table>\n", out);
 }
 
+/* When the main process saw the run die (its peer_died mark), if it did. */
+static void peer_row(FILE *out, const cJSON *p)
+{
+	char pid[24];
+
+	if (!cJSON_IsObject(p))
+		return;
+	snprintf(pid, sizeof(pid), "%lld", json_get_int(p, "pid"));
+	fputs("<tr><th>seen dying</th><td>", out);
+	esc(out, json_get_string(p, "time"));
+	fputs(" by ", out);
+	esc(out, json_get_string(p, "process"));
+	fprintf(out, " (pid %s, peer_died)</td></tr>\n", pid);
+}
+
 static void run_section(FILE *out, const cJSON *r, int index)
 {
 	const char *cls = json_get_string(r, "classification"), *level = json_get_string(r, "evidence_level");
@@ -281,6 +296,7 @@ static void run_section(FILE *out, const cJSON *r, int index)
 					       : NULL);
 		row(out, "ring", json_get_string(r, "file"));
 	}
+	peer_row(out, cJSON_GetObjectItem(r, "peer_died"));
 	fputs("</table>\n", out);
 	list(out, "Recovery", cJSON_GetObjectItem(cJSON_GetObjectItem(r, "recovery"), "actions"), "ol");
 	list(out, "Evidence", cJSON_GetObjectItem(r, "evidence"), "ul");

@@ -336,6 +336,27 @@ static void no_ring_json(struct json *j, cJSON *o, const struct corr_run *cr)
 	json_number(j, x, "line", (double)cr->run->line);
 }
 
+/* "peer_died", when the main process's mark joined the run: its ring and
+ * record, who saw the death, and when. */
+static void peer_json(struct json *j, cJSON *o, const struct corr_run *cr)
+{
+	const struct corr_peer *p = &cr->peer;
+	const struct lw_ring_slot *m;
+	cJSON *x;
+	char iso[40];
+
+	if (!p->witness)
+		return;
+	m = &p->witness->events[p->event];
+	x = json_object(j, o, "peer_died");
+	json_text(j, x, "file", p->witness->path);
+	json_u64(j, x, "ticket", run_event_ticket(m));
+	json_text(j, x, "process", p->witness->hdr.process);
+	json_number(j, x, "pid", p->witness->hdr.pid);
+	fmt_iso(iso, sizeof(iso), ring_event_real_ns(&p->witness->hdr, m));
+	json_text(j, x, "time", iso);
+}
+
 /* Run i into runs; with its stages, or with "stages" left empty (for
  * run_write(), which writes them one at a time). */
 static void run_json(struct json *j, cJSON *runs, const struct report *rep, size_t i,
@@ -380,6 +401,7 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 	a = json_array(j, o, "exit_records");
 	for (k = 0; k < cr->exits.n; k++)
 		exit_record_json(j, a, &cr->exits.v[k]);
+	peer_json(j, o, cr);
 	if (!rep->judged[i]) {
 		json_null(j, o, "classification");
 		json_null(j, o, "evidence_level");

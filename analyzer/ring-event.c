@@ -45,6 +45,10 @@ static void mark_value(const struct lw_ring_slot *s, char *buf, size_t len)
 	case LW_MARK_BUDGET:
 		fmt_kb(buf, len, s->a);
 		break;
+	case LW_MARK_PEER_DIED:
+		fmt_digest(tmp, sizeof(tmp), s->b);
+		snprintf(buf, len, "pid %" PRIu64 ", process %s died", s->a, tmp);
+		break;
 	default:
 		snprintf(buf, len, "%" PRIu64, s->a);
 	}
@@ -171,6 +175,10 @@ static void add_type_fields(struct json *j, cJSON *o, const struct lw_ring_slot 
 			json_name(j, o, "delegate", &vocab_delegates, (int)s->a, NULL);
 		else if (s->code == LW_MARK_RECOVERY)
 			json_name(j, o, "action", &vocab_actions, (int)s->a, NULL);
+		else if (s->code == LW_MARK_PEER_DIED) {
+			json_u64(j, o, "pid", s->a);
+			json_digest(j, o, "process_digest", s->b);
+		}
 		break;
 	case LW_EV_CANDIDATE:
 		json_digest(j, o, "candidate", s->a);

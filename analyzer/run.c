@@ -291,6 +291,8 @@ static int load_event_line(struct run *r, const cJSON *o, struct span line, size
 
 		s.code = (uint8_t)(m > 0 ? m : 0);
 		line_u64(line, "value", &s.a);
+		if (hex_digest(o, "process_digest", &s.b))
+			return fail(err, lineno, "expected process_digest as 16 hex digits");
 		break;
 	}
 	case LW_EV_CANDIDATE:

@@ -233,16 +233,26 @@ static jboolean JNICALL n_anonymous(JNIEnv *env, jclass cls, jlong h)
 	return lw_info(jni_lw(h), &info) != 0 || info.backing == LW_BACKING_ANONYMOUS;
 }
 
+/*
+ * The name argument of a call on the probe h, in UTF-8 into buf
+ * (NAME_MAX_BYTES + 1 bytes): 1 when the call goes ahead; else 0, and *rc
+ * is what the method returns: a NAME_ code, or 0 when h is 0 (the check
+ * alone, for a closed probe).
+ * Context: does not allocate; does not block.
+ */
+static int name_arg(JNIEnv *env, jlong h, jstring name, char *buf, jint *rc)
+{
+	*rc = name_utf8(env, name, buf);
+	return *rc == 0 && h;
+}
+
 static jint JNICALL n_candidate(JNIEnv *env, jclass cls, jlong h, jstring name)
 {
 	char buf[NAME_MAX_BYTES + 1];
-	int rc;
+	jint rc;
 
 	(void)cls;
-	rc = name_utf8(env, name, buf);
-	if (rc != 0 || !h)
-		return rc;
-	return lw_candidate(jni_lw(h), buf);
+	return name_arg(env, h, name, buf, &rc) ? lw_candidate(jni_lw(h), buf) : rc;
 }
 
 static jint JNICALL n_digest(JNIEnv *env, jclass cls, jstring name, jlongArray out)
@@ -284,13 +294,10 @@ static jint JNICALL n_mark(JNIEnv *env, jclass cls, jlong h, jint kind, jlong va
 static jint JNICALL n_peer_died(JNIEnv *env, jclass cls, jlong h, jint pid, jstring name)
 {
 	char buf[NAME_MAX_BYTES + 1];
-	int rc;
+	jint rc;
 
 	(void)cls;
-	rc = name_utf8(env, name, buf);
-	if (rc != 0 || !h)
-		return rc;
-	return lw_peer_died(jni_lw(h), (int32_t)pid, buf);
+	return name_arg(env, h, name, buf, &rc) ? lw_peer_died(jni_lw(h), (int32_t)pid, buf) : rc;
 }
 
 static jint JNICALL n_memory_sample(JNIEnv *env, jclass cls, jlong h)

@@ -104,6 +104,22 @@ def meaning(lw):
     check("last words: CRASH SIGSEGV (SEGV_MAPERR) at 0x10 in delegate_prepare" in text,
           "crashed run: last words line")
 
+    # The main process's peer_died mark names its dead :inference process:
+    # that ring's pid and the digest of its process name.
+    main = json_lines(lastwords(lw, ["dump", "--json", "fixtures/rings/peer-main.lwr"]).stdout)
+    peer = json_lines(lastwords(lw, ["dump", "--json", "fixtures/rings/peer-inference.lwr"]).stdout)
+    marks = [e for e in main if e.get("mark") == "peer_died"]
+    dg = lastwords(lw, ["digest", peer[0]["process"]]).stdout.split()[0]
+    check(len(marks) == 1 and marks[0]["pid"] == peer[0]["pid"] == marks[0]["value"]
+          and marks[0]["process_digest"] == dg and marks[0]["t_mono_ns"] > peer[-1]["t_mono_ns"],
+          "peer_died: %r, the peer's pid %d, digest %s" % (marks, peer[0]["pid"], dg))
+    text = lastwords(lw, ["dump", "fixtures/rings/peer-main.lwr"]).stdout
+    check("mark peer_died" in text and "pid %d, process %s died" % (peer[0]["pid"], dg) in text,
+          "peer_died: dump names the pid and the digest")
+    check(peer[0]["outcome"] == "died" and peer[0]["open_stage"] == "inference"
+          and main[0]["outcome"] == "clean", "peer rings: %s, %s" % (peer[0]["outcome"],
+                                                                   main[0]["outcome"]))
+
     v = json_lines(lastwords(lw, ["verify", "--json", "fixtures/rings/clean-exit.lwr"]).stdout)[0]
     check(v["outcome"] == "clean" and v["ok"] and v["valid"] == 14 and v["missing"] == 0,
           "clean run verify: %s" % v)

@@ -1,10 +1,14 @@
 /*
  * fixture-rings DIR: write the ring fixtures of fixtures/rings and
  * fixtures/bad into DIR, by running the real probe in child processes and
- * killing or crashing them. Not a test: the fixtures are committed, and
+ * killing or crashing them (peer-main and peer-inference: a main process
+ * that records the peer_died of its :inference process, which it killed). Not a test: the fixtures are committed, and
  * their expected outputs (fixtures/expected) pin ring format v1 and the
  * reader's output. Rerun with `meson compile fixture-rings` only on purpose,
  * then regenerate the expected outputs (tests/analyzer-golden.py --update).
+ * Some scenarios hold evidence written for these rings' pids and times:
+ * ring-binary-and-json (killed-inference), and peer-died-* (peer-main and
+ * peer-inference, as their dump --json lines), which must be rewritten too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -118,8 +122,63 @@ static void child_wrapped(const char *dir)
 	kill(getpid(), SIGKILL);
 }
 
-/* Run fn in a child; return the path of the ring it left in dir. */
-static void run(void (*fn)(const char *), const char *dir, const char *out)
+/*
+ * The app's main process binds its :inference process, which is killed by
+ * SIGKILL in its third inference (here by the main process, on a device by
+ * the low-memory killer); the main process learns of it when it reaps it,
+ * records peer_died with its pid and name, and closes cleanly. Two rings:
+ * the main process's, with the mark, and the inference process's.
+ */
+static void child_peer(const char *dir)
+{
+	struct lw *lw = open_probe(dir, "com.example.demo", 256);
+	int fds[2], status, i;
+	pid_t peer;
+	char c;
+
+	if (pipe(fds) != 0)
+		_exit(1);
+	peer = fork();
+	if (peer == 0) {
+		/* The probe it inherited is released first: on Android the
+		 * :inference process comes from the zygote, with none. */
+		lw_close(lw);
+		lw = open_probe(dir, "com.example.demo:inference", 256);
+		prepare(lw, "demo-model-v2-int8");
+		lw_stage_end(lw, LW_STAGE_DELEGATE_PREPARE, LW_ERR_NONE);
+		for (i = 1;; i++) {
+			lw_stage_begin(lw, LW_STAGE_INFERENCE);
+			t_grow(24u << 20);
+			lw_memory_sample(lw);
+			if (i == 3 && write(fds[1], "x", 1) == 1)
+				for (;;)
+					pause();
+			sleep_ms(5);
+			lw_stage_end(lw, LW_STAGE_INFERENCE, LW_ERR_NONE);
+		}
+	}
+	if (read(fds[0], &c, 1) != 1 || kill(peer, SIGKILL) != 0 || waitpid(peer, &status, 0) != peer)
+		_exit(1);
+	lw_peer_died(lw, (int32_t)peer, "com.example.demo:inference");
+	sleep_ms(5);
+	lw_close(lw);
+	_exit(0);
+}
+
+/* Move the one ring of dir whose name matches glob to out. */
+static void move(const char *dir, const char *glob, const char *out)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "mv '%s'/%s.lwr '%s'", dir, glob, out);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "fixture-rings: no ring for %s\n", out);
+		exit(1);
+	}
+}
+
+/* Run fn in a child, in dir emptied of rings. */
+static void run_child(void (*fn)(const char *), const char *dir)
 {
 	char cmd[1024];
 	int status;
@@ -136,11 +195,13 @@ static void run(void (*fn)(const char *), const char *dir, const char *out)
 		_exit(0);
 	}
 	waitpid(pid, &status, 0);
-	snprintf(cmd, sizeof(cmd), "mv '%s'/*.lwr '%s'", dir, out);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "fixture-rings: no ring for %s\n", out);
-		exit(1);
-	}
+}
+
+/* Run fn in a child; move the ring it left in dir to out. */
+static void run(void (*fn)(const char *), const char *dir, const char *out)
+{
+	run_child(fn, dir);
+	move(dir, "*", out);
 }
 
 static unsigned char *slurp(const char *path, size_t *len)
@@ -194,6 +255,11 @@ int main(int argc, char **argv)
 	run(child_clean, tmp, out);
 	snprintf(out, sizeof(out), "%s/rings/wrapped.lwr", dest);
 	run(child_wrapped, tmp, out);
+	run_child(child_peer, tmp);
+	snprintf(out, sizeof(out), "%s/rings/peer-inference.lwr", dest);
+	move(tmp, "com.example.demo:inference.*", out);
+	snprintf(out, sizeof(out), "%s/rings/peer-main.lwr", dest);
+	move(tmp, "com.example.demo.*", out);
 
 	/* corrupt-slots: the clean run with three slots damaged and one torn. */
 	snprintf(path, sizeof(path), "%s/rings/clean-exit.lwr", dest);

@@ -3,9 +3,10 @@
 the calls, their exceptions and the closed probe), then its first ring as
 `lastwords dump --json` reads it: the candidates Java recorded carry the
 digests of their names' UTF-8 (String.getBytes), the same as `lastwords
-digest NAME` gives, its one peer_died mark holds the pid it was given, and
-nothing follows the close record: events after close() were ignored. The ring of the close that raced four recording
-threads is whole and ended cleanly. Skips (77) without a JDK.
+digest NAME` gives, its one peer_died mark holds the pid and the digest
+of the name (UTF-8) it was given, and nothing follows the close record:
+events after close() were ignored. The ring of the close that raced four
+recording threads is whole and ended cleanly. Skips (77) without a JDK.
 
 usage: jvm-api.py LASTWORDS SOURCE_ROOT (and the environment of tests/jvm.py)
 """
@@ -46,9 +47,11 @@ def main():
     head, recs = records(lw, rings[0])
     got = [r["candidate"] for r in recs if r["type"] == "candidate"]
     check(got == digests, "the ring's candidates are the names' digests:\n%r\n%r" % (got, digests))
-    got = [[str(r["value"])] for r in recs if r.get("mark") == "peer_died"]
-    check(len(peers) == 1 and got == [peers[0][:1]],
-          "the ring's peer_died marks hold the pid Java gave: %r, %r" % (got, peers))
+    got = [(r["pid"], int(r["process_digest"], 16)) for r in recs if r.get("mark") == "peer_died"]
+    want = [(int(p[0]), int(p[1], 16)) for p in peers]
+    check(len(want) == 1 and got == want,
+          "the ring's peer_died marks hold the pid and the name's digest Java gave: %r, %r"
+          % (got, want))
     d = lastwords(lw, ["digest", "model-v7-int8"]).stdout.split()
     check(d and d[0] == digests[0], "lastwords digest gives Java's digest: %r %r" % (d, digests[0]))
     check(recs and recs[-1]["type"] == "close", "the close record is the newest: %r"
