@@ -331,11 +331,6 @@ static int add_missing(struct bundle *b, const cJSON *list)
 	return 0;
 }
 
-/* The manifest of a pull describes the bundle; it is not evidence. Keep its
- * path and what it says is missing; the first one's time-zone offset and
- * device. Returns 1 for a manifest, 0 for any other file (one named
- * manifest.json that cannot be read as one is read as evidence, and gets
- * its error there), -1 on ENOMEM. */
 /* z, from a zone's name (NULL or empty when none) and the offset its
  * source saw (have_offset): the name gives each date its offset; the
  * offset stands in for a name that this system does not know. */
@@ -352,13 +347,34 @@ static void zone_set(struct bundle_zone *z, const char *name, int have_offset, i
 	z->known = have_offset;
 }
 
-static int is_manifest(struct bundle *b, const char *path)
+/* The zone and the device of manifest m, for the bundle. */
+static void manifest_identity(struct bundle *b, const cJSON *m)
+{
+	const cJSON *dev = cJSON_GetObjectItem(m, "device");
+	const char *offset = json_get_string(m, "tz_offset");
+	int64_t off = 0;
+	int have_offset = offset && tz_parse_offset(offset, &off) == 0;
+
+	zone_set(&b->zone, json_get_string(m, "timezone"), have_offset, off);
+	b->device_model[0] = b->android_version[0] = b->fingerprint[0] = '\0';
+	copy_string(dev, "model", b->device_model, sizeof(b->device_model));
+	copy_string(dev, "android_version", b->android_version, sizeof(b->android_version));
+	copy_string(dev, "fingerprint", b->fingerprint, sizeof(b->fingerprint));
+}
+
+/* The manifest of a pull describes the bundle; it is not evidence. Keep its
+ * path and what it says is missing; the time-zone offset and device of the
+ * first one nearest the top of its input (rel, the path below it). Returns
+ * 1 for a manifest, 0 for any other file (one named manifest.json that
+ * cannot be read as one is read as evidence, and gets its error there), -1
+ * on ENOMEM. */
+static int is_manifest(struct bundle *b, const char *path, const char *rel)
 {
 	const char *base = strrchr(path, '/');
 	struct ev_error err;
 	struct input src;
 	char **nv, *text;
-	size_t len;
+	size_t len, depth;
 	cJSON *m;
 	int rc = 1;
 
@@ -379,18 +395,15 @@ static int is_manifest(struct bundle *b, const char *path)
 		cJSON_Delete(m);
 		return -1;
 	}
-	if (b->nmanifests++ == 0) {
-		const cJSON *dev = cJSON_GetObjectItem(m, "device");
-		const char *name = json_get_string(m, "timezone");
-		const char *offset = json_get_string(m, "tz_offset");
+	for (depth = 0; *rel; rel++)
+		depth += *rel == '/';
+	if (b->nmanifests++ == 0 || depth < b->manifest_depth) {
+		char *first = b->manifests[b->nmanifests - 1];
 
-		int64_t off = 0;
-		int have_offset = offset && tz_parse_offset(offset, &off) == 0;
-
-		zone_set(&b->zone, name, have_offset, off);
-		copy_string(dev, "model", b->device_model, sizeof(b->device_model));
-		copy_string(dev, "android_version", b->android_version, sizeof(b->android_version));
-		copy_string(dev, "fingerprint", b->fingerprint, sizeof(b->fingerprint));
+		memmove(b->manifests + 1, b->manifests, (b->nmanifests - 1) * sizeof(*b->manifests));
+		b->manifests[0] = first;
+		b->manifest_depth = depth;
+		manifest_identity(b, m);
 	}
 	if (cJSON_IsFalse(cJSON_GetObjectItem(m, "complete")))
 		b->complete = 0;
@@ -907,7 +920,7 @@ static int load_stream(struct loader *ld, size_t i, struct input *src, const cha
 	struct span head;
 	const char *problem;
 	size_t k;
-	int rc, binary;
+	int rc, binary, proto;
 
 	memset(&fh, 0, sizeof(fh));
 	memset(&c, 0, sizeof(c));
@@ -922,6 +935,10 @@ static int load_stream(struct loader *ld, size_t i, struct input *src, const cha
 		   : as == LOAD_SECTION ? kind
 		   : as == LOAD_MAIN    ? EV_KIND_BUGREPORT
 					: ev_detect(src);
+	/* debuggerd's protobuf twin of a tombstone, or the trace of a native
+	 * crash that an app exported: known, not read */
+	proto = as == LOAD_FILE && in->kind == EV_KIND_UNKNOWN && rc == 0 &&
+		input_head(src, &head) == 0 && tombstone_proto_sniff(head.s, head.n);
 	problem = as == LOAD_ENTRY && !src->failed ? entry_problem(in->kind) : NULL;
 	if (problem) {
 		snprintf(in->skipped, sizeof(in->skipped), "%s", problem);
@@ -971,6 +988,13 @@ static int load_stream(struct loader *ld, size_t i, struct input *src, const cha
 			return rc < 0 ? -1 : 0;
 		}
 	}
+	if (proto) {
+		snprintf(in->skipped, sizeof(in->skipped),
+			 "a tombstone in protobuf: not read (its text, in /data/tombstones or a bug "
+			 "report, is)");
+		content_release(&c);
+		return 0;
+	}
 	if (in->kind == EV_KIND_UNKNOWN)
 		snprintf(c.error, sizeof(c.error), "unknown kind");
 	return add_content(b, in, &c);
@@ -986,7 +1010,7 @@ static int load_file(struct loader *ld, const char *path, const char *rel, enum 
 	struct input src;
 	int rc;
 
-	rc = as == LOAD_FILE ? is_manifest(b, path) : 0;
+	rc = as == LOAD_FILE ? is_manifest(b, path, rel) : 0;
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
 	in = add_input(b, path);

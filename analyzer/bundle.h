@@ -77,15 +77,19 @@ struct bundle {
 	struct bundle_input *inputs;
 	size_t ninputs;
 	/* The manifest.json of each pull that `lastwords pull` wrote, in walk
-	 * order. More than one: several pulls, read as one bundle, and the
-	 * report says so; the zone and the device are the first's. Merged
+	 * order, but the first is the one nearest the top of its input (a
+	 * pull's own, before the Collector bundles pulled into its bundles/).
+	 * More than one: several pulls, read as one bundle, and the report
+	 * says so; the zone and the device are the first's. Merged
 	 * rather than split because a report reads all its inputs as one
 	 * (`report pull-1 pull-2` asks for that), and what two pulls of one
 	 * device share then counts once; `ingest` takes a pull per argument. */
 	char **manifests;
 	size_t nmanifests;
-	/* The device's zone, as the first manifest gives it
-	 * (persist.sys.timezone as "timezone", else "tz_offset"). */
+	size_t manifest_depth;     /* the first's directories below its input */
+	/* The device's zone, as the first manifest nearest the top of its
+	 * input gives it (persist.sys.timezone as "timezone", else
+	 * "tz_offset"). */
 	struct bundle_zone zone;
 	int complete;              /* 0: a manifest says a required part is missing */
 	struct bundle_missing *missing; /* every manifest's, in order */

@@ -75,6 +75,13 @@ enum pull_exit {
 #define TOMBSTONE_MAX (16ull << 20)
 #define ANR_MAX (64ull << 20)
 #define CAP_BUGREPORT ((size_t)1 << 30) /* the bug report zip */
+/* The app's Collector bundles (release builds): the newest BUNDLES_MAX of
+ * at most BUNDLES_LISTED_MAX listed; each file of a bundle's top (its
+ * manifest.json, exit-info.json) at most BUNDLE_FILE_MAX, its traces
+ * ANR_MAX, its rings RING_FILE_MAX. */
+#define BUNDLES_MAX 16
+#define BUNDLES_LISTED_MAX 1024
+#define BUNDLE_FILE_MAX (64ull << 20)
 /* A bug report takes minutes: the default deadline grows by this much. */
 #define BUGREPORT_TIMEOUT_S 600
 
@@ -167,16 +174,24 @@ static char *join(const char *a, const char *b)
 	return s;
 }
 
-/* Make work/sub once. */
+/* Make work/sub once, and the directories above it in sub. */
 static int ensure_dir(struct pull *p, const char *sub)
 {
-	char *path = join(p->work, sub);
+	char *path = join(p->work, sub), *slash;
 	int rc = 0;
 
 	if (!path)
 		return local_error(sub, "out of memory");
-	if (mkdir(path, 0755) != 0 && errno != EEXIST)
-		rc = local_error(path, strerror(errno));
+	for (slash = path + strlen(p->work) + 1; rc == 0; slash++) {
+		slash = strchr(slash, '/');
+		if (slash)
+			*slash = '\0';
+		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+			rc = local_error(path, strerror(errno));
+		if (!slash)
+			break;
+		*slash = '/';
+	}
 	free(path);
 	return rc;
 }
@@ -740,16 +755,16 @@ static struct dir_pull *dir_new(struct pull *p, const char *sub, int required,
 
 /* --- rings ------------------------------------------------------------ */
 
-/* The rings in dir through cmdline prefix (run-as PKG, or none), in one
- * call, and one more when a ring came shorter than its header says or the
+/* The rings in dir through cmdline prefix (run-as PKG, or none) into
+ * work/sub, in one call, and one more when a ring came shorter than its header says or the
  * stream broke off. Returns how many came whole, with *refused set (and
  * *why) when the device printed none and failed, and *reached when the
  * first call reached the device shell; -1 on a local failure. */
-static long pull_rings(struct pull *p, const char *prefix, const char *dir, int *refused,
-		       int *reached, char *why, size_t whylen)
+static long pull_rings(struct pull *p, const char *prefix, const char *dir, const char *sub,
+		       int *refused, int *reached, char *why, size_t whylen)
 {
 	char glob[LW_RING_PROCESS_MAX + 8], script[1024], quoted[1280], cmd[1536];
-	struct dir_pull *d = dir_new(p, "rings", 1, RING_FILE_MAX);
+	struct dir_pull *d = dir_new(p, sub, 1, RING_FILE_MAX);
 	char why2[512];
 	int first, again = 0, cut;
 	size_t i;
@@ -795,17 +810,119 @@ static long pull_rings(struct pull *p, const char *prefix, const char *dir, int 
 	return first < 0 ? -1 : got;
 }
 
+/* The files of devdir but skip (a glob, or NULL) into work/sub, in one
+ * call, each at most max_file bytes; one that did not come whole is
+ * missing (required or not). Returns how many came whole, with *outcome
+ * (enum dir_outcome, *why) and *reached; -1 on a local failure. */
+static long pull_files(struct pull *p, const char *devdir, const char *skip, const char *sub,
+		       int required, unsigned long long max_file, int *outcome, int *reached,
+		       char *why, size_t whylen)
+{
+	struct dir_pull *d = dir_new(p, sub, required, max_file);
+	char script[1024];
+	long got;
+
+	if (!d)
+		return -1;
+	if (adb_stream_script(script, sizeof(script), devdir, "*", skip) != 0) {
+		free(d);
+		return local_error(devdir, "name too long");
+	}
+	*outcome = dir_call(d, script, why, whylen);
+	got = dir_close(d, *outcome >= 0, *outcome == DIR_CUT, why);
+	*reached = d->reached;
+	free(d);
+	return *outcome < 0 ? -1 : got;
+}
+
+/* The names of the bundles in dir, as the device lists them (oldest
+ * first: they are named by their UTC time), one call: each a directory
+ * with a manifest.json, its name safe for a command line. */
+static int list_bundles(struct pull *p, const char *dir, struct adb_buf *b)
+{
+	char qdir[NAME_MAX_LEN + 128], script[1024], why[512];
+	int rc;
+
+	if (adb_quote(qdir, sizeof(qdir), dir) != 0)
+		return local_error(dir, "name too long");
+	snprintf(script, sizeof(script),
+		 "cd %s || exit 1; for d in *; do case $d in *[!A-Za-z0-9._:+,-]*) continue;; esac; "
+		 "if [ -d \"$d\" ] && [ -f \"$d/manifest.json\" ]; then echo \"LWDIR $d\"; fi; "
+		 "done", qdir);
+	rc = capture(p, script, CAP_SMALL, b, why, sizeof(why), NULL);
+	return rc < 0 ? -1 : rc; /* 1: no such directory, no bundle */
+}
+
+/*
+ * The bundles that the app's Collector (dev.lastwords.android.Collector)
+ * packed in dir, for a release build that refuses run-as: the newest
+ * BUNDLES_MAX, each into work/bundles/NAME/ with its manifest.json,
+ * exit-info.json, rings/ and traces/, one call per directory. Listed in
+ * the manifest's "bundles" (and "bundles_from"). Returns how many rings
+ * they held, with *n the bundles; -1 on a local failure.
+ */
+static long collect_bundles(struct pull *p, const char *dir, long *n)
+{
+	char *names[BUNDLES_LISTED_MAX], *line, *save = NULL, why[512];
+	char dev[NAME_MAX_LEN * 2 + 128], sub[NAME_MAX_LEN + 64];
+	struct adb_buf b;
+	size_t count = 0, i, first;
+	long rings = 0, got;
+	int rc, outcome, reached, refused;
+	cJSON *list = NULL;
+
+	rc = list_bundles(p, dir, &b);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	for (line = strtok_r(b.data, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save))
+		if (strncmp(line, "LWDIR ", 6) == 0 && adb_safe_name(line + 6, strlen(line + 6)) &&
+		    strlen(line + 6) <= NAME_MAX_LEN && count < BUNDLES_LISTED_MAX)
+			names[count++] = line + 6;
+	first = count > BUNDLES_MAX ? count - BUNDLES_MAX : 0;
+	rc = first ? add_missing(p, "bundles", 0, "%zu older bundles than the newest %d were not "
+				 "pulled", first, BUNDLES_MAX)
+		   : 0;
+	if (rc == 0 && count && (!(list = cJSON_AddArrayToObject(p->manifest, "bundles")) ||
+				 !cJSON_AddStringToObject(p->manifest, "bundles_from", dir)))
+		rc = local_error("manifest", "out of memory");
+	for (i = first; rc == 0 && i < count; i++) {
+		snprintf(dev, sizeof(dev), "%s/%s", dir, names[i]);
+		snprintf(sub, sizeof(sub), "bundles/%s", names[i]);
+		if (pull_files(p, dev, NULL, sub, 1, BUNDLE_FILE_MAX, &outcome, &reached, why,
+			       sizeof(why)) < 0)
+			rc = -1;
+		snprintf(dev, sizeof(dev), "%s/%s/rings", dir, names[i]);
+		snprintf(sub, sizeof(sub), "bundles/%s/rings", names[i]);
+		if (rc == 0 && (got = pull_rings(p, NULL, dev, sub, &refused, &reached, why,
+						 sizeof(why))) < 0)
+			rc = -1;
+		else if (rc == 0)
+			rings += got;
+		snprintf(dev, sizeof(dev), "%s/%s/traces", dir, names[i]);
+		snprintf(sub, sizeof(sub), "bundles/%s/traces", names[i]);
+		if (rc == 0 && pull_files(p, dev, NULL, sub, 0, ANR_MAX, &outcome, &reached, why,
+					  sizeof(why)) < 0)
+			rc = -1;
+		if (rc == 0 && !cJSON_AddItemToArray(list, cJSON_CreateString(names[i])))
+			rc = local_error("manifest", "out of memory");
+	}
+	free(b.data);
+	*n = (long)(count - first);
+	return rc < 0 ? -1 : rings;
+}
+
 static int collect_rings(struct pull *p)
 {
 	char prefix[NAME_MAX_LEN + 16], ext_dir[NAME_MAX_LEN + 64], runas_why[512] = "";
-	char why[512] = "";
+	char why[512] = "", bundles[NAME_MAX_LEN + 96];
 	const char *which = p->process ? " of process " : "";
 	const char *proc = p->process ? p->process : "";
 	int refused, reached;
-	long got;
+	long got, in_bundles = 0, nbundles = 0;
 
 	snprintf(prefix, sizeof(prefix), "run-as %s", p->package);
-	got = pull_rings(p, prefix, "files", &refused, &reached, runas_why, sizeof(runas_why));
+	got = pull_rings(p, prefix, "files", "rings", &refused, &reached, runas_why,
+			 sizeof(runas_why));
 	if (got < 0)
 		return -1;
 	if (refused && !reached) /* adb could not reach the device: no use trying more */
@@ -820,22 +937,31 @@ static int collect_rings(struct pull *p)
 	}
 
 	/* Not debuggable (or run-as refused): the app may have copied its
-	 * rings to getExternalFilesDir(), which the shell can read. */
+	 * rings to getExternalFilesDir(), which the shell can read, and its
+	 * Collector packs bundles there. */
 	snprintf(ext_dir, sizeof(ext_dir), "/sdcard/Android/data/%s/files", p->package);
-	got = pull_rings(p, NULL, ext_dir, &refused, &reached, why, sizeof(why));
-	if (got < 0)
+	snprintf(bundles, sizeof(bundles), "%s/lastwords/bundles", ext_dir);
+	got = pull_rings(p, NULL, ext_dir, "rings", &refused, &reached, why, sizeof(why));
+	if (got < 0 || (in_bundles = collect_bundles(p, bundles, &nbundles)) < 0)
 		return -1;
-	p->nrings = (size_t)got;
-	if (got > 0) {
-		fprintf(stderr, "lastwords: run-as failed (%s); rings taken from '%s'\n",
-			fmt_text(runas_why), fmt_text(ext_dir));
-		return cJSON_AddStringToObject(p->manifest, "rings_from", ext_dir) ? 0
-		       : local_error("manifest", "out of memory");
+	p->nrings = (size_t)(got + in_bundles);
+	if (nbundles)
+		fprintf(stderr, "lastwords: run-as failed (%s); %ld bundle%s of the app's Collector "
+				"taken from '%s'\n", fmt_text(runas_why), nbundles,
+			nbundles == 1 ? "" : "s", fmt_text(bundles));
+	if (got > 0 || in_bundles > 0) {
+		if (got > 0)
+			fprintf(stderr, "lastwords: run-as failed (%s); rings taken from '%s'\n",
+				fmt_text(runas_why), fmt_text(ext_dir));
+		return cJSON_AddStringToObject(p->manifest, "rings_from", got > 0 ? ext_dir : bundles)
+			       ? 0
+			       : local_error("manifest", "out of memory");
 	}
 	return add_missing(p, "rings", 1,
 			   "%s; build a debuggable variant of the app (android:debuggable), or have it "
-			   "copy its rings to getExternalFilesDir() (%s), which pull also reads (%s%s%s)",
-			   runas_why[0] ? runas_why : "run-as failed", ext_dir,
+			   "pack its rings with dev.lastwords.android.Collector (%s) or copy them to "
+			   "getExternalFilesDir() (%s), which pull also reads (%s%s%s)",
+			   runas_why[0] ? runas_why : "run-as failed", bundles, ext_dir,
 			   refused ? why : "no ring file", refused ? "" : which, refused ? "" : proc);
 }
 
@@ -864,22 +990,10 @@ static int collect_one(struct pull *p, const char *rel, const char *what, const 
 static int collect_dir(struct pull *p, const char *devdir, const char *skip, const char *sub,
 		       const char *what, unsigned long long max_file)
 {
-	struct dir_pull *d = dir_new(p, sub, 0, max_file);
-	char script[1024], why[512] = "";
+	char why[512] = "";
 	int outcome, reached;
-	long got;
 
-	if (!d)
-		return -1;
-	if (adb_stream_script(script, sizeof(script), devdir, "*", skip) != 0) {
-		free(d);
-		return local_error(devdir, "name too long");
-	}
-	outcome = dir_call(d, script, why, sizeof(why));
-	got = dir_close(d, outcome >= 0, outcome == DIR_CUT, why);
-	reached = d->reached;
-	free(d);
-	if (outcome < 0 || got < 0)
+	if (pull_files(p, devdir, skip, sub, 0, max_file, &outcome, &reached, why, sizeof(why)) < 0)
 		return -1;
 	if (outcome == DIR_REFUSED)
 		return add_missing(p, what, 0, "%s%s", why,

@@ -18,11 +18,15 @@
  * unpaired surrogate as '?'. JNI's own "modified UTF-8" would differ.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jni.h>
 
@@ -373,6 +377,43 @@ static jint JNICALL n_crash_install(JNIEnv *env, jclass cls, jlong h, jboolean v
 	return lw_crash_install(jni_lw(h));
 }
 
+/*
+ * Whether a writer holds the ring file at path (NUL-terminated UTF-8), as
+ * the probe tells a live run from a dead one (ring-format(5), 3.3): 1 when
+ * flock(LOCK_SH | LOCK_NB) fails with EWOULDBLOCK, 0 when the shared lock
+ * can be had (dropped at once), -EINVAL when path is not a regular file
+ * (opened with O_NOFOLLOW | O_NONBLOCK: a link or a FIFO is never
+ * followed or waited on), else -errno. Does not block.
+ */
+static jint JNICALL n_ring_live(JNIEnv *env, jclass cls, jbyteArray path)
+{
+	char buf[4096];
+	jsize n = (*env)->GetArrayLength(env, path);
+	struct stat st;
+	int fd, rc;
+
+	(void)cls;
+	if (n <= 0 || (size_t)n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	(*env)->GetByteArrayRegion(env, path, 0, n, (jbyte *)buf);
+	buf[n] = '\0';
+	fd = open(buf, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP ? -EINVAL : -errno;
+	if (fstat(fd, &st) != 0)
+		rc = -errno;
+	else if (!S_ISREG(st.st_mode))
+		rc = -EINVAL;
+	else if (flock(fd, LOCK_SH | LOCK_NB) != 0)
+		rc = errno == EWOULDBLOCK ? 1 : -errno;
+	else
+		rc = 0;
+	if (rc == 0)
+		flock(fd, LOCK_UN);
+	close(fd);
+	return rc;
+}
+
 /* A function as JNINativeMethod takes it: through an integer, since ISO C
  * has no conversion between function and object pointers. */
 #define FN(f) ((void *)(uintptr_t)(f))
@@ -394,6 +435,7 @@ static const JNINativeMethod methods[] = {
 	{ "advice", "(J[J)I", FN(n_advice) },
 	{ "adviceReset", "(J)I", FN(n_advice_reset) },
 	{ "crashInstall", "(JZ)I", FN(n_crash_install) },
+	{ "ringLive", "([B)I", FN(n_ring_live) },
 };
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved)

@@ -20,7 +20,9 @@ their shell examples exit as documented.
       with a message, when the binary or one of its fixture files does not
       exist yet; once they exist, a different exit status fails.
   (e) every EXAMPLES block that holds a whole Java program (lastwords-java.3)
-      is compiled against lastwords.jar and run on the JVM with a fresh
+      is compiled against lastwords.jar (an Android one, which imports
+      dev.lastwords.android, against lastwords-android.jar and the stand-in
+      android.* classes too, and only compiled) and run on the JVM with a fresh
       directory as args[0], when a JDK built the jar (--jar); it must exit
       0 and leave a ring file there that ended cleanly.
   (d) the header and slot tables of lastwords-ring.5 give the same fields,
@@ -257,7 +259,11 @@ def check_java_programs(args):
         for start, block in literal_blocks(sections(text).get("EXAMPLES", [])):
             src = "\n".join(block) + "\n"
             m = re.search(r"^public class (\w+)", src, re.M)
-            if not m or "public static void main(" not in src:
+            android = "import dev.lastwords.android." in src
+            if not m or ("public static void main(" not in src and not android):
+                continue
+            if android and not args.android_cp:
+                fail("%s: an Android example, and no --android-cp to compile it" % page)
                 continue
             with tempfile.TemporaryDirectory(prefix="lw-docs-java-") as tmp:
                 ring_dir = os.path.join(tmp, "rings")
@@ -265,12 +271,15 @@ def check_java_programs(args):
                 jvm = Jvm(args.jar, args.javac, args.jni_path, tmp)
                 with open(os.path.join(tmp, m.group(1) + ".java"), "w") as f:
                     f.write(src)
+                cp = args.jar + (":" + args.android_cp if android else "")
                 cmd = [jvm.javac, "--release", "8", "-Xlint:all,-options", "-Werror",
-                       "-cp", args.jar, "-d", tmp, os.path.join(tmp, m.group(1) + ".java")]
+                       "-cp", cp, "-d", tmp, os.path.join(tmp, m.group(1) + ".java")]
                 r = subprocess.run(cmd, capture_output=True, text=True)
                 if r.returncode != 0:
                     fail("%s: the EXAMPLES program does not build:\n%s\n%s" %
                          (page, " ".join(cmd), r.stdout + r.stderr))
+                    continue
+                if android:  # compiled only: its android.* classes are stand-ins
                     continue
                 r = jvm.run(m.group(1), [ring_dir], jsig=True, timeout=60)
                 if r is not None:
@@ -460,6 +469,8 @@ def main():
     p.add_argument("--sanitize", default="none", help="b_sanitize of the build")
     p.add_argument("--jar", help="lastwords.jar, when a JDK built it")
     p.add_argument("--javac", help="the javac that built it")
+    p.add_argument("--android-cp", help="lastwords-android.jar and the stand-in android.* "
+                   "classes, to compile the Android examples against")
     p.add_argument("--jni-path", help="the directory of liblastwords_jni.so")
     p.add_argument("--cc", nargs=argparse.REMAINDER, default=[],
                    help="the C compiler command and its flags; the rest of the line")

@@ -13,7 +13,8 @@ A device's filesystem is a directory (its root), built once from a scenario
    "packages": {"com.example.demo": {
        "debuggable": true,
        "files": {"NAME.lwr": "host/path"},      # files/ (run-as)
-       "external": {"NAME.lwr": "host/path"}}}, # getExternalFilesDir()
+       "external": {"NAME.lwr": "host/path",    # getExternalFilesDir(), where
+                    "lastwords/bundles/B/manifest.json": "host/path"}}}, # the Collector's bundles go
    "exit_info": {"com.example.demo": "host/path"},
    "logcat": {"main,system,crash": "host/path", "events": "host/path"},
    "dirs": {"/data/tombstones": {"tombstone_00": "host/path"}},
@@ -176,6 +177,7 @@ class Device:
         def link(files, where):
             os.makedirs(where, exist_ok=True)
             for name, path in files.items():
+                os.makedirs(os.path.dirname(os.path.join(where, name)), exist_ok=True)
                 os.symlink(os.path.join(base, path), os.path.join(where, name))
 
         lwdev = os.path.join(root, "dev-data")

@@ -11,6 +11,9 @@ meson passes these in the environment (tests/meson.build, jvm_env):
   LASTWORDS_JAVAC     the javac that built them
   LASTWORDS_JNI_PATH  the directories of liblastwords_jni.so and the
                       test library liblastwords_jnitest.so
+  LASTWORDS_ANDROID_CP  the Android helpers' tests (tests/android-*.py):
+                      lastwords-android.jar, the stand-in android.*
+                      classes (tests/android-stub/) and their test classes
 """
 import os
 import re
@@ -25,15 +28,16 @@ def jvm_or_skip():
     if not jar:
         skip("no JDK: the Java facade was not built (javac, jar and jni.h)")
     return Jvm(jar, os.environ["LASTWORDS_JAVAC"], os.environ["LASTWORDS_JNI_PATH"],
-               os.environ["LASTWORDS_TEST_JAR"])
+               os.environ["LASTWORDS_TEST_JAR"], os.environ.get("LASTWORDS_ANDROID_CP", ""))
 
 
 class Jvm:
-    def __init__(self, jar, javac, lib_path, test_jar):
+    def __init__(self, jar, javac, lib_path, test_jar, android_cp=""):
         """jar: lastwords.jar; javac: the JDK's javac; lib_path: the
         directories of the native libraries; test_jar: more classes, or a
-        directory of them."""
+        directory of them; android_cp: the Android helpers' class path."""
         self.jar, self.test_jar, self.lib_path = jar, test_jar, lib_path
+        self.android_cp = android_cp
         self.home = os.path.dirname(os.path.dirname(os.path.realpath(javac)))
         self.javac = os.path.join(self.home, "bin", "javac")
         self.java = os.path.join(self.home, "bin", "java")
@@ -43,7 +47,8 @@ class Jvm:
 
     def command(self, cls, args, vm_options=()):
         """The java command line that runs the test class cls with args."""
-        return ([self.java, "-Xshare:auto", "-cp", self.jar + ":" + self.test_jar,
+        cp = ":".join(x for x in (self.jar, self.test_jar, self.android_cp) if x)
+        return ([self.java, "-Xshare:auto", "-cp", cp,
                  "-Djava.library.path=" + self.lib_path] + list(vm_options) + [cls]
                 + [str(a) for a in args])
 

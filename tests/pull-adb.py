@@ -6,7 +6,8 @@ the device's -s, each device command one exec-out argument, a directory's
 files in one call) and the bundle it writes. Cases: a complete pull that
 lastwords report reads; --process; an app that is not debuggable (rings
 missing and explained, DIR.partial, never complete) and one that copied
-its rings to getExternalFilesDir(); the odd devices: 1,000 rings, a name
+its rings to getExternalFilesDir(), and one whose Collector packed bundles
+there; the odd devices: 1,000 rings, a name
 listed twice, endless getprop output, a stream cut once or every time, a
 ring shorter than its header, a device that goes offline, one that hangs
 or is slow (one deadline for the whole pull); adb missing; no device, an
@@ -24,9 +25,10 @@ import tempfile
 import time
 
 from helpers import check, fail, finish, run, setup
-from pull_scenario import (EXIT_DEVICES, EXIT_NO_ADB, EXIT_NO_DEVICE, EXIT_OUTPUT, EXIT_PACKAGE,
-                           EXIT_PARTIAL, PKG, Env, check_complete, demo_device, demo_rings,
-                           device_commands, manifest, partial_missing, ring_names)
+from pull_scenario import (BUNDLES, EXIT_DEVICES, EXIT_NO_ADB, EXIT_NO_DEVICE, EXIT_OUTPUT,
+                           EXIT_PACKAGE, EXIT_PARTIAL, PKG, Env, check_bundles, check_complete,
+                           collector_bundles, demo_device, demo_rings, device_commands, manifest,
+                           partial_missing, ring_names)
 
 SERIAL = "emulator-5554"
 
@@ -146,6 +148,28 @@ def test_external(e):
     ext = "/sdcard/Android/data/%s/files" % PKG
     check(manifest(out).get("rings_from") == ext, "external: rings_from")
     check(len(ring_names(out)) == 4, "external: 4 rings")
+
+
+def test_bundles(e):
+    """A release build (run-as refused) whose Collector packed bundles in
+    getExternalFilesDir(): each pulled into bundles/NAME/, one call per
+    directory, the hidden temporary of a killed Collector left; the pull is
+    complete, its manifest says so, and report reads it as the demo."""
+    case, _, _ = e.case([])
+    d = device(e.root, debuggable=False)
+    external, files = collector_bundles(e.root, os.path.join(case, "made"))
+    d["packages"][PKG]["external"] = external
+    p, out, cmds = e.pull([d], ["--package", PKG])
+    ext = "/sdcard/Android/data/%s/files/lastwords/bundles" % PKG
+    if not check(p.returncode == 0, "bundles: exit %d: %s" % (p.returncode, p.stderr)):
+        return
+    check("2 bundles of the app's Collector taken from '%s'" % ext in p.stderr,
+          "bundles: said: %s" % p.stderr)
+    lines = device_commands(cmds)
+    per_dir = [c for c in lines if ext in c]
+    check(len(per_dir) == 1 + 3 * len(BUNDLES),
+          "bundles: one call to list them and one per directory: %s" % per_dir)
+    check_bundles(e.lw, e.root, out, files, ext)
 
 
 def test_many(e):
@@ -353,13 +377,14 @@ def main():
     try:
         e = Env(lw, root, tmp)
         for t in (test_stand_in, test_complete, test_process, test_not_debuggable, test_external,
-                  test_many, test_twice, test_getprop_flood, test_hostile_props, test_cut,
+                  test_bundles, test_many, test_twice, test_getprop_flood, test_hostile_props, test_cut,
                   test_short_ring,
                   test_offline, test_timeout, test_errors):
             t(e)
     finally:
         shutil.rmtree(tmp)
     return finish("pull-adb: the stand-in, a complete pull, --process, not debuggable, external, "
+                  "the Collector's bundles, "
                   "1,000 rings, a name twice, getprop flood, hostile props, cut streams, a short "
                   "ring, offline, "
                   "timeout, errors")

@@ -9,7 +9,8 @@ Cases: what the real client does with the command of issue 10 (exec-out
 quotes each word after the first, so a hand-quoted sh -c lists nothing,
 and exits 0) and with shell's status with and without shell_v2; a complete
 pull that report reads; a device without shell_v2; an app that is not
-debuggable with its rings in getExternalFilesDir(); a ring stream cut in
+debuggable with its rings in getExternalFilesDir(), and one whose
+Collector packed bundles there; a ring stream cut in
 the middle (the client exits 0) that is pulled again; a device that
 vanishes halfway, whose missing items carry the client's own errors; an
 unauthorized device; two devices without --serial. Skipped (77) without
@@ -28,8 +29,8 @@ import time
 
 from helpers import check, fatal, finish, run, setup, skip
 from pull_scenario import (BUGREPORT_NAME, EXIT_DEVICES, EXIT_NO_DEVICE, EXIT_PARTIAL, PKG,
-                           bugreport_zip, check_complete, demo_device, demo_rings, manifest,
-                           ring_names, same_bytes)
+                           bugreport_zip, check_bundles, check_complete, collector_bundles,
+                           demo_device, demo_rings, manifest, ring_names, same_bytes)
 
 
 def free_port():
@@ -155,6 +156,17 @@ def main():
         check(manifest(out).get("rings_from") == "/sdcard/Android/data/%s/files" % PKG and
               ring_names(out) == demo_rings(root), "external: the rings from getExternalFilesDir()")
 
+        # A release build whose Collector packed bundles: pulled through
+        # the real client, each into bundles/NAME/.
+        rel_dev = demo_device(root, "release", debuggable=False)
+        external, files = collector_bundles(root, os.path.join(tmp, "made"))
+        rel_dev["packages"][PKG]["external"] = external
+        rel = lab.device(rel_dev)
+        p, out = lab.pull(["--package", PKG, "--serial", rel])
+        if check(p.returncode == 0, "bundles: exit %d: %s" % (p.returncode, p.stderr)):
+            check_bundles(lw, root, out, files, "/sdcard/Android/data/%s/files/lastwords/bundles"
+                          % PKG)
+
         cut_dev = demo_device(root, "cut")
         cut_dev["cut"] = {"when": "run-as", "after": 30000, "times": 1}
         cut = lab.device(cut_dev)
@@ -186,7 +198,7 @@ def main():
         lab.stop()
         shutil.rmtree(tmp)
     return finish("pull-real-adb: the client's quoting and status, complete pulls with and "
-                  "without shell_v2, external, a cut stream, a vanished device, unauthorized, "
+                  "without shell_v2, external, the Collector's bundles, a cut stream, a vanished device, unauthorized, "
                   "several devices, a bug report (%.1f s)" % (time.monotonic() - start))
 
 

@@ -2,14 +2,17 @@
 tests/pull-bugreport.py, through the stand-in client; tests/pull-real-adb.py,
 through the real one), built on fixtures/demo, what a complete pull of it
 holds, and the stand-in's test bench (Env)."""
+import calendar
 import json
 import os
 import resource
 import subprocess
 import sys
+import time
 import zipfile
 
 import fake_device
+import tombstone_pb
 from helpers import check, run
 
 PKG = "com.example.demo"
@@ -54,6 +57,57 @@ def demo_device(root, serial, debuggable=True, external=False, tombstones=True):
         tomb = os.path.join(root, "fixtures", "demo", "tombstone_00")
         d["dirs"]["/data/tombstones"] = {"tombstone_00": tomb, "tombstone_00.pb": tomb}
     return d
+
+
+BUNDLES = ["20261130T002900.000Z", "20261130T003000.000Z"]
+
+
+def collector_bundles(root, folder):
+    """Two bundles as the app's Collector (dev.lastwords.android.Collector)
+    packs them in getExternalFilesDir(null)/lastwords/bundles/, written
+    into folder: the demo's rings, two in each, its exit records as the
+    app's exit-info.json, the crash's tombstone protobuf, and a manifest whose zone and device
+    differ from the device's (the pull's own manifest is the one that
+    counts); and a hidden temporary of a Collector killed halfway. Returns
+    the scenario's "external" entries and the files by bundle path."""
+    local = lambda s: calendar.timegm(time.strptime(s, "%Y-%m-%d %H:%M:%S")) * 1000 - 3600000
+    records = [
+        {"pid": 25711, "processName": PKG + ":inference", "reason": 3, "status": 0,
+         "importance": 125, "pss": 104 << 10, "rss": 118 << 10,
+         "timestamp": local("2026-11-30 01:28:04") + 873, "description": None},
+        {"pid": 25706, "processName": PKG + ":inference", "reason": 5, "status": 11,
+         "importance": 125, "pss": 31 << 10, "rss": 44 << 10,
+         "timestamp": local("2026-11-30 01:28:04") + 735, "description": "crash"},
+    ]
+    rings = demo_rings(root)
+    external, files = {}, {}
+    for i, name in enumerate(BUNDLES):
+        mine = {"rings/" + r: os.path.join(root, "fixtures", "demo", "rings", r)
+                for r in rings[2 * i:2 * i + 2]}
+        made = {"exit-info.json": json.dumps({"packageName": PKG, "records": records}).encode(),
+                "traces/tombstone.25706.%d.pb" % records[1]["timestamp"]:
+                    tombstone_pb.tombstone(25706, PKG + ":inference")}
+        manifest = {"kind": "lastwords-pull", "version": 1, "package": PKG, "process": None,
+                    "pulled_at": "2026-11-30T00:29:00Z", "files": [], "empty": [], "missing": [],
+                    "device": {"manufacturer": "Acme", "model": "Bundle phone",
+                               "android_version": "13", "sdk": "33", "fingerprint": "acme/x"},
+                    "timezone": "America/New_York", "tz_offset": "-0500", "complete": True}
+        for rel, text in made.items():
+            path = os.path.join(folder, name, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(text)
+            mine[rel] = path
+        for rel, path in sorted(mine.items()):
+            manifest["files"].append({"path": rel, "bytes": os.path.getsize(path)})
+        mine["manifest.json"] = os.path.join(folder, name, "manifest.json")
+        with open(mine["manifest.json"], "w") as f:
+            json.dump(manifest, f)
+        for rel, path in mine.items():
+            external["lastwords/bundles/%s/%s" % (name, rel)] = path
+            files["%s/%s" % (name, rel)] = path
+    external["lastwords/bundles/.20261130T003100.000Z.tmp/manifest.json"] = mine["manifest.json"]
+    return external, files
 
 
 def bugreport_zip(root, path):
@@ -159,6 +213,42 @@ def check_complete(lw, root, p, out, serial, what):
               rep["timezone"]["name"] == "Europe/Paris" and rep["timezone"]["source"] == "manifest",
               "%s: report DIR verdicts %s, zone %s" % (what, classes, rep["timezone"]))
     return True
+
+
+def check_bundles(lw, root, out, files, ext):
+    """A pull of the demo device as a release build with the Collector's
+    bundles (collector_bundles()): every file of each bundle, byte for
+    byte, under bundles/, the hidden temporary not; the manifest names
+    them; report reads the pull as the complete demo pull, with the pull's
+    own zone and device, not the bundles'."""
+    m = manifest(out)
+    check(m.get("complete") is True and m.get("bundles") == BUNDLES and
+          m.get("bundles_from") == ext and m.get("rings_from") == ext,
+          "bundles: the manifest: %r" % {k: m.get(k) for k in ("complete", "bundles",
+                                                              "bundles_from", "rings_from")})
+    got = sorted(os.path.relpath(os.path.join(d, n), os.path.join(out, "bundles"))
+                 for d, _, ns in os.walk(os.path.join(out, "bundles")) for n in ns)
+    check(got == sorted(files), "bundles: the files pulled: %s" % got)
+    for rel, src in files.items():
+        path = os.path.join(out, "bundles", rel)
+        check(os.path.isfile(path) and same_bytes(path, src), "bundles: %s byte for byte" % rel)
+    listed = set(f["path"] for f in m.get("files", []))
+    check(all("bundles/" + rel in listed for rel in files), "bundles: listed in the manifest")
+    r = run([lw, "report", "--format", "json", out])
+    check(r.returncode == 0, "bundles: report DIR: %d %s" % (r.returncode, r.stderr))
+    if r.returncode == 0:
+        rep = json.loads(r.stdout)
+        got = sorted((x["pid"], str(x.get("classification")), x["evidence_level"])
+                     for x in rep["runs"])
+        want = [(25495, "low_memory", "supported"), (25697, "None", None),
+                (25701, "None", None), (25706, "native_crash", "confirmed"),
+                (25711, "low_memory", "confirmed")]
+        check(got == want, "bundles: the demo's verdicts: %s" % got)
+        mans = rep.get("pull", {}).get("manifests", [])
+        check(rep["timezone"]["name"] == "Europe/Paris" and rep["timezone"]["source"] == "manifest"
+              and mans[:1] == [os.path.join(out, "manifest.json")] and len(mans) == 3,
+              "bundles: the pull's own zone and device, not the bundles': %r %r" %
+              (rep["timezone"], mans))
 
 
 class Env:

@@ -34,6 +34,8 @@ int aei_tostring_parse(struct input *in, struct ev_file *out, struct ev_error *e
 
 int tombstone_sniff(const char *buf, size_t len);
 int tombstone_parse(struct input *in, struct ev_file *out, struct ev_error *err);
+/* A tombstone in protobuf (tombstone_NN.pb): known, not read. */
+int tombstone_proto_sniff(const char *buf, size_t len);
 
 int anr_sniff(const char *buf, size_t len);
 int anr_parse(struct input *in, struct ev_file *out, struct ev_error *err);

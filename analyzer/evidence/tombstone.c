@@ -674,3 +674,79 @@ int tombstone_parse(struct input *in, struct ev_file *out, struct ev_error *err)
 		rtlib_mark(&out->tombstones[i]);
 	return 0;
 }
+
+/* --- the tombstone protobuf ------------------------------------------- */
+
+/* A varint at *p (before end): 0 with *v, -1 when cut or over 64 bits. */
+static int pb_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (*p < end && shift < 64) {
+		unsigned char b = *(*p)++;
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 0;
+		shift += 7;
+	}
+	return -1;
+}
+
+/* Whether s looks like a build fingerprint: printable, with its '/' and
+ * ':' (brand/product/device:release/id/incremental:type/tags). */
+static int pb_fingerprint(const unsigned char *s, uint64_t n)
+{
+	uint64_t i, slashes = 0, colons = 0;
+
+	if (n < 8 || n > 256)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (s[i] < 0x20 || s[i] > 0x7e)
+			return 0;
+		slashes += s[i] == '/';
+		colons += s[i] == ':';
+	}
+	return slashes >= 3 && colons >= 2;
+}
+
+/*
+ * Whether the head of a file is a tombstone in debuggerd's protobuf
+ * (tombstone.proto: arch = 1, build_fingerprint = 2, revision = 3,
+ * timestamp = 4, pid = 5, ...), as /data/tombstones/tombstone_NN.pb and
+ * ApplicationExitInfo.getTraceInputStream() of a native crash (API 31)
+ * give it: top-level fields in ascending order, as protobuf writes them,
+ * with a build fingerprint as field 2 and the pid as a varint field 5.
+ * Such a file is known and not read: its text twin is the tombstone.
+ */
+int tombstone_proto_sniff(const char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)buf, *end = p + len;
+	uint64_t key, v, last = 0;
+	int fingerprint = 0;
+
+	while (p < end) {
+		if (pb_varint(&p, end, &key) != 0 || (key >> 3) <= last || (key >> 3) > 64)
+			return 0;
+		last = key >> 3;
+		switch (key & 7) {
+		case 0:
+			if (pb_varint(&p, end, &v) != 0)
+				return 0;
+			if (last == 5)
+				return fingerprint;
+			break;
+		case 2:
+			if (pb_varint(&p, end, &v) != 0 || v > (uint64_t)(end - p))
+				return 0;
+			if (last == 2)
+				fingerprint = pb_fingerprint(p, v);
+			p += v;
+			break;
+		default:
+			return 0;
+		}
+	}
+	return 0;
+}

@@ -70,4 +70,11 @@ final class Native {
 	static native int crashInstall(long lw, boolean vmChains);
 
 	static final int CRASH_UNCHAINED = 1;
+
+	/* Whether a writer holds the ring file at path (UTF-8, no NUL): 1, 0
+	 * when none does, -EINVAL (EINVAL) when it is not a regular file, else
+	 * a negative errno. */
+	static native int ringLive(byte[] path);
+
+	static final int EINVAL = 22;
 }

@@ -1,5 +1,6 @@
 package dev.lastwords;
 
+import java.io.IOException;
 import java.nio.charset.Charset;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -107,6 +108,33 @@ public final class Probe implements AutoCloseable {
 		if (rc > 0)
 			throw badName("name", rc);
 		return out[0];
+	}
+
+	/**
+	 * Whether the run of the ring file at path is live: a writer (a probe
+	 * in this or another process) holds its lock, as the probe itself tells
+	 * a live run from a dead one ({@code lastwords-ring(5)}, section 3.3).
+	 * A run that ended, cleanly or not, is not live. Only meaningful on the
+	 * system where the file is: a copy carries no lock. Does not block.
+	 *
+	 * @throws NullPointerException if path is null
+	 * @throws IllegalArgumentException if path is empty or holds U+0000
+	 * @throws IOException if the file cannot be opened, or is not
+	 *         a regular file (a symbolic link, a FIFO and a device are not
+	 *         followed, opened or waited on)
+	 */
+	public static boolean live(String path) throws IOException {
+		if (path == null)
+			throw new NullPointerException("path");
+		byte[] p = path.getBytes(UTF_8);
+		if (p.length == 0 || hasNul(p))
+			throw new IllegalArgumentException(p.length == 0 ? "path is empty" : "path holds U+0000");
+		int rc = Native.ringLive(p);
+		if (rc == -Native.EINVAL)
+			throw new IOException(path + ": not a regular file");
+		if (rc < 0)
+			throw new IOException(path + ": cannot be opened: errno " + -rc);
+		return rc == 1;
 	}
 
 	/** This run's id, 32 lowercase hex digits: the text to hand to
