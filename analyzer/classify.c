@@ -237,6 +237,42 @@ static int exit_row_fire(const struct rule_exit *x, const struct corr_run *cr, s
 	return 0;
 }
 
+/* lmkd's oom_score_adj of a cached process (ProcessList's
+ * CACHED_APP_MIN_ADJ): where the exit record gives no importance. */
+#define CACHED_APP_MIN_ADJ 900
+
+/* Was the run's low-memory kill one of a process in the cached or
+ * background importance (400 and above)? Its LOW_MEMORY record says, or
+ * the SIGNALED/9 record of a device without LMK reporting; without an
+ * importance, lmkd's oom_score_adj does. */
+static int killed_cached(const struct corr_run *cr)
+{
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_LOW_MEMORY);
+	const struct log_event *e = lmkd_kill(cr);
+
+	if (!r && e && (r = exit_with(cr, EXIT_REASON_SIGNALED)) && r->status != 9)
+		r = NULL;
+	if (r && r->importance > 0)
+		return r->importance >= EXIT_IMPORTANCE_CACHED;
+	return e && e->oom_score_adj >= CACHED_APP_MIN_ADJ;
+}
+
+/* Rule cached-reclaim: a cached or background process killed for memory
+ * with no stage open is the system reclaiming it, not a failure. A
+ * ring-less run has no stage to tell: the system's word that the process
+ * was cached decides (its candidate is unknown, so none is blamed). */
+static int cached_reclaim(const struct corr_run *cr, const struct run_facts *f)
+{
+	return (f->outcome == RING_OUTCOME_NO_RING || f->open_stage == LW_STAGE_NONE) &&
+	       killed_cached(cr);
+}
+
+/* The class a low-memory kill claims. */
+static enum lw_exit_class kill_class(const struct corr_run *cr, const struct run_facts *f)
+{
+	return cached_reclaim(cr, f) ? LW_EXIT_SYSTEM_RECLAIM : LW_EXIT_LOW_MEMORY;
+}
+
 /* The rules with a function of their own. Each returns 1 when it fired. */
 
 static int rule_aei_low_memory(const struct corr_run *cr, const struct run_facts *f,
@@ -244,11 +280,10 @@ static int rule_aei_low_memory(const struct corr_run *cr, const struct run_facts
 {
 	const struct exit_record *r = exit_with(cr, EXIT_REASON_LOW_MEMORY);
 
-	(void)f;
 	if (!r || (r->importance == EXIT_IMPORTANCE_FOREGROUND_SERVICE && !lmkd_kill(cr)))
 		return 0;
 	exit_evidence(v, r, NULL);
-	claim(v, SRC_EXIT_INFO, LW_EXIT_LOW_MEMORY, 0);
+	claim(v, SRC_EXIT_INFO, kill_class(cr, f), 0);
 	if (!lmkd_kill(cr))
 		missing(v, "the lmkd kill line (logcat, tag lowmemorykiller) for this pid");
 	return 1;
@@ -275,13 +310,12 @@ static int rule_lmk_as_signaled(const struct corr_run *cr, const struct run_fact
 {
 	const struct exit_record *r = exit_with(cr, EXIT_REASON_SIGNALED);
 
-	(void)f;
 	if (!r || r->status != 9 || !lmkd_kill(cr))
 		return 0;
 	exit_evidence(v, r, "SIGNALED by SIGKILL");
 	evidence(v, "this device reports low-memory kills as SIGNALED/9 (no LMK kill reporting)");
 	/* The record and lmkd's line witness the same kill, independently. */
-	claim(v, SRC_EXIT_INFO, LW_EXIT_LOW_MEMORY, 0);
+	claim(v, SRC_EXIT_INFO, kill_class(cr, f), 0);
 	return 1;
 }
 
@@ -305,13 +339,24 @@ static int rule_lmkd_kill(const struct corr_run *cr, const struct run_facts *f, 
 {
 	const struct log_event *e = lmkd_kill(cr);
 
-	(void)f;
 	if (!e)
 		return 0;
 	evidence(v, "lmkd killed it (line %zu): rss %" PRId64 " kB, oom_score_adj %" PRId64 "%s%s",
 		 e->line, e->rss_kb, e->oom_score_adj, e->reason ? ", reason: " : "",
 		 e->reason ? e->reason : "");
-	claim(v, SRC_LMKD, LW_EXIT_LOW_MEMORY, 0);
+	claim(v, SRC_LMKD, kill_class(cr, f), 0);
+	return 1;
+}
+
+static int rule_cached_reclaim(const struct corr_run *cr, const struct run_facts *f,
+			       struct verdict *v)
+{
+	if (!cached_reclaim(cr, f))
+		return 0;
+	evidence(v, "killed for memory while cached or in the background (importance 400 and up), "
+		    "%s: the system reclaimed it, the candidate is not to blame",
+		 f->outcome == RING_OUTCOME_NO_RING ? "no ring to tell a stage open"
+						    : "with no stage open");
 	return 1;
 }
 
@@ -692,6 +737,8 @@ const struct rule rules[] = {
 	  .fire = rule_signaled_unknown_sender },
 	{ "lmkd-kill", "lmkd's kill line (logcat or killinfo) names this pid",
 	  .fire = rule_lmkd_kill },
+	{ "cached-reclaim", "trap: a low-memory kill (lmkd, or AM's record) of a cached or background process (importance 400 and up) with no stage open is system reclaim, not the candidate's fault; with a stage open it stays low memory",
+	  .fire = rule_cached_reclaim },
 	{ "memory-limiter", "trap: MemoryLimiter kills, as OTHER with a MemoryLimiter: description or as reason 17, are low memory",
 	  .fire = rule_memory_limiter },
 	{ "trim-cached-empty", "trap: OTHER with subreason 2 to 4 is the system trimming cached and empty processes, not a failure",
