@@ -617,6 +617,53 @@ static int rule_am_trim(const struct corr_run *cr, const struct run_facts *f, st
 	return 0;
 }
 
+/* The marks that count what ran at once: more than one of any of them
+ * at death is concurrency (rule concurrency-at-death). A mark of the same
+ * kind (in_flight, tasks executing) is one more row. */
+static const enum lw_mark concurrency_marks[] = { LW_MARK_SESSIONS, LW_MARK_QUEUE_DEPTH };
+#define NCONCURRENCY (sizeof(concurrency_marks) / sizeof(concurrency_marks[0]))
+
+/* Each concurrency mark's value at death, its last in the ring (-1: none
+ * is left), and those values as text ("sessions 2, queue_depth
+ * unknown") into buf. Returns the largest value, -1 when none is known. */
+static int64_t concurrency_at_death(const struct run *r, char *buf, size_t n)
+{
+	int64_t val[NCONCURRENCY], most = -1;
+	size_t i, k, len = 0;
+
+	for (k = 0; k < NCONCURRENCY; k++)
+		val[k] = -1;
+	for (i = 0; i < r->nevents; i++)
+		for (k = 0; k < NCONCURRENCY; k++)
+			if (r->events[i].type == LW_EV_MARK && r->events[i].code == concurrency_marks[k])
+				val[k] = r->events[i].a > INT64_MAX ? INT64_MAX : (int64_t)r->events[i].a;
+	buf[0] = '\0';
+	for (k = 0; k < NCONCURRENCY; k++) {
+		int w = val[k] < 0 ? snprintf(buf + len, n - len, "%s%s unknown", k ? ", " : "",
+					      vocab_name(&vocab_marks, (int)concurrency_marks[k]))
+				   : snprintf(buf + len, n - len, "%s%s %" PRId64, k ? ", " : "",
+					      vocab_name(&vocab_marks, (int)concurrency_marks[k]), val[k]);
+
+		if (w > 0)
+			len = len + (size_t)w < n ? len + (size_t)w : n - 1;
+		if (val[k] > most)
+			most = val[k];
+	}
+	return most;
+}
+
+static int rule_concurrency_at_death(const struct corr_run *cr, const struct run_facts *f,
+				     struct verdict *v)
+{
+	char what[96];
+
+	(void)f;
+	if (concurrency_at_death(cr->run, what, sizeof(what)) <= 1)
+		return 0;
+	evidence(v, "more than one at once at death (the last marks): %s", what);
+	return 1;
+}
+
 static int rule_ring_crash_record(const struct corr_run *cr, const struct run_facts *f,
 				  struct verdict *v)
 {
@@ -777,6 +824,8 @@ const struct rule rules[] = {
 	  .fire = rule_ring_crash_record },
 	{ "ring-memory-pressure", "the ring shows memory over budget at death: suggests low memory, never confirms",
 	  .fire = rule_ring_memory_pressure },
+	{ "concurrency-at-death", "the ring's last sessions or queue_depth mark says more than one ran or waited at death: only then is reduce_concurrency advised",
+	  .fire = rule_concurrency_at_death },
 	{ "peer-died", "the main process saw this process die (its peer_died mark, lw_peer_died(3)): the time of death, which narrows the window of its evidence; app-side, it supports the ring's account, never confirms",
 	  .fire = rule_peer_died },
 	{ "seed-exit-reason", "a run of the seed's events (no probe ring): its exit_reason is the app's own label; it suggests, never confirms",
@@ -916,9 +965,49 @@ __attribute__((format(printf, 3, 4))) static void act(struct verdict *v, enum lw
 	v->nactions++; /* a NULL why (ENOMEM) is written as null */
 }
 
+/* Whether the rule whose function is fire fired for v. */
+static int fired(const struct verdict *v,
+		 int (*fire)(const struct corr_run *, const struct run_facts *, struct verdict *))
+{
+	size_t i;
+
+	for (i = 0; i < nrules; i++)
+		if (rules[i].fire == fire)
+			return v->fired >> i & 1;
+	return 0;
+}
+
+/* The first steps against memory: stop new work, no prewarm after an
+ * early stage, and fewer at once only when more than one ran at death
+ * (rule concurrency-at-death); else the verdict says what the
+ * concurrency was. */
+static void memory_steps(const struct corr_run *cr, const struct run_facts *f, struct verdict *v,
+			 const char *sp_cand)
+{
+	char what[96];
+	int64_t most;
+
+	act(v, LW_ACTION_STOP_NEW_INFERENCE, "accept no new inference until memory is back under budget");
+	if (vocab_stage_early(f->open_stage))
+		act(v, LW_ACTION_STOP_PREWARM, "do not prewarm%s at start: it died in %s", sp_cand,
+		    vocab_name(&vocab_stages, (int)f->open_stage));
+	if (fired(v, rule_concurrency_at_death)) {
+		act(v, LW_ACTION_REDUCE_CONCURRENCY, "run fewer sessions and queued requests at once");
+		return;
+	}
+	most = concurrency_at_death(cr->run, what, sizeof(what));
+	if (f->outcome == RING_OUTCOME_NO_RING)
+		evidence(v, "concurrency at death unknown: no ring (reduce_concurrency is not advised)");
+	else if (most < 0)
+		evidence(v, "concurrency at death unknown: no sessions or queue_depth mark is left in "
+			    "the ring (reduce_concurrency is not advised)");
+	else
+		evidence(v, "concurrency at death was 1 (%s): fewer at once would not help", what);
+}
+
 /* The most conservative next steps, in order of reversibility, gated by
  * the evidence level (DESIGN.md, "Recovery actions"). */
-static void recommend(const struct run_facts *f, struct verdict *v)
+static void recommend(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const char *stage = vocab_name(&vocab_stages, (int)f->open_stage);
 	char cand[24] = "", stable[24] = "", sp_cand[32] = "", for_cand[40] = "";
@@ -958,11 +1047,7 @@ static void recommend(const struct run_facts *f, struct verdict *v)
 	}
 	switch (v->cls) {
 	case LW_EXIT_LOW_MEMORY:
-		act(v, LW_ACTION_STOP_NEW_INFERENCE, "accept no new inference until memory is back under budget");
-		if (vocab_stage_early(f->open_stage))
-			act(v, LW_ACTION_STOP_PREWARM, "do not prewarm%s at start: it died in %s", sp_cand,
-			    stage);
-		act(v, LW_ACTION_REDUCE_CONCURRENCY, "run fewer sessions and queued requests at once");
+		memory_steps(cr, f, v, sp_cand);
 		if (cand[0])
 			act(v, LW_ACTION_ISOLATE_CANDIDATE, "hold %s back until its peak fits the budget",
 			    cand);
@@ -1017,7 +1102,7 @@ static void classify_run(const struct corr_run *cr, const struct run_facts *f, s
 			v->rules[v->nrules++] = r->id;
 	}
 	decide(f, v);
-	recommend(f, v);
+	recommend(cr, f, v);
 }
 
 void classify_all(const struct correlation *c, struct run_facts *facts, int *judged,
