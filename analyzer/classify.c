@@ -693,6 +693,84 @@ static int rule_ring_memory_pressure(const struct corr_run *cr, const struct run
 	return 1;
 }
 
+/* How shortly before the ring's last record a stage's alloc_failed counts
+ * as memory evidence of the death (rule alloc-failed). */
+#define ALLOC_FAILED_WINDOW_NS 10000000000ull
+
+/* The last stage that ended with alloc_failed within the window before
+ * the ring's last record, or NULL. */
+static const struct lw_ring_slot *alloc_failed_end(const struct run *r)
+{
+	const struct lw_ring_slot *last;
+	size_t i;
+
+	if (!r->nevents)
+		return NULL;
+	last = &r->events[r->nevents - 1];
+	for (i = r->nevents; i-- > 0;) {
+		const struct lw_ring_slot *e = &r->events[i];
+
+		if (e->t_mono_ns + ALLOC_FAILED_WINDOW_NS < last->t_mono_ns)
+			break;
+		if (e->type == LW_EV_STAGE_END && e->code == LW_ERR_ALLOC_FAILED)
+			return e;
+	}
+	return NULL;
+}
+
+/* Whether the run's Java crash is an OutOfMemoryError, by its logcat or
+ * event log line, or else by its APP CRASH(EXCEPTION) record's
+ * description; if so, where that is said into where. */
+static int java_oom(const struct corr_run *cr, char *where, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < cr->logs.n; i++) {
+		const struct log_event *e = LOGS(cr, i);
+
+		if ((e->type == LOG_JAVA_CRASH ||
+		     (e->type == LOG_EV_AM_CRASH && !log_event_native_crash(e))) &&
+		    e->reason && strstr(e->reason, "OutOfMemoryError")) {
+			snprintf(where, n, "%s line %zu",
+				 e->type == LOG_EV_AM_CRASH ? "event log" : "logcat", e->line);
+			return 1;
+		}
+	}
+	for (i = 0; i < cr->exits.n; i++) {
+		const struct exit_record *r = EXITS(cr, i);
+
+		if (r->reason == EXIT_REASON_CRASH && r->description &&
+		    strstr(r->description, "OutOfMemoryError")) {
+			snprintf(where, n, "its exit record's description");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int rule_alloc_failed(const struct corr_run *cr, const struct run_facts *f,
+			     struct verdict *v)
+{
+	const struct lw_ring_slot *e = NULL, *last;
+	char where[48];
+	int oom = java_oom(cr, where, sizeof(where));
+
+	if (f->outcome == RING_OUTCOME_DIED || f->outcome == RING_OUTCOME_CRASHED)
+		e = alloc_failed_end(cr->run);
+	if (!e && !oom)
+		return 0;
+	if (e) {
+		last = &cr->run->events[cr->run->nevents - 1];
+		evidence(v, "ring: %s ended with alloc_failed %.1f s before its last record",
+			 vocab_name(&vocab_stages, (int)e->stage),
+			 (double)(last->t_mono_ns - e->t_mono_ns) / 1e9);
+		claim(v, SRC_RING, LW_EXIT_LOW_MEMORY, 1);
+	}
+	if (oom)
+		evidence(v, "the Java crash is an OutOfMemoryError (%s): the app ran out of memory", where);
+	return 1;
+}
+
 static int rule_peer_died(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct run *w = cr->peer.witness;
@@ -824,6 +902,8 @@ const struct rule rules[] = {
 	  .fire = rule_ring_crash_record },
 	{ "ring-memory-pressure", "the ring shows memory over budget at death: suggests low memory, never confirms",
 	  .fire = rule_ring_memory_pressure },
+	{ "alloc-failed", "a stage ended with alloc_failed within 10 s of the ring's last record, or the Java crash is an OutOfMemoryError: app-side memory evidence, it supports, never confirms; a Java crash keeps its class and gets the memory steps too",
+	  .fire = rule_alloc_failed },
 	{ "concurrency-at-death", "the ring's last sessions or queue_depth mark says more than one ran or waited at death: only then is reduce_concurrency advised",
 	  .fire = rule_concurrency_at_death },
 	{ "peer-died", "the main process saw this process die (its peer_died mark, lw_peer_died(3)): the time of death, which narrows the window of its evidence; app-side, it supports the ring's account, never confirms",
@@ -1070,6 +1150,8 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f, stru
 		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the ANR trace%s", and_ring);
 		break;
 	case LW_EXIT_JAVA_CRASH:
+		if (fired(v, rule_alloc_failed))
+			memory_steps(cr, f, v, sp_cand);
 		if (f->open_stage != LW_STAGE_NONE && cand[0])
 			act(v, LW_ACTION_ISOLATE_CANDIDATE, "stop running %s in %s until the exception is fixed",
 			    cand, stage);
