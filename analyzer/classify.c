@@ -1079,8 +1079,9 @@ static void memory_steps(const struct corr_run *cr, const struct run_facts *f, s
 	if (f->outcome == RING_OUTCOME_NO_RING)
 		evidence(v, "concurrency at death unknown: no ring (reduce_concurrency is not advised)");
 	else if (most < 0)
-		evidence(v, "concurrency at death unknown: no sessions or queue_depth mark is left in "
-			    "the ring (reduce_concurrency is not advised)");
+		evidence(v, "concurrency at death unknown (%s): no such mark is left in the ring "
+			    "(reduce_concurrency is not advised)",
+			 what);
 	else
 		evidence(v, "concurrency at death was 1 (%s): fewer at once would not help", what);
 }
