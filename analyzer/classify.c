@@ -237,6 +237,42 @@ static int exit_row_fire(const struct rule_exit *x, const struct corr_run *cr, s
 	return 0;
 }
 
+/* lmkd's oom_score_adj of a cached process (ProcessList's
+ * CACHED_APP_MIN_ADJ): where the exit record gives no importance. */
+#define CACHED_APP_MIN_ADJ 900
+
+/* Was the run's low-memory kill one of a process in the cached or
+ * background importance (400 and above)? Its LOW_MEMORY record says, or
+ * the SIGNALED/9 record of a device without LMK reporting; without an
+ * importance, lmkd's oom_score_adj does. */
+static int killed_cached(const struct corr_run *cr)
+{
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_LOW_MEMORY);
+	const struct log_event *e = lmkd_kill(cr);
+
+	if (!r && e && (r = exit_with(cr, EXIT_REASON_SIGNALED)) && r->status != 9)
+		r = NULL;
+	if (r && r->importance > 0)
+		return r->importance >= EXIT_IMPORTANCE_CACHED;
+	return e && e->oom_score_adj >= CACHED_APP_MIN_ADJ;
+}
+
+/* Rule cached-reclaim: a cached or background process killed for memory
+ * with no stage open is the system reclaiming it, not a failure. A
+ * ring-less run has no stage to tell: the system's word that the process
+ * was cached decides (its candidate is unknown, so none is blamed). */
+static int cached_reclaim(const struct corr_run *cr, const struct run_facts *f)
+{
+	return (f->outcome == RING_OUTCOME_NO_RING || f->open_stage == LW_STAGE_NONE) &&
+	       killed_cached(cr);
+}
+
+/* The class a low-memory kill claims. */
+static enum lw_exit_class kill_class(const struct corr_run *cr, const struct run_facts *f)
+{
+	return cached_reclaim(cr, f) ? LW_EXIT_SYSTEM_RECLAIM : LW_EXIT_LOW_MEMORY;
+}
+
 /* The rules with a function of their own. Each returns 1 when it fired. */
 
 static int rule_aei_low_memory(const struct corr_run *cr, const struct run_facts *f,
@@ -244,11 +280,10 @@ static int rule_aei_low_memory(const struct corr_run *cr, const struct run_facts
 {
 	const struct exit_record *r = exit_with(cr, EXIT_REASON_LOW_MEMORY);
 
-	(void)f;
 	if (!r || (r->importance == EXIT_IMPORTANCE_FOREGROUND_SERVICE && !lmkd_kill(cr)))
 		return 0;
 	exit_evidence(v, r, NULL);
-	claim(v, SRC_EXIT_INFO, LW_EXIT_LOW_MEMORY, 0);
+	claim(v, SRC_EXIT_INFO, kill_class(cr, f), 0);
 	if (!lmkd_kill(cr))
 		missing(v, "the lmkd kill line (logcat, tag lowmemorykiller) for this pid");
 	return 1;
@@ -275,13 +310,12 @@ static int rule_lmk_as_signaled(const struct corr_run *cr, const struct run_fact
 {
 	const struct exit_record *r = exit_with(cr, EXIT_REASON_SIGNALED);
 
-	(void)f;
 	if (!r || r->status != 9 || !lmkd_kill(cr))
 		return 0;
 	exit_evidence(v, r, "SIGNALED by SIGKILL");
 	evidence(v, "this device reports low-memory kills as SIGNALED/9 (no LMK kill reporting)");
 	/* The record and lmkd's line witness the same kill, independently. */
-	claim(v, SRC_EXIT_INFO, LW_EXIT_LOW_MEMORY, 0);
+	claim(v, SRC_EXIT_INFO, kill_class(cr, f), 0);
 	return 1;
 }
 
@@ -305,13 +339,24 @@ static int rule_lmkd_kill(const struct corr_run *cr, const struct run_facts *f, 
 {
 	const struct log_event *e = lmkd_kill(cr);
 
-	(void)f;
 	if (!e)
 		return 0;
 	evidence(v, "lmkd killed it (line %zu): rss %" PRId64 " kB, oom_score_adj %" PRId64 "%s%s",
 		 e->line, e->rss_kb, e->oom_score_adj, e->reason ? ", reason: " : "",
 		 e->reason ? e->reason : "");
-	claim(v, SRC_LMKD, LW_EXIT_LOW_MEMORY, 0);
+	claim(v, SRC_LMKD, kill_class(cr, f), 0);
+	return 1;
+}
+
+static int rule_cached_reclaim(const struct corr_run *cr, const struct run_facts *f,
+			       struct verdict *v)
+{
+	if (!cached_reclaim(cr, f))
+		return 0;
+	evidence(v, "killed for memory while cached or in the background (importance 400 and up), "
+		    "%s: the system reclaimed it, the candidate is not to blame",
+		 f->outcome == RING_OUTCOME_NO_RING ? "no ring to tell a stage open"
+						    : "with no stage open");
 	return 1;
 }
 
@@ -572,6 +617,53 @@ static int rule_am_trim(const struct corr_run *cr, const struct run_facts *f, st
 	return 0;
 }
 
+/* The marks that count what ran at once: more than one of any of them
+ * at death is concurrency (rule concurrency-at-death). A mark of the same
+ * kind (in_flight, tasks executing) is one more row. */
+static const enum lw_mark concurrency_marks[] = { LW_MARK_SESSIONS, LW_MARK_QUEUE_DEPTH };
+#define NCONCURRENCY (sizeof(concurrency_marks) / sizeof(concurrency_marks[0]))
+
+/* Each concurrency mark's value at death, its last in the ring (-1: none
+ * is left), and those values as text ("sessions 2, queue_depth
+ * unknown") into buf. Returns the largest value, -1 when none is known. */
+static int64_t concurrency_at_death(const struct run *r, char *buf, size_t n)
+{
+	int64_t val[NCONCURRENCY], most = -1;
+	size_t i, k, len = 0;
+
+	for (k = 0; k < NCONCURRENCY; k++)
+		val[k] = -1;
+	for (i = 0; i < r->nevents; i++)
+		for (k = 0; k < NCONCURRENCY; k++)
+			if (r->events[i].type == LW_EV_MARK && r->events[i].code == concurrency_marks[k])
+				val[k] = r->events[i].a > INT64_MAX ? INT64_MAX : (int64_t)r->events[i].a;
+	buf[0] = '\0';
+	for (k = 0; k < NCONCURRENCY; k++) {
+		int w = val[k] < 0 ? snprintf(buf + len, n - len, "%s%s unknown", k ? ", " : "",
+					      vocab_name(&vocab_marks, (int)concurrency_marks[k]))
+				   : snprintf(buf + len, n - len, "%s%s %" PRId64, k ? ", " : "",
+					      vocab_name(&vocab_marks, (int)concurrency_marks[k]), val[k]);
+
+		if (w > 0)
+			len = len + (size_t)w < n ? len + (size_t)w : n - 1;
+		if (val[k] > most)
+			most = val[k];
+	}
+	return most;
+}
+
+static int rule_concurrency_at_death(const struct corr_run *cr, const struct run_facts *f,
+				     struct verdict *v)
+{
+	char what[96];
+
+	(void)f;
+	if (concurrency_at_death(cr->run, what, sizeof(what)) <= 1)
+		return 0;
+	evidence(v, "more than one at once at death (the last marks): %s", what);
+	return 1;
+}
+
 static int rule_ring_crash_record(const struct corr_run *cr, const struct run_facts *f,
 				  struct verdict *v)
 {
@@ -598,6 +690,84 @@ static int rule_ring_memory_pressure(const struct corr_run *cr, const struct run
 	fmt_kb(budget, sizeof(budget), f->budget_kb);
 	evidence(v, "ring: rss reached %s against a budget of %s", peak, budget);
 	claim(v, SRC_RING, LW_EXIT_LOW_MEMORY, 1);
+	return 1;
+}
+
+/* How shortly before the ring's last record a stage's alloc_failed counts
+ * as memory evidence of the death (rule alloc-failed). */
+#define ALLOC_FAILED_WINDOW_NS 10000000000ull
+
+/* The last stage that ended with alloc_failed within the window before
+ * the ring's last record, or NULL. */
+static const struct lw_ring_slot *alloc_failed_end(const struct run *r)
+{
+	const struct lw_ring_slot *last;
+	size_t i;
+
+	if (!r->nevents)
+		return NULL;
+	last = &r->events[r->nevents - 1];
+	for (i = r->nevents; i-- > 0;) {
+		const struct lw_ring_slot *e = &r->events[i];
+
+		if (e->t_mono_ns + ALLOC_FAILED_WINDOW_NS < last->t_mono_ns)
+			break;
+		if (e->type == LW_EV_STAGE_END && e->code == LW_ERR_ALLOC_FAILED)
+			return e;
+	}
+	return NULL;
+}
+
+/* Whether the run's Java crash is an OutOfMemoryError, by its logcat or
+ * event log line, or else by its APP CRASH(EXCEPTION) record's
+ * description; if so, where that is said into where. */
+static int java_oom(const struct corr_run *cr, char *where, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < cr->logs.n; i++) {
+		const struct log_event *e = LOGS(cr, i);
+
+		if ((e->type == LOG_JAVA_CRASH ||
+		     (e->type == LOG_EV_AM_CRASH && !log_event_native_crash(e))) &&
+		    e->reason && strstr(e->reason, "OutOfMemoryError")) {
+			snprintf(where, n, "%s line %zu",
+				 e->type == LOG_EV_AM_CRASH ? "event log" : "logcat", e->line);
+			return 1;
+		}
+	}
+	for (i = 0; i < cr->exits.n; i++) {
+		const struct exit_record *r = EXITS(cr, i);
+
+		if (r->reason == EXIT_REASON_CRASH && r->description &&
+		    strstr(r->description, "OutOfMemoryError")) {
+			snprintf(where, n, "its exit record's description");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int rule_alloc_failed(const struct corr_run *cr, const struct run_facts *f,
+			     struct verdict *v)
+{
+	const struct lw_ring_slot *e = NULL, *last;
+	char where[48];
+	int oom = java_oom(cr, where, sizeof(where));
+
+	if (f->outcome == RING_OUTCOME_DIED || f->outcome == RING_OUTCOME_CRASHED)
+		e = alloc_failed_end(cr->run);
+	if (!e && !oom)
+		return 0;
+	if (e) {
+		last = &cr->run->events[cr->run->nevents - 1];
+		evidence(v, "ring: %s ended with alloc_failed %.1f s before its last record",
+			 vocab_name(&vocab_stages, (int)e->stage),
+			 (double)(last->t_mono_ns - e->t_mono_ns) / 1e9);
+		claim(v, SRC_RING, LW_EXIT_LOW_MEMORY, 1);
+	}
+	if (oom)
+		evidence(v, "the Java crash is an OutOfMemoryError (%s): the app ran out of memory", where);
 	return 1;
 }
 
@@ -692,6 +862,8 @@ const struct rule rules[] = {
 	  .fire = rule_signaled_unknown_sender },
 	{ "lmkd-kill", "lmkd's kill line (logcat or killinfo) names this pid",
 	  .fire = rule_lmkd_kill },
+	{ "cached-reclaim", "trap: a low-memory kill (lmkd, or AM's record) of a cached or background process (importance 400 and up) with no stage open is system reclaim, not the candidate's fault; with a stage open it stays low memory",
+	  .fire = rule_cached_reclaim },
 	{ "memory-limiter", "trap: MemoryLimiter kills, as OTHER with a MemoryLimiter: description or as reason 17, are low memory",
 	  .fire = rule_memory_limiter },
 	{ "trim-cached-empty", "trap: OTHER with subreason 2 to 4 is the system trimming cached and empty processes, not a failure",
@@ -730,6 +902,10 @@ const struct rule rules[] = {
 	  .fire = rule_ring_crash_record },
 	{ "ring-memory-pressure", "the ring shows memory over budget at death: suggests low memory, never confirms",
 	  .fire = rule_ring_memory_pressure },
+	{ "alloc-failed", "a stage ended with alloc_failed within 10 s of the ring's last record, or the Java crash is an OutOfMemoryError: app-side memory evidence, it supports, never confirms; a Java crash keeps its class and gets the memory steps too",
+	  .fire = rule_alloc_failed },
+	{ "concurrency-at-death", "the ring's last sessions or queue_depth mark says more than one ran or waited at death: only then is reduce_concurrency advised",
+	  .fire = rule_concurrency_at_death },
 	{ "peer-died", "the main process saw this process die (its peer_died mark, lw_peer_died(3)): the time of death, which narrows the window of its evidence; app-side, it supports the ring's account, never confirms",
 	  .fire = rule_peer_died },
 	{ "seed-exit-reason", "a run of the seed's events (no probe ring): its exit_reason is the app's own label; it suggests, never confirms",
@@ -869,9 +1045,50 @@ __attribute__((format(printf, 3, 4))) static void act(struct verdict *v, enum lw
 	v->nactions++; /* a NULL why (ENOMEM) is written as null */
 }
 
+/* Whether the rule whose function is fire fired for v. */
+static int fired(const struct verdict *v,
+		 int (*fire)(const struct corr_run *, const struct run_facts *, struct verdict *))
+{
+	size_t i;
+
+	for (i = 0; i < nrules; i++)
+		if (rules[i].fire == fire)
+			return v->fired >> i & 1;
+	return 0;
+}
+
+/* The first steps against memory: stop new work, no prewarm after an
+ * early stage, and fewer at once only when more than one ran at death
+ * (rule concurrency-at-death); else the verdict says what the
+ * concurrency was. */
+static void memory_steps(const struct corr_run *cr, const struct run_facts *f, struct verdict *v,
+			 const char *sp_cand)
+{
+	char what[96];
+	int64_t most;
+
+	act(v, LW_ACTION_STOP_NEW_INFERENCE, "accept no new inference until memory is back under budget");
+	if (vocab_stage_early(f->open_stage))
+		act(v, LW_ACTION_STOP_PREWARM, "do not prewarm%s at start: it died in %s", sp_cand,
+		    vocab_name(&vocab_stages, (int)f->open_stage));
+	if (fired(v, rule_concurrency_at_death)) {
+		act(v, LW_ACTION_REDUCE_CONCURRENCY, "run fewer sessions and queued requests at once");
+		return;
+	}
+	most = concurrency_at_death(cr->run, what, sizeof(what));
+	if (f->outcome == RING_OUTCOME_NO_RING)
+		evidence(v, "concurrency at death unknown: no ring (reduce_concurrency is not advised)");
+	else if (most < 0)
+		evidence(v, "concurrency at death unknown (%s): no such mark is left in the ring "
+			    "(reduce_concurrency is not advised)",
+			 what);
+	else
+		evidence(v, "concurrency at death was 1 (%s): fewer at once would not help", what);
+}
+
 /* The most conservative next steps, in order of reversibility, gated by
  * the evidence level (DESIGN.md, "Recovery actions"). */
-static void recommend(const struct run_facts *f, struct verdict *v)
+static void recommend(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const char *stage = vocab_name(&vocab_stages, (int)f->open_stage);
 	char cand[24] = "", stable[24] = "", sp_cand[32] = "", for_cand[40] = "";
@@ -911,11 +1128,7 @@ static void recommend(const struct run_facts *f, struct verdict *v)
 	}
 	switch (v->cls) {
 	case LW_EXIT_LOW_MEMORY:
-		act(v, LW_ACTION_STOP_NEW_INFERENCE, "accept no new inference until memory is back under budget");
-		if (vocab_stage_early(f->open_stage))
-			act(v, LW_ACTION_STOP_PREWARM, "do not prewarm%s at start: it died in %s", sp_cand,
-			    stage);
-		act(v, LW_ACTION_REDUCE_CONCURRENCY, "run fewer sessions and queued requests at once");
+		memory_steps(cr, f, v, sp_cand);
 		if (cand[0])
 			act(v, LW_ACTION_ISOLATE_CANDIDATE, "hold %s back until its peak fits the budget",
 			    cand);
@@ -938,6 +1151,8 @@ static void recommend(const struct run_facts *f, struct verdict *v)
 		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the ANR trace%s", and_ring);
 		break;
 	case LW_EXIT_JAVA_CRASH:
+		if (fired(v, rule_alloc_failed))
+			memory_steps(cr, f, v, sp_cand);
 		if (f->open_stage != LW_STAGE_NONE && cand[0])
 			act(v, LW_ACTION_ISOLATE_CANDIDATE, "stop running %s in %s until the exception is fixed",
 			    cand, stage);
@@ -970,7 +1185,7 @@ static void classify_run(const struct corr_run *cr, const struct run_facts *f, s
 			v->rules[v->nrules++] = r->id;
 	}
 	decide(f, v);
-	recommend(f, v);
+	recommend(cr, f, v);
 }
 
 void classify_all(const struct correlation *c, struct run_facts *facts, int *judged,

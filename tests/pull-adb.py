@@ -86,7 +86,7 @@ def test_complete(e):
     if r.returncode == 0:
         runs = json.loads(r.stdout)["runs"]
         classes = sorted(str(x.get("classification")) for x in runs)
-        check(classes == ["None", "None", "low_memory", "low_memory", "native_crash"],
+        check(classes == ["None", "None", "low_memory", "native_crash", "system_reclaim"],
               "complete: report verdicts %s" % classes)
     # And into the history: the device comes from the manifest.
     db = os.path.join(e.tmp, "history.db")

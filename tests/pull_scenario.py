@@ -208,7 +208,7 @@ def check_complete(lw, root, p, out, serial, what):
         rep = json.loads(r.stdout)
         classes = sorted(str(x.get("classification")) for x in rep["runs"])
         # The demo's four rings, and the stale record as a ring-less run.
-        check(classes == ["None", "None", "low_memory", "low_memory", "native_crash"] and
+        check(classes == ["None", "None", "low_memory", "native_crash", "system_reclaim"] and
               rep["timezone"]["assumed"] is False and rep["timezone"]["offset_minutes"] == 60 and
               rep["timezone"]["name"] == "Europe/Paris" and rep["timezone"]["source"] == "manifest",
               "%s: report DIR verdicts %s, zone %s" % (what, classes, rep["timezone"]))
@@ -240,7 +240,7 @@ def check_bundles(lw, root, out, files, ext):
         rep = json.loads(r.stdout)
         got = sorted((x["pid"], str(x.get("classification")), x["evidence_level"])
                      for x in rep["runs"])
-        want = [(25495, "low_memory", "supported"), (25697, "None", None),
+        want = [(25495, "system_reclaim", "supported"), (25697, "None", None),
                 (25701, "None", None), (25706, "native_crash", "confirmed"),
                 (25711, "low_memory", "confirmed")]
         check(got == want, "bundles: the demo's verdicts: %s" % got)

@@ -3,8 +3,10 @@
 the GPU delegate's crash and the low-memory kill are confirmed, each with
 its recovery; the clean runs get no verdict; the stale record of a run
 three days before, whose ring was not kept, joins no ring and is a
-ring-less run of its own: low_memory, supported (one system source), with
-the probe named as what would add its stage and candidate.
+ring-less run of its own: a LOW_MEMORY record of a cached process
+(importance 400), so system_reclaim (rule cached-reclaim), supported (one
+system source), with the probe named as what would add its stage and
+candidate.
 
 usage: report-demo.py LASTWORDS SOURCE_ROOT
 """
@@ -50,10 +52,10 @@ def main():
     ringless = [r for r in runs if r["ring"] == "none"]
     check(len(ringless) == 1 and ringless[0]["pid"] == 25495 and
           ringless[0]["no_ring"]["why"] == "no_run_with_pid" and
-          (ringless[0]["classification"], ringless[0]["evidence_level"]) == ("low_memory", "supported") and
+          (ringless[0]["classification"], ringless[0]["evidence_level"]) == ("system_reclaim", "supported") and
           ringless[0]["candidate"] is None and ringless[0]["start"] is None and
           [a["action"] for a in ringless[0]["recovery"]["actions"]] ==
-          ["stop_new_inference", "reduce_concurrency"] and
+          ["verify_state_restore"] and
           any("link liblastwords" in m for m in ringless[0]["missing"]),
           "the stale record is a ring-less run: %s" % ringless)
     check(rep["unmatched_exit_records"] == [], "unmatched %s" % rep["unmatched_exit_records"])
