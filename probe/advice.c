@@ -5,10 +5,11 @@
  * Walking from the newest previous run back (storage.c orders them by boot
  * and monotonic time, not by the wall clock in their names):
  *   - a run of another app version, a run that ended cleanly, or a run
- *     that died outside an early stage ends the loop;
- *   - a run that died (killed or crashed) in an early stage (download,
- *     load, runtime_prepare, delegate_prepare) counts when its stage and
- *     candidate match the newest death's;
+ *     that died outside an advised stage ends the loop;
+ *   - a run that died (killed or crashed) in an advised stage (an early
+ *     one: download, load, runtime_prepare, delegate_prepare; or
+ *     inference, for a model that dies on every request) counts when its
+ *     stage and candidate match the newest death's;
  *   - a run in which lw_advice_reset() was called counts, then ends it.
  * One death advises skip_prewarm; two or more, quarantine.
  * The stable candidate is the ok_candidate of the newest run that ended
@@ -21,6 +22,14 @@
 #include "../src/ring.h"
 #include "../src/vocab.h"
 #include "internal.h"
+
+/* Whether a death in stage s counts toward advice: an early stage comes
+ * back at every start, and so does an inference that dies on every
+ * request. The analyzer's boot loops keep to the early stages. */
+static int advised_stage(enum lw_stage s)
+{
+	return vocab_stage_early(s) || s == LW_STAGE_INFERENCE;
+}
 
 void advice_compute(const struct run_list *runs, const char *process, uint64_t app_version,
 		    struct advice_result *out)
@@ -52,7 +61,7 @@ void advice_compute(const struct run_list *runs, const char *process, uint64_t a
 		if (!counting)
 			continue;
 		if (h->app_version != app_version || h->state == LW_STATE_CLEAN_EXIT ||
-		    !vocab_stage_early(died_in)) {
+		    !advised_stage(died_in)) {
 			counting = 0;
 			continue;
 		}

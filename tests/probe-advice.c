@@ -8,10 +8,10 @@
  *
  * The story: none -> skip_prewarm -> quarantine (a crash counts too); a
  * different current candidate reads none; another app version reads none;
- * a clean run ends the loop and makes its candidate stable; a death in
- * inference is not a boot loop; a different candidate restarts the count;
- * lw_advice_reset() ends counting at its run; a clean run without an
- * inference inherits the stable candidate.
+ * a clean run ends the loop and makes its candidate stable; deaths in
+ * inference count (a model that dies on every request); a different
+ * candidate restarts the count; lw_advice_reset() ends counting at its
+ * run; a clean run without an inference inherits the stable candidate.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -277,7 +277,12 @@ int main(void)
 	check("after a clean run", V, &w, NULL, 0);
 
 	dying_run(V, "m1", LW_STAGE_INFERENCE, DIE_KILL, -1);
+	w = (struct want){ LW_ADVICE_SKIP_PREWARM, LW_STAGE_INFERENCE, 1, "m1", "m1" };
 	check("death in inference", V, &w, NULL, 0);
+	dying_run(V, "m1", LW_STAGE_INFERENCE, DIE_CRASH, -1);
+	w.kind = LW_ADVICE_QUARANTINE;
+	w.count = 2;
+	check("two deaths in inference", V, &w, NULL, 0);
 
 	dying_run(V, "m2", LW_STAGE_LOAD, DIE_KILL, -1);
 	w = (struct want){ LW_ADVICE_SKIP_PREWARM, LW_STAGE_LOAD, 1, "m2", "m1" };
@@ -320,6 +325,6 @@ int main(void)
 
 	t_rmdir(g_dir);
 	printf("advice: none, skip_prewarm, quarantine, candidate, version, clean run, "
-	       "inference death, reset, stable candidate\n");
+	       "inference deaths, reset, stable candidate\n");
 	return T_PASS;
 }

@@ -323,8 +323,9 @@ public final class Probe implements AutoCloseable {
 	/**
 	 * The boot-loop advice computed at open from the previous runs of this
 	 * process and app version: {@link AdviceKind#SKIP_PREWARM} after one
-	 * death in the same early stage, {@link AdviceKind#QUARANTINE} after
-	 * two or more in a row with the same candidate. It reads
+	 * death in the same early stage or in inference,
+	 * {@link AdviceKind#QUARANTINE} after two or more in a row with the
+	 * same candidate. It reads
 	 * {@link AdviceKind#NONE} once the current candidate differs from the
 	 * one that died, or after {@link #resetAdvice()}. Advice is data: the
 	 * probe never deletes or switches anything. Allocates the result.
