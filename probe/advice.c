@@ -11,7 +11,8 @@
  *     inference, for a model that dies on every request) counts when its
  *     stage and candidate match the newest death's;
  *   - a run in which lw_advice_reset() was called counts, then ends it.
- * One death advises skip_prewarm; two or more, quarantine.
+ * skip_prewarm_after deaths (1 by default) advise skip_prewarm, and
+ * quarantine_after (2) quarantine; fewer give none, with the count.
  * The stable candidate is the ok_candidate of the newest run that ended
  * cleanly, else the stable candidate the newest run inherited.
  */
@@ -31,8 +32,16 @@ static int advised_stage(enum lw_stage s)
 	return vocab_stage_early(s) || s == LW_STAGE_INFERENCE;
 }
 
+void advice_thresholds_of(const struct lw_config *cfg, struct advice_thresholds *out)
+{
+	out->skip_prewarm_after =
+		cfg && cfg->skip_prewarm_after ? cfg->skip_prewarm_after : LW_DEFAULT_SKIP_PREWARM_AFTER;
+	out->quarantine_after =
+		cfg && cfg->quarantine_after ? cfg->quarantine_after : LW_DEFAULT_QUARANTINE_AFTER;
+}
+
 void advice_compute(const struct run_list *runs, const char *process, uint64_t app_version,
-		    struct advice_result *out)
+		    const struct advice_thresholds *th, struct advice_result *out)
 {
 	int counting = 1, stable_known = 0;
 	size_t i;
@@ -76,10 +85,10 @@ void advice_compute(const struct run_list *runs, const char *process, uint64_t a
 		if (h->flags & LW_RUN_ADVICE_RESET)
 			counting = 0;
 	}
-	if (out->advice.count == 1)
-		out->advice.kind = LW_ADVICE_SKIP_PREWARM;
-	else if (out->advice.count >= 2)
+	if (out->advice.count >= th->quarantine_after)
 		out->advice.kind = LW_ADVICE_QUARANTINE;
+	else if (out->advice.count >= th->skip_prewarm_after)
+		out->advice.kind = LW_ADVICE_SKIP_PREWARM;
 	out->advice.stable_candidate = out->stable_candidate;
 }
 

@@ -156,7 +156,13 @@ struct advice_result {
 	struct lw_advice advice;
 	uint64_t stable_candidate;
 };
+/* Deaths in a row that give each advice (lw_config's, defaults applied). */
+struct advice_thresholds {
+	uint32_t skip_prewarm_after;
+	uint32_t quarantine_after;
+};
+void advice_thresholds_of(const struct lw_config *cfg, struct advice_thresholds *out);
 void advice_compute(const struct run_list *runs, const char *process, uint64_t app_version,
-		    struct advice_result *out);
+		    const struct advice_thresholds *th, struct advice_result *out);
 
 #endif

@@ -47,9 +47,19 @@ extern "C" {
 
 #define LW_DEFAULT_SLOTS 4096u
 #define LW_DEFAULT_RUNS_KEPT 4u
+#define LW_DEFAULT_SKIP_PREWARM_AFTER 1u /* deaths in a row */
+#define LW_DEFAULT_QUARANTINE_AFTER 2u
 
 struct lw;
 
+/*
+ * The struct grows only at its end, and each growth gives lw_open() a new
+ * symbol version (probe/liblastwords.map): a program built against an older
+ * probe.h calls the lw_open of its version, which reads the struct as that
+ * version laid it out and takes the defaults for the fields it lacks. Every
+ * new field reads 0 as its default, so a zeroed struct keeps its meaning.
+ * Fields up to sampler_period_ms: LASTWORDS_0.1; the thresholds: 0.2.
+ */
 struct lw_config {
 	const char *dir;            /* directory for ring files; NULL: anonymous memory only */
 	const char *process_name;   /* e.g. "com.example.app:inference"; required */
@@ -58,6 +68,11 @@ struct lw_config {
 	uint64_t app_version;       /* the app's versionCode */
 	uint32_t memory_budget_kb;  /* memory budget for this process; 0: none */
 	uint32_t sampler_period_ms; /* RSS sampler thread period; 0: no thread */
+	/* Advice (lw_advice()): quarantine after this many deaths in a row, else
+	 * skip_prewarm after that many; 0: LW_DEFAULT_QUARANTINE_AFTER (2) and
+	 * LW_DEFAULT_SKIP_PREWARM_AFTER (1). */
+	uint32_t skip_prewarm_after;
+	uint32_t quarantine_after;
 };
 
 /* lw_info.backing */
@@ -80,7 +95,8 @@ struct lw_info {
 };
 
 struct lw_advice {
-	enum lw_advice_kind kind; /* none, skip_prewarm (one death), quarantine (two or more) */
+	enum lw_advice_kind kind; /* none, skip_prewarm (one death), quarantine (two or more);
+	                             lw_config sets the counts */
 	enum lw_stage stage;      /* stage the previous runs died in */
 	uint32_t count;           /* consecutive deaths in that stage with that candidate */
 	uint64_t candidate;       /* digest of the candidate they died with */
