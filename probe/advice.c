@@ -4,8 +4,10 @@
  *
  * Walking from the newest previous run back (storage.c orders them by boot
  * and monotonic time, not by the wall clock in their names):
- *   - a run of another app version, a run that ended cleanly, or a run
- *     that died outside an advised stage ends the loop;
+ *   - a run of another app version, a run that ended cleanly, a run that
+ *     died outside an advised stage, or a run under another delegate or
+ *     runtime version (its last delegate and runtime_version marks; 0, not
+ *     marked or lapped out of the ring, matches any) ends the loop;
  *   - a run that died (killed or crashed) in an advised stage (an early
  *     one: download, load, runtime_prepare, delegate_prepare; or
  *     inference, for a model that dies on every request) counts when its
@@ -30,6 +32,13 @@
 static int advised_stage(enum lw_stage s)
 {
 	return vocab_stage_early(s) || s == LW_STAGE_INFERENCE;
+}
+
+/* Does a run's condition value v (delegate, runtime version) match the
+ * loop's? 0 is unknown and matches any. */
+static int same_condition(uint64_t loop, uint64_t v)
+{
+	return v == 0 || loop == 0 || loop == v;
 }
 
 void advice_thresholds_of(const struct lw_config *cfg, struct advice_thresholds *out)
@@ -70,7 +79,8 @@ void advice_compute(const struct run_list *runs, const char *process, uint64_t a
 		if (!counting)
 			continue;
 		if (h->app_version != app_version || h->state == LW_STATE_CLEAN_EXIT ||
-		    !advised_stage(died_in)) {
+		    !advised_stage(died_in) || !same_condition(out->delegate, e->delegate) ||
+		    !same_condition(out->runtime_version, e->runtime_version)) {
 			counting = 0;
 			continue;
 		}
@@ -82,6 +92,11 @@ void advice_compute(const struct run_list *runs, const char *process, uint64_t a
 			continue;
 		}
 		out->advice.count++;
+		/* The loop's conditions: the first known of its runs. */
+		if (!out->delegate)
+			out->delegate = e->delegate;
+		if (!out->runtime_version)
+			out->runtime_version = e->runtime_version;
 		if (h->flags & LW_RUN_ADVICE_RESET)
 			counting = 0;
 	}
@@ -103,9 +118,15 @@ int lw_advice(const struct lw *lw, struct lw_advice *out)
 		return -EINVAL;
 	*out = lw->advice;
 	current = atomic_load_explicit(CA64(&lw->hdr->candidate), memory_order_relaxed);
+	/* Relaxed: single words that lw_mark() stores; a call that races a
+	 * mark sees the condition before it or after it. */
 	if ((atomic_load_explicit(CA32(&lw->hdr->flags), memory_order_relaxed) &
 	     LW_RUN_ADVICE_RESET) ||
-	    (current != 0 && current != lw->advice.candidate)) {
+	    (current != 0 && current != lw->advice.candidate) ||
+	    !same_condition(lw->advice_delegate,
+			    atomic_load_explicit(&lw->delegate, memory_order_relaxed)) ||
+	    !same_condition(lw->advice_runtime,
+			    atomic_load_explicit(&lw->runtime_version, memory_order_relaxed))) {
 		out->kind = LW_ADVICE_NONE;
 		out->stage = LW_STAGE_NONE;
 		out->count = 0;

@@ -42,6 +42,13 @@ struct lw {
 	char process[LW_RING_PROCESS_MAX];
 	uint64_t app_version;
 	struct lw_advice advice;    /* computed at open */
+	uint64_t advice_delegate;   /* the deaths' delegate and runtime version, 0: unknown */
+	uint64_t advice_runtime;
+
+	/* The conditions marked in this run (lw_mark()), for lw_advice(): the
+	 * last delegate and runtime_version values, 0 if none. */
+	_Atomic uint64_t delegate;
+	_Atomic uint64_t runtime_version;
 
 	/* Samples published for the event path (memory.c). */
 	_Atomic uint32_t rss_kb;
@@ -135,6 +142,8 @@ struct run_entry {
 	int live;                   /* a writer holds its flock */
 	int valid;                  /* hdr passed R1..R7 */
 	struct lw_ring_header hdr;  /* the header as read, when valid */
+	uint64_t delegate;          /* a dead run's last delegate mark, 0 if none is left */
+	uint64_t runtime_version;   /* and its last runtime_version mark */
 	int era;                    /* for the order: unreadable 0, earlier boot 1, this boot 2 */
 	uint64_t boot_key;          /* for the order: its boot's earliest start_real_ns */
 };
@@ -155,6 +164,8 @@ int storage_file_is_live(int fd);
 struct advice_result {
 	struct lw_advice advice;
 	uint64_t stable_candidate;
+	uint64_t delegate;          /* the deaths' delegate and runtime version, 0: unknown */
+	uint64_t runtime_version;
 };
 /* Deaths in a row that give each advice (lw_config's, defaults applied). */
 struct advice_thresholds {

@@ -474,6 +474,8 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 	advice_thresholds_of(cfg, &th);
 	advice_compute(&runs, cfg->process_name, cfg->app_version, &th, &adv);
 	lw->advice = adv.advice;
+	lw->advice_delegate = adv.delegate;
+	lw->advice_runtime = adv.runtime_version;
 	hp.stable_candidate = adv.stable_candidate;
 
 	/* The open records carry a memory sample. */

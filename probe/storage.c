@@ -80,15 +80,51 @@ static int open_run(const char *dir, const char *name)
 	return fd;
 }
 
-/* Fill e from the open file fd: live or not, and its header if it passes
- * R1..R7. */
+/* ring_scan()'s callback: keep the last delegate and runtime_version
+ * marks, in ticket order. */
+static int note_conditions(uint64_t ticket, uint32_t index, const struct lw_ring_slot *s,
+			   void *arg)
+{
+	struct run_entry *e = arg;
+
+	(void)ticket;
+	(void)index;
+	if (s->type == LW_EV_MARK && s->code == LW_MARK_DELEGATE)
+		e->delegate = s->a;
+	else if (s->type == LW_EV_MARK && s->code == LW_MARK_RUNTIME_VERSION)
+		e->runtime_version = s->a;
+	return 0;
+}
+
+/*
+ * Fill e from the open file fd: live or not, its header if it passes
+ * R1..R7, and for a dead run the conditions its records hold (the last
+ * delegate and runtime_version marks). The slots are read through a
+ * read-only mapping by ring_scan(), which copies each slot and applies the
+ * seq and checksum rules (R8..R12), so a file that another process writes
+ * meanwhile gives torn slots, never a crash. This is the one place where
+ * the probe reads a ring file.
+ * Context: not signal-safe; no allocation (a mapping); does not block.
+ */
 static void read_entry(int fd, struct run_entry *e)
 {
 	off_t size = lseek(fd, 0, SEEK_END);
+	struct ring_scan sc;
+	void *map;
 
 	e->live = storage_file_is_live(fd);
 	e->valid = size >= 0 && pread(fd, &e->hdr, sizeof(e->hdr), 0) == (ssize_t)sizeof(e->hdr) &&
 		   ring_header_check(&e->hdr, (size_t)size, NULL) == RING_HEADER_OK;
+	if (!e->valid || e->live)
+		return;
+	map = mmap(NULL, (size_t)ring_file_size(&e->hdr), PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return; /* conditions unknown */
+	/* The checked copy of the header gives the geometry: the mapping's
+	 * own could have changed since. */
+	ring_scan(&e->hdr, (const struct lw_ring_slot *)((const char *)map + e->hdr.header_size), &sc,
+		  NULL, note_conditions, e);
+	munmap(map, (size_t)ring_file_size(&e->hdr));
 }
 
 static int cmp_u64(uint64_t a, uint64_t b)

@@ -219,8 +219,10 @@ LW_API int lw_crash_uninstall(struct lw *lw);
  * process with the same app version: skip_prewarm after one death in the same
  * early stage (before inference) or in inference (a model that dies on
  * every request), quarantine after two or more in a row with the same
- * candidate. It reads none once the current candidate differs from
- * the one that died, after lw_advice_reset(), or when a previous run ended
+ * candidate, delegate and runtime version (the delegate and runtime_version
+ * marks; a run without one matches any). It reads none once the current
+ * candidate, or a delegate or runtime version marked in this run, differs
+ * from the deaths', after lw_advice_reset(), or when a previous run ended
  * cleanly. Advice is data: the probe never deletes or switches anything.
  * Context: signal-safe; does not allocate; does not block.
  */
