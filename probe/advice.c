@@ -19,6 +19,7 @@
  * cleanly, else the stable candidate the newest run inherited.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -143,4 +144,91 @@ int lw_advice_reset(struct lw *lw)
 		return rc;
 	atomic_fetch_or_explicit(A32(&lw->hdr->flags), LW_RUN_ADVICE_RESET, memory_order_relaxed);
 	return 0;
+}
+
+/*
+ * lw_advice_read(): the advice that lw_open() would compute now, read from
+ * another process. Its table of runs is static, so no call allocates: more
+ * runs of one process than twice the most that rotation keeps are there
+ * only when something else made them (-E2BIG). Calls in one process take
+ * turns on it (reader_mu). The slots of a dead run are read by
+ * storage_read_run(), the probe's one reader of ring files.
+ */
+#define READ_RUNS (2 * (LW_RUNS_KEPT_MAX + 1))
+#define READ_NAME 128 /* a run's name: process (63), time (20), pid, dots, ".lwr" */
+
+static pthread_mutex_t reader_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	struct run_entry runs[READ_RUNS];
+	char names[READ_RUNS][READ_NAME];
+	size_t count;
+	int error;                  /* the first file's error, for when none is readable */
+} reader;
+
+static int read_one(const char *dir, const char *name, int is_temp, void *arg)
+{
+	struct run_entry *e = &reader.runs[reader.count];
+	int rc;
+
+	(void)arg;
+	if (is_temp)
+		return 0; /* an open under way, or a killed one's: never a run */
+	if (reader.count == READ_RUNS)
+		return -E2BIG;
+	if (strlen(name) >= READ_NAME)
+		return 0; /* a pid of that many digits: not the probe's name */
+	memset(e, 0, sizeof(*e));
+	rc = storage_read_run(dir, name, e);
+	if (rc == -ENOENT || rc == -EINVAL)
+		return 0; /* removed since the listing (rotation), or not a regular file */
+	if (rc == 0 && !e->valid)
+		rc = -EBADMSG;
+	if (rc != 0 && reader.error == 0)
+		reader.error = rc;
+	if (rc != 0 && rc != -EBADMSG)
+		return 0; /* not read at all; a bad header still takes its place */
+	memcpy(reader.names[reader.count], name, strlen(name) + 1);
+	e->name = reader.names[reader.count];
+	reader.count++;
+	return 0;
+}
+
+int lw_advice_read(const char *dir, const char *process_name, struct lw_advice *out)
+{
+	const struct advice_thresholds th = { LW_DEFAULT_SKIP_PREWARM_AFTER,
+					      LW_DEFAULT_QUARANTINE_AFTER };
+	struct run_list runs = { 0 };
+	struct advice_result res;
+	uint8_t boot_id[16];
+	const struct lw_ring_header *newest = NULL;
+	size_t i;
+	int rc;
+
+	if (!dir || !process_name || !process_name[0] ||
+	    strlen(process_name) >= LW_RING_PROCESS_MAX || !out)
+		return -EINVAL;
+	lw_read_boot_id(boot_id);
+	pthread_mutex_lock(&reader_mu);
+	reader.count = 0;
+	reader.error = 0;
+	rc = storage_walk_runs(dir, process_name, read_one, NULL);
+	if (rc == 0) {
+		runs.runs = reader.runs;
+		runs.count = reader.count;
+		storage_order_runs(runs.runs, runs.count, boot_id);
+		/* The app version is the newest run's, live or not: the one the
+		 * process runs, or ran last. */
+		for (i = runs.count; i-- > 0 && !newest;)
+			if (runs.runs[i].valid && strncmp(runs.runs[i].hdr.process, process_name,
+							  sizeof(runs.runs[i].hdr.process)) == 0)
+				newest = &runs.runs[i].hdr;
+		if (!newest)
+			rc = reader.error ? reader.error : -ENODATA;
+	}
+	if (rc == 0) {
+		advice_compute(&runs, process_name, newest->app_version, &th, &res);
+		*out = res.advice;
+	}
+	pthread_mutex_unlock(&reader_mu);
+	return rc;
 }

@@ -25,6 +25,7 @@
 #include "../src/ring_write.h"
 
 #define LW_CRASH_SIGNALS 6
+#define LW_RUNS_KEPT_MAX 64u /* lw_config.runs_kept at most */
 
 struct lw {
 	struct ring_writer w;
@@ -115,6 +116,10 @@ static inline int lw_readable(const struct lw *lw)
 	return rc == -ECANCELED ? 0 : rc;
 }
 
+/* setup.c: this boot's id (/proc/sys/kernel/random/boot_id), or zeros.
+ * Context: not signal-safe; no allocation; does not block. */
+void lw_read_boot_id(uint8_t out[16]);
+
 /* events.c */
 uint64_t lw_now_ns(int clock_id);
 void lw_tid_forget(void);
@@ -157,6 +162,19 @@ struct run_list {
 #define LW_TEMP_SUFFIX ".tmp"
 int storage_list_runs(const char *dir, const char *process, const uint8_t boot_id[16],
 		      struct run_list *out);
+/* Called for each name in dir that is a run of process (is_temp 0) or the
+ * temporary of one (1); non-zero stops the walk and is returned. */
+typedef int (*storage_run_fn)(const char *dir, const char *name, int is_temp, void *arg);
+/* The one walk of a run directory, with getdents64 into a buffer on the
+ * stack. 0, fn's non-zero value, or -errno of the directory.
+ * Context: not signal-safe; no allocation; blocks (I/O). */
+int storage_walk_runs(const char *dir, const char *process, storage_run_fn fn, void *arg);
+/* Read the run dir/name into *e (live, valid, header, conditions; e->name
+ * untouched): 0, -EINVAL when it is not a regular file, or -errno of its
+ * open. Context: not signal-safe; no allocation; does not block. */
+int storage_read_run(const char *dir, const char *name, struct run_entry *e);
+/* Sort runs oldest first, as storage_list_runs() does. */
+void storage_order_runs(struct run_entry *runs, size_t n, const uint8_t boot_id[16]);
 void storage_free_runs(struct run_list *l);
 int storage_file_is_live(int fd);
 

@@ -22,7 +22,6 @@
 #include "../src/run-name.h"
 #include "internal.h"
 
-#define LW_RUNS_KEPT_MAX 64u
 
 static atomic_int lw_active;
 
@@ -105,7 +104,7 @@ static void ring_fd_close(int fd)
 }
 
 /* The kernel's boot id ("xxxxxxxx-xxxx-..."), as 16 bytes; zeros if absent. */
-static void read_boot_id(uint8_t out[16])
+void lw_read_boot_id(uint8_t out[16])
 {
 	char buf[64];
 	ssize_t n;
@@ -465,7 +464,7 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 	hp.memory_budget_kb = cfg->memory_budget_kb;
 	hp.process = cfg->process_name;
 	make_run_id(run_id);
-	read_boot_id(boot_id);
+	lw_read_boot_id(boot_id);
 
 	/* The previous runs, listed before this run's file exists: for the
 	 * advice now, and for rotation once the file is made. */

@@ -228,6 +228,26 @@ LW_API int lw_crash_uninstall(struct lw *lw);
  */
 LW_API int lw_advice(const struct lw *lw, struct lw_advice *out);
 
+/*
+ * The advice that lw_open() would give a run of process_name in dir now,
+ * with the default thresholds, for another process: the app's main process
+ * reads its ":inference" process's advice before it binds it. The app
+ * version is that of the newest run (live or not). Read-only: it writes,
+ * renames and removes nothing, and it takes no lock that a writer waits
+ * for (a live run is told by a shared flock test that does not wait, and
+ * only dead runs' records are read, by the seq and checksum rules). A
+ * caller with other thresholds compares out->count with its own.
+ * Returns -EINVAL for a NULL or bad argument, -errno of the directory
+ * (-ENOENT, -EACCES, -ENOTDIR), -ENODATA when dir holds no readable run
+ * of the process, the first file's error when it holds runs and none can
+ * be read (-EACCES; -EBADMSG for a header that fails the format's rules),
+ * -E2BIG for more than 130 runs of the process.
+ * Context: not signal-safe; does not allocate, on any call (its table of
+ * runs is static, about 90 KB); blocks (file I/O, and calls in one process
+ * take turns).
+ */
+LW_API int lw_advice_read(const char *dir, const char *process_name, struct lw_advice *out);
+
 /* Clear the advice, for an explicit user action; later runs no longer count
  * the deaths before this run.
  * Context: signal-safe; does not allocate; does not block. */
