@@ -59,6 +59,9 @@ struct lw;
  * version laid it out and takes the defaults for the fields it lacks. Every
  * new field reads 0 as its default, so a zeroed struct keeps its meaning.
  * Fields up to sampler_period_ms: LASTWORDS_0.1; the thresholds: 0.2.
+ * That takes a loader that binds symbol versions (glibc's, Android's);
+ * musl's does not, and there a program must be built against the probe.h
+ * of the library it runs with.
  */
 struct lw_config {
 	const char *dir;            /* directory for ring files; NULL: anonymous memory only */
