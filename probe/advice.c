@@ -59,7 +59,7 @@ void advice_compute(const struct run_list *runs, const char *process, uint64_t a
 	memset(out, 0, sizeof(*out));
 	out->advice.kind = LW_ADVICE_NONE;
 	for (i = runs->count; i-- > 0 && (counting || !stable_known);) {
-		const struct run_entry *e = &runs->runs[i];
+		struct run_entry *e = &runs->runs[i];
 		const struct lw_ring_header *h = &e->hdr;
 		enum lw_stage died_in;
 
@@ -80,7 +80,12 @@ void advice_compute(const struct run_list *runs, const char *process, uint64_t a
 		if (!counting)
 			continue;
 		if (h->app_version != app_version || h->state == LW_STATE_CLEAN_EXIT ||
-		    !advised_stage(died_in) || !same_condition(out->delegate, e->delegate) ||
+		    !advised_stage(died_in)) {
+			counting = 0;
+			continue;
+		}
+		storage_read_conditions(runs->dir, e);
+		if (!same_condition(out->delegate, e->delegate) ||
 		    !same_condition(out->runtime_version, e->runtime_version)) {
 			counting = 0;
 			continue;
@@ -213,6 +218,7 @@ int lw_advice_read(const char *dir, const char *process_name, struct lw_advice *
 	reader.error = 0;
 	rc = storage_walk_runs(dir, process_name, read_one, NULL);
 	if (rc == 0) {
+		runs.dir = dir;
 		runs.runs = reader.runs;
 		runs.count = reader.count;
 		storage_order_runs(runs.runs, runs.count, boot_id);

@@ -147,12 +147,14 @@ struct run_entry {
 	int live;                   /* a writer holds its flock */
 	int valid;                  /* hdr passed R1..R7 */
 	struct lw_ring_header hdr;  /* the header as read, when valid */
+	int conditions_read;        /* storage_read_conditions() ran */
 	uint64_t delegate;          /* a dead run's last delegate mark, 0 if none is left */
 	uint64_t runtime_version;   /* and its last runtime_version mark */
 	int era;                    /* for the order: unreadable 0, earlier boot 1, this boot 2 */
 	uint64_t boot_key;          /* for the order: its boot's earliest start_real_ns */
 };
 struct run_list {
+	const char *dir;            /* where they are */
 	struct run_entry *runs;     /* oldest first */
 	size_t count;
 	char **stale;               /* temporaries of killed opens (file names) */
@@ -169,10 +171,22 @@ typedef int (*storage_run_fn)(const char *dir, const char *name, int is_temp, vo
  * stack. 0, fn's non-zero value, or -errno of the directory.
  * Context: not signal-safe; no allocation; blocks (I/O). */
 int storage_walk_runs(const char *dir, const char *process, storage_run_fn fn, void *arg);
-/* Read the run dir/name into *e (live, valid, header, conditions; e->name
- * untouched): 0, -EINVAL when it is not a regular file, or -errno of its
- * open. Context: not signal-safe; no allocation; does not block. */
+/* Read the run dir/name into *e (live, valid, header; e->name untouched):
+ * 0, -EINVAL when it is not a regular file, or -errno of its open.
+ * Context: not signal-safe; no allocation; does not block. */
 int storage_read_run(const char *dir, const char *name, struct run_entry *e);
+/*
+ * Fill e's conditions from a dead run's records: the last delegate and
+ * runtime_version marks, 0 where none is left (once per entry; a live or
+ * invalid run keeps 0). The slots are read through a read-only mapping by
+ * ring_scan(), which copies each slot and applies the seq and checksum
+ * rules (R8..R12), so a file that changes meanwhile gives torn slots,
+ * never a crash. With storage_read_run(), the one place where the probe
+ * reads a ring file. Only advice_compute() calls it, for the runs it
+ * counts, so an open scans no more rings than its loop has.
+ * Context: not signal-safe; no allocation (a mapping); does not block.
+ */
+void storage_read_conditions(const char *dir, struct run_entry *e);
 /* Sort runs oldest first, as storage_list_runs() does. */
 void storage_order_runs(struct run_entry *runs, size_t n, const uint8_t boot_id[16]);
 void storage_free_runs(struct run_list *l);

@@ -96,30 +96,33 @@ static int note_conditions(uint64_t ticket, uint32_t index, const struct lw_ring
 	return 0;
 }
 
-/*
- * Fill e from the open file fd: live or not, its header if it passes
- * R1..R7, and for a dead run the conditions its records hold (the last
- * delegate and runtime_version marks). The slots are read through a
- * read-only mapping by ring_scan(), which copies each slot and applies the
- * seq and checksum rules (R8..R12), so a file that another process writes
- * meanwhile gives torn slots, never a crash. This is the one place where
- * the probe reads a ring file.
- * Context: not signal-safe; no allocation (a mapping); does not block.
- */
+/* Fill e from the open file fd: live or not, and its header if it passes
+ * R1..R7. */
 static void read_entry(int fd, struct run_entry *e)
 {
 	off_t size = lseek(fd, 0, SEEK_END);
-	struct ring_scan sc;
-	void *map;
 
 	e->live = storage_file_is_live(fd);
 	e->valid = size >= 0 && pread(fd, &e->hdr, sizeof(e->hdr), 0) == (ssize_t)sizeof(e->hdr) &&
 		   ring_header_check(&e->hdr, (size_t)size, NULL) == RING_HEADER_OK;
-	if (!e->valid || e->live)
+}
+
+void storage_read_conditions(const char *dir, struct run_entry *e)
+{
+	struct ring_scan sc;
+	void *map;
+	int fd;
+
+	if (e->conditions_read || !e->valid || e->live)
 		return;
-	map = mmap(NULL, (size_t)ring_file_size(&e->hdr), PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
+	e->conditions_read = 1;
+	fd = open_run(dir, e->name);
+	if (fd < 0)
 		return; /* conditions unknown */
+	map = mmap(NULL, (size_t)ring_file_size(&e->hdr), PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return;
 	/* The checked copy of the header gives the geometry: the mapping's
 	 * own could have changed since. */
 	ring_scan(&e->hdr, (const struct lw_ring_slot *)((const char *)map + e->hdr.header_size), &sc,
@@ -336,6 +339,7 @@ int storage_list_runs(const char *dir, const char *process, const uint8_t boot_i
 		return rc;
 	}
 	storage_order_runs(w.l.runs, w.l.count, boot_id);
+	w.l.dir = dir;
 	*out = w.l;
 	return 0;
 }
