@@ -193,6 +193,12 @@ int lw_mark(struct lw *lw, enum lw_mark kind, uint64_t value)
 	 * record holds a pid and a name's digest, not one value. */
 	if (!vocab_name(&vocab_marks, (int)kind) || kind == LW_MARK_PEER_DIED)
 		return refuse(lw);
+	/* The conditions that lw_advice() compares with the deaths' (advice.c).
+	 * Relaxed: one word each, read whole. */
+	if (kind == LW_MARK_DELEGATE)
+		atomic_store_explicit(&lw->delegate, value, memory_order_relaxed);
+	else if (kind == LW_MARK_RUNTIME_VERSION)
+		atomic_store_explicit(&lw->runtime_version, value, memory_order_relaxed);
 	return mark_event(lw, kind, value, 0);
 }
 

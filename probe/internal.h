@@ -25,6 +25,7 @@
 #include "../src/ring_write.h"
 
 #define LW_CRASH_SIGNALS 6
+#define LW_RUNS_KEPT_MAX 64u /* lw_config.runs_kept at most */
 
 struct lw {
 	struct ring_writer w;
@@ -42,6 +43,13 @@ struct lw {
 	char process[LW_RING_PROCESS_MAX];
 	uint64_t app_version;
 	struct lw_advice advice;    /* computed at open */
+	uint64_t advice_delegate;   /* the deaths' delegate and runtime version, 0: unknown */
+	uint64_t advice_runtime;
+
+	/* The conditions marked in this run (lw_mark()), for lw_advice(): the
+	 * last delegate and runtime_version values, 0 if none. */
+	_Atomic uint64_t delegate;
+	_Atomic uint64_t runtime_version;
 
 	/* Samples published for the event path (memory.c). */
 	_Atomic uint32_t rss_kb;
@@ -108,6 +116,10 @@ static inline int lw_readable(const struct lw *lw)
 	return rc == -ECANCELED ? 0 : rc;
 }
 
+/* setup.c: this boot's id (/proc/sys/kernel/random/boot_id), or zeros.
+ * Context: not signal-safe; no allocation; does not block. */
+void lw_read_boot_id(uint8_t out[16]);
+
 /* events.c */
 uint64_t lw_now_ns(int clock_id);
 void lw_tid_forget(void);
@@ -135,10 +147,14 @@ struct run_entry {
 	int live;                   /* a writer holds its flock */
 	int valid;                  /* hdr passed R1..R7 */
 	struct lw_ring_header hdr;  /* the header as read, when valid */
+	int conditions_read;        /* storage_read_conditions() ran */
+	uint64_t delegate;          /* a dead run's last delegate mark, 0 if none is left */
+	uint64_t runtime_version;   /* and its last runtime_version mark */
 	int era;                    /* for the order: unreadable 0, earlier boot 1, this boot 2 */
 	uint64_t boot_key;          /* for the order: its boot's earliest start_real_ns */
 };
 struct run_list {
+	const char *dir;            /* where they are */
 	struct run_entry *runs;     /* oldest first */
 	size_t count;
 	char **stale;               /* temporaries of killed opens (file names) */
@@ -148,6 +164,31 @@ struct run_list {
 #define LW_TEMP_SUFFIX ".tmp"
 int storage_list_runs(const char *dir, const char *process, const uint8_t boot_id[16],
 		      struct run_list *out);
+/* Called for each name in dir that is a run of process (is_temp 0) or the
+ * temporary of one (1); non-zero stops the walk and is returned. */
+typedef int (*storage_run_fn)(const char *dir, const char *name, int is_temp, void *arg);
+/* The one walk of a run directory, with getdents64 into a buffer on the
+ * stack. 0, fn's non-zero value, or -errno of the directory.
+ * Context: not signal-safe; no allocation; blocks (I/O). */
+int storage_walk_runs(const char *dir, const char *process, storage_run_fn fn, void *arg);
+/* Read the run dir/name into *e (live, valid, header; e->name untouched):
+ * 0, -EINVAL when it is not a regular file, or -errno of its open.
+ * Context: not signal-safe; no allocation; does not block. */
+int storage_read_run(const char *dir, const char *name, struct run_entry *e);
+/*
+ * Fill e's conditions from a dead run's records: the last delegate and
+ * runtime_version marks, 0 where none is left (once per entry; a live or
+ * invalid run keeps 0). The slots are read through a read-only mapping by
+ * ring_scan(), which copies each slot and applies the seq and checksum
+ * rules (R8..R12), so a file that changes meanwhile gives torn slots,
+ * never a crash. With storage_read_run(), the one place where the probe
+ * reads a ring file. Only advice_compute() calls it, for the runs it
+ * counts, so an open scans no more rings than its loop has.
+ * Context: not signal-safe; no allocation (a mapping); does not block.
+ */
+void storage_read_conditions(const char *dir, struct run_entry *e);
+/* Sort runs oldest first, as storage_list_runs() does. */
+void storage_order_runs(struct run_entry *runs, size_t n, const uint8_t boot_id[16]);
 void storage_free_runs(struct run_list *l);
 int storage_file_is_live(int fd);
 
@@ -155,8 +196,16 @@ int storage_file_is_live(int fd);
 struct advice_result {
 	struct lw_advice advice;
 	uint64_t stable_candidate;
+	uint64_t delegate;          /* the deaths' delegate and runtime version, 0: unknown */
+	uint64_t runtime_version;
 };
+/* Deaths in a row that give each advice (lw_config's, defaults applied). */
+struct advice_thresholds {
+	uint32_t skip_prewarm_after;
+	uint32_t quarantine_after;
+};
+void advice_thresholds_of(const struct lw_config *cfg, struct advice_thresholds *out);
 void advice_compute(const struct run_list *runs, const char *process, uint64_t app_version,
-		    struct advice_result *out);
+		    const struct advice_thresholds *th, struct advice_result *out);
 
 #endif

@@ -314,23 +314,58 @@ static jint JNICALL n_sync(JNIEnv *env, jclass cls, jlong h)
 	return lw_sync(jni_lw(h));
 }
 
+/* *a, or zeros when rc is not 0, into out: kind, stage, count,
+ * candidate, stable candidate. Returns rc. */
+static jint advice_out(JNIEnv *env, struct lw_advice *a, int rc, jlongArray out)
+{
+	jlong v[5];
+
+	if (rc != 0)
+		memset(a, 0, sizeof(*a));
+	v[0] = (jlong)a->kind;
+	v[1] = (jlong)a->stage;
+	v[2] = (jlong)a->count;
+	v[3] = (jlong)a->candidate;
+	v[4] = (jlong)a->stable_candidate;
+	(*env)->SetLongArrayRegion(env, out, 0, 5, v);
+	return rc;
+}
+
 static jint JNICALL n_advice(JNIEnv *env, jclass cls, jlong h, jlongArray out)
 {
 	struct lw_advice a;
-	jlong v[5];
+
+	(void)cls;
+	return advice_out(env, &a, lw_advice(jni_lw(h), &a), out);
+}
+
+/* The bytes of a into buf (size bytes) with a NUL: 0, or -ENAMETOOLONG. */
+static int bytes_into(JNIEnv *env, jbyteArray a, char *buf, size_t size)
+{
+	jsize n = (*env)->GetArrayLength(env, a);
+
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	(*env)->GetByteArrayRegion(env, a, 0, n, (jbyte *)buf);
+	buf[n] = '\0';
+	return 0;
+}
+
+/* lw_advice_read(), on the stack: no allocation, as the C call. */
+static jint JNICALL n_advice_read(JNIEnv *env, jclass cls, jbyteArray dir, jbyteArray name,
+				  jlongArray out)
+{
+	char d[4096], p[64]; /* a process name has 63 bytes at most (lw_open) */
+	struct lw_advice a;
 	int rc;
 
 	(void)cls;
-	rc = lw_advice(jni_lw(h), &a);
-	if (rc != 0)
-		memset(&a, 0, sizeof(a));
-	v[0] = (jlong)a.kind;
-	v[1] = (jlong)a.stage;
-	v[2] = (jlong)a.count;
-	v[3] = (jlong)a.candidate;
-	v[4] = (jlong)a.stable_candidate;
-	(*env)->SetLongArrayRegion(env, out, 0, 5, v);
-	return rc;
+	rc = bytes_into(env, dir, d, sizeof(d));
+	if (rc == 0)
+		rc = bytes_into(env, name, p, sizeof(p));
+	if (rc == 0)
+		rc = lw_advice_read(d, p, &a);
+	return advice_out(env, &a, rc, out);
 }
 
 static jint JNICALL n_advice_reset(JNIEnv *env, jclass cls, jlong h)
@@ -393,10 +428,8 @@ static jint JNICALL n_ring_live(JNIEnv *env, jclass cls, jbyteArray path)
 	int fd, rc;
 
 	(void)cls;
-	if (n <= 0 || (size_t)n >= sizeof(buf))
+	if (n <= 0 || bytes_into(env, path, buf, sizeof(buf)) != 0)
 		return -ENAMETOOLONG;
-	(*env)->GetByteArrayRegion(env, path, 0, n, (jbyte *)buf);
-	buf[n] = '\0';
 	fd = open(buf, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ELOOP ? -EINVAL : -errno;
@@ -434,6 +467,7 @@ static const JNINativeMethod methods[] = {
 	{ "sync", "(J)I", FN(n_sync) },
 	{ "advice", "(J[J)I", FN(n_advice) },
 	{ "adviceReset", "(J)I", FN(n_advice_reset) },
+	{ "adviceRead", "([B[B[J)I", FN(n_advice_read) },
 	{ "crashInstall", "(JZ)I", FN(n_crash_install) },
 	{ "ringLive", "([B)I", FN(n_ring_live) },
 };

@@ -22,7 +22,6 @@
 #include "../src/run-name.h"
 #include "internal.h"
 
-#define LW_RUNS_KEPT_MAX 64u
 
 static atomic_int lw_active;
 
@@ -105,7 +104,7 @@ static void ring_fd_close(int fd)
 }
 
 /* The kernel's boot id ("xxxxxxxx-xxxx-..."), as 16 bytes; zeros if absent. */
-static void read_boot_id(uint8_t out[16])
+void lw_read_boot_id(uint8_t out[16])
 {
 	char buf[64];
 	ssize_t n;
@@ -413,6 +412,7 @@ fail_path:
 int lw_open(const struct lw_config *cfg, struct lw **out)
 {
 	struct ring_header_params hp;
+	struct advice_thresholds th;
 	struct advice_result adv;
 	struct run_list runs = { 0 };
 	uint8_t run_id[16], boot_id[16];
@@ -464,14 +464,17 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 	hp.memory_budget_kb = cfg->memory_budget_kb;
 	hp.process = cfg->process_name;
 	make_run_id(run_id);
-	read_boot_id(boot_id);
+	lw_read_boot_id(boot_id);
 
 	/* The previous runs, listed before this run's file exists: for the
 	 * advice now, and for rotation once the file is made. */
 	if (cfg->dir)
 		storage_list_runs(cfg->dir, cfg->process_name, boot_id, &runs); /* or none */
-	advice_compute(&runs, cfg->process_name, cfg->app_version, &adv);
+	advice_thresholds_of(cfg, &th);
+	advice_compute(&runs, cfg->process_name, cfg->app_version, &th, &adv);
 	lw->advice = adv.advice;
+	lw->advice_delegate = adv.delegate;
+	lw->advice_runtime = adv.runtime_version;
 	hp.stable_candidate = adv.stable_candidate;
 
 	/* The open records carry a memory sample. */
@@ -507,6 +510,28 @@ fail_active:
 	atomic_store(&lw_active, 0);
 	return rc;
 }
+
+#if defined(__ELF__)
+/*
+ * lw_open@LASTWORDS_0.1, for programs built against a probe.h whose
+ * struct lw_config ended at sampler_period_ms (probe.h, lw_config): it reads
+ * that much of *cfg and no more, and gives the newer fields their 0, the
+ * defaults. lw_open() itself is lw_open@@LASTWORDS_0.2. The name is local
+ * (liblastwords.map); only its versioned alias is exported.
+ */
+LW_API int compat_lw_open_0_1(const struct lw_config *cfg, struct lw **out);
+__asm__(".symver compat_lw_open_0_1, lw_open@LASTWORDS_0.1");
+int compat_lw_open_0_1(const struct lw_config *cfg, struct lw **out)
+{
+	struct lw_config whole;
+
+	if (!cfg)
+		return lw_open(NULL, out);
+	memset(&whole, 0, sizeof(whole));
+	memcpy(&whole, cfg, offsetof(struct lw_config, skip_prewarm_after));
+	return lw_open(&whole, out);
+}
+#endif
 
 /* The close record, and the header marked CLEAN_EXIT. */
 static void write_close(struct lw *lw)

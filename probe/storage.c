@@ -6,7 +6,6 @@
  * While lw_open() makes it, until its header is written, it is
  * ".<that name>.tmp" (LW_TEMP_SUFFIX), which no reader takes for a run.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../src/run-name.h"
@@ -80,6 +80,22 @@ static int open_run(const char *dir, const char *name)
 	return fd;
 }
 
+/* ring_scan()'s callback: keep the last delegate and runtime_version
+ * marks, in ticket order. */
+static int note_conditions(uint64_t ticket, uint32_t index, const struct lw_ring_slot *s,
+			   void *arg)
+{
+	struct run_entry *e = arg;
+
+	(void)ticket;
+	(void)index;
+	if (s->type == LW_EV_MARK && s->code == LW_MARK_DELEGATE)
+		e->delegate = s->a;
+	else if (s->type == LW_EV_MARK && s->code == LW_MARK_RUNTIME_VERSION)
+		e->runtime_version = s->a;
+	return 0;
+}
+
 /* Fill e from the open file fd: live or not, and its header if it passes
  * R1..R7. */
 static void read_entry(int fd, struct run_entry *e)
@@ -89,6 +105,29 @@ static void read_entry(int fd, struct run_entry *e)
 	e->live = storage_file_is_live(fd);
 	e->valid = size >= 0 && pread(fd, &e->hdr, sizeof(e->hdr), 0) == (ssize_t)sizeof(e->hdr) &&
 		   ring_header_check(&e->hdr, (size_t)size, NULL) == RING_HEADER_OK;
+}
+
+void storage_read_conditions(const char *dir, struct run_entry *e)
+{
+	struct ring_scan sc;
+	void *map;
+	int fd;
+
+	if (e->conditions_read || !e->valid || e->live)
+		return;
+	e->conditions_read = 1;
+	fd = open_run(dir, e->name);
+	if (fd < 0)
+		return; /* conditions unknown */
+	map = mmap(NULL, (size_t)ring_file_size(&e->hdr), PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return;
+	/* The checked copy of the header gives the geometry: the mapping's
+	 * own could have changed since. */
+	ring_scan(&e->hdr, (const struct lw_ring_slot *)((const char *)map + e->hdr.header_size), &sc,
+		  NULL, note_conditions, e);
+	munmap(map, (size_t)ring_file_size(&e->hdr));
 }
 
 static int cmp_u64(uint64_t a, uint64_t b)
@@ -105,7 +144,7 @@ static int cmp_boot(const void *a, const void *b)
 	return memcmp(x->hdr.boot_id, y->hdr.boot_id, sizeof(x->hdr.boot_id));
 }
 
-/* The order of runs (see run_order()): era, then the boot's time, the boot,
+/* The order of runs (see storage_order_runs()): era, then the boot's time, the boot,
  * the time within the boot, and the name. */
 static int cmp_order(const void *a, const void *b)
 {
@@ -133,7 +172,7 @@ static int cmp_order(const void *a, const void *b)
  * own boot, placed by its start_real_ns. Files whose header cannot be read
  * are the oldest, by name.
  */
-static void run_order(struct run_entry *e, size_t n, const uint8_t boot_id[16])
+void storage_order_runs(struct run_entry *e, size_t n, const uint8_t boot_id[16])
 {
 	static const uint8_t none[16];
 	size_t i, j;
@@ -186,75 +225,123 @@ static int add_name(char ***names, size_t *count, size_t *cap, const char *name)
 	return 0;
 }
 
-/* List the run files of process in dir, oldest first (run_order()), and
+/* linux_dirent64, as getdents64(2) fills its buffer. */
+struct dirent64_raw {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+int storage_walk_runs(const char *dir, const char *process, storage_run_fn fn, void *arg)
+{
+	char prefix[LW_RING_PROCESS_MAX + 1];
+	/* Aligned for the records that getdents64 writes into it. */
+	_Alignas(8) char buf[4096];
+	size_t plen;
+	long n;
+	int fd, rc = 0;
+
+	run_name_process(prefix, sizeof(prefix) - 1, process);
+	plen = strlen(prefix);
+	prefix[plen++] = '.';
+	prefix[plen] = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (rc == 0 && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		long off;
+
+		for (off = 0; rc == 0 && off < n;) {
+			const struct dirent64_raw *de = (const void *)(buf + off);
+			int is_temp;
+
+			off += de->d_reclen;
+			if (run_name_kind(de->d_name, prefix, plen, &is_temp))
+				rc = fn(dir, de->d_name, is_temp, arg);
+		}
+	}
+	if (rc == 0 && n < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+int storage_read_run(const char *dir, const char *name, struct run_entry *e)
+{
+	int fd = open_run(dir, name);
+
+	if (fd < 0)
+		return fd;
+	read_entry(fd, e);
+	close(fd);
+	return 0;
+}
+
+/* What storage_list_runs() builds as the walk goes. */
+struct list_walk {
+	struct run_list l;
+	size_t cap, temps_cap;
+};
+
+static int list_one(const char *dir, const char *name, int is_temp, void *arg)
+{
+	struct list_walk *w = arg;
+	struct run_list *l = &w->l;
+	struct run_entry *e;
+
+	/* Only regular files are runs: a FIFO or a link of that name is
+	 * neither read nor removed, nor counted among the kept. */
+	if (is_temp) {
+		int fd = open_run(dir, name), live;
+
+		if (fd < 0)
+			return 0;
+		live = storage_file_is_live(fd);
+		close(fd);
+		return live ? 0 : add_name(&l->stale, &l->stale_count, &w->temps_cap, name);
+	}
+	if (l->count == w->cap) {
+		size_t ncap = w->cap ? w->cap * 2 : 16;
+		struct run_entry *nr = realloc(l->runs, ncap * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		l->runs = nr;
+		w->cap = ncap;
+	}
+	e = &l->runs[l->count];
+	memset(e, 0, sizeof(*e));
+	if (storage_read_run(dir, name, e) != 0)
+		return 0;
+	e->name = strdup(name);
+	if (!e->name)
+		return -ENOMEM;
+	l->count++;
+	return 0;
+}
+
+/* List the run files of process in dir, oldest first (storage_order_runs()), and
  * the temporaries of its opens (setup.c) that no writer holds: those of
  * opens that were killed. Context: not signal-safe; allocates (free with
  * storage_free_runs); blocks (I/O). */
 int storage_list_runs(const char *dir, const char *process, const uint8_t boot_id[16],
 		      struct run_list *out)
 {
-	char prefix[LW_RING_PROCESS_MAX + 1];
-	struct run_list l;
-	size_t plen, cap = 0, temps_cap = 0;
-	struct dirent *de;
-	DIR *d;
+	struct list_walk w;
+	int rc;
 
-	memset(&l, 0, sizeof(l));
-	run_name_process(prefix, sizeof(prefix) - 1, process);
-	plen = strlen(prefix);
-	prefix[plen++] = '.';
-	prefix[plen] = '\0';
-	d = opendir(dir);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)) != NULL) {
-		struct run_entry *e;
-		int fd, is_temp;
-
-		if (!run_name_kind(de->d_name, prefix, plen, &is_temp))
-			continue;
-		/* Only regular files are runs: a FIFO or a link of that name
-		 * is neither read nor removed, nor counted among the kept. */
-		fd = open_run(dir, de->d_name);
-		if (fd < 0)
-			continue;
-		if (is_temp) {
-			int live = storage_file_is_live(fd);
-
-			close(fd);
-			if (!live && add_name(&l.stale, &l.stale_count, &temps_cap, de->d_name) != 0)
-				goto fail_nomem;
-			continue;
-		}
-		if (l.count == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			struct run_entry *nr = realloc(l.runs, ncap * sizeof(*nr));
-
-			if (!nr) {
-				close(fd);
-				goto fail_nomem;
-			}
-			l.runs = nr;
-			cap = ncap;
-		}
-		e = &l.runs[l.count];
-		memset(e, 0, sizeof(*e));
-		read_entry(fd, e);
-		close(fd);
-		e->name = strdup(de->d_name);
-		if (!e->name)
-			goto fail_nomem;
-		l.count++;
+	memset(&w, 0, sizeof(w));
+	rc = storage_walk_runs(dir, process, list_one, &w);
+	if (rc != 0) {
+		storage_free_runs(&w.l);
+		return rc;
 	}
-	closedir(d);
-	run_order(l.runs, l.count, boot_id);
-	*out = l;
+	storage_order_runs(w.l.runs, w.l.count, boot_id);
+	w.l.dir = dir;
+	*out = w.l;
 	return 0;
-
-fail_nomem:
-	closedir(d);
-	storage_free_runs(&l);
-	return -ENOMEM;
 }
 
 void storage_free_runs(struct run_list *l)

@@ -8,30 +8,24 @@
  *
  * The story: none -> skip_prewarm -> quarantine (a crash counts too); a
  * different current candidate reads none; another app version reads none;
- * a clean run ends the loop and makes its candidate stable; a death in
- * inference is not a boot loop; a different candidate restarts the count;
- * lw_advice_reset() ends counting at its run; a clean run without an
- * inference inherits the stable candidate.
+ * a clean run ends the loop and makes its candidate stable; deaths in
+ * inference count (a model that dies on every request); a different
+ * candidate restarts the count; lw_advice_reset() ends counting at its
+ * run; a clean run without an inference inherits the stable candidate.
  */
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 
-#include "helpers.h"
+#include "advice-runs.h"
 
 #include "../src/ring.h"
 #include <lastwords/probe.h>
 
 #define PROCESS "com.adv:inference"
 #define V 7u
-
-enum death { DIE_KILL, DIE_CRASH };
 
 static const char *g_dir;
 
@@ -48,20 +42,15 @@ static struct lw_config config(uint64_t version)
 	return cfg;
 }
 
-static void die_now(enum death how)
+/* The reset run's hook: it writes its advice before and after
+ * lw_advice_reset() to the descriptor *arg. */
+static int report_reset(struct lw *lw, void *arg)
 {
-	if (how == DIE_CRASH) {
-		struct rlimit no_core = { 0, 0 };
-		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-			       0);
+	struct lw_advice adv[2];
 
-		setrlimit(RLIMIT_CORE, &no_core); /* no core file for a planned crash */
-		if (p == MAP_FAILED || munmap(p, 4096) != 0)
-			_exit(3);
-		*(volatile int *)p = 1;
-	}
-	kill(getpid(), SIGKILL);
-	_exit(4);
+	if (lw_advice(lw, &adv[0]) != 0 || lw_advice_reset(lw) != 0 || lw_advice(lw, &adv[1]) != 0)
+		return -1;
+	return write(*(int *)arg, adv, sizeof(adv)) == (ssize_t)sizeof(adv) ? 0 : -1;
 }
 
 /*
@@ -71,35 +60,11 @@ static void die_now(enum death how)
 static void dying_run(uint64_t version, const char *cand, enum lw_stage stage, enum death how,
 		      int report_fd)
 {
-	int status, want = how == DIE_CRASH ? SIGSEGV : SIGKILL;
-	pid_t pid;
+	struct dying d = { config(version), cand, stage, how, NULL, &report_fd };
 
-	pid = t_fork();
-	if (pid == 0) {
-		struct lw_config cfg = config(version);
-		struct lw_advice adv[2];
-		struct lw *lw;
-
-		if (lw_open(&cfg, &lw) != 0 || lw_candidate(lw, cand) != 0)
-			_exit(2);
-		if (how == DIE_CRASH && lw_crash_install(lw) != 0)
-			_exit(2);
-		if (report_fd >= 0) {
-			if (lw_advice(lw, &adv[0]) != 0 || lw_advice_reset(lw) != 0 ||
-			    lw_advice(lw, &adv[1]) != 0)
-				_exit(2);
-			if (write(report_fd, adv, sizeof(adv)) != (ssize_t)sizeof(adv))
-				_exit(2);
-		}
-		if (lw_stage_begin(lw, stage) != 0)
-			_exit(2);
-		die_now(how);
-	}
-	T_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid: %s", strerror(errno));
-	T_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == want,
-		 "run (%s, %s) ended with status 0x%x, expected death by signal %d", cand,
-		 lw_stage_name(stage), status, want);
-	sleep_ms(3); /* run names carry milliseconds: keep them in order */
+	if (report_fd >= 0)
+		d.hook = report_reset;
+	dying_run_of(&d);
 }
 
 /* Remove every run but the newest, as rotation would over time. */
@@ -277,7 +242,12 @@ int main(void)
 	check("after a clean run", V, &w, NULL, 0);
 
 	dying_run(V, "m1", LW_STAGE_INFERENCE, DIE_KILL, -1);
+	w = (struct want){ LW_ADVICE_SKIP_PREWARM, LW_STAGE_INFERENCE, 1, "m1", "m1" };
 	check("death in inference", V, &w, NULL, 0);
+	dying_run(V, "m1", LW_STAGE_INFERENCE, DIE_CRASH, -1);
+	w.kind = LW_ADVICE_QUARANTINE;
+	w.count = 2;
+	check("two deaths in inference", V, &w, NULL, 0);
 
 	dying_run(V, "m2", LW_STAGE_LOAD, DIE_KILL, -1);
 	w = (struct want){ LW_ADVICE_SKIP_PREWARM, LW_STAGE_LOAD, 1, "m2", "m1" };
@@ -320,6 +290,6 @@ int main(void)
 
 	t_rmdir(g_dir);
 	printf("advice: none, skip_prewarm, quarantine, candidate, version, clean run, "
-	       "inference death, reset, stable candidate\n");
+	       "inference deaths, reset, stable candidate\n");
 	return T_PASS;
 }

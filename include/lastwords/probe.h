@@ -47,9 +47,22 @@ extern "C" {
 
 #define LW_DEFAULT_SLOTS 4096u
 #define LW_DEFAULT_RUNS_KEPT 4u
+#define LW_DEFAULT_SKIP_PREWARM_AFTER 1u /* deaths in a row */
+#define LW_DEFAULT_QUARANTINE_AFTER 2u
 
 struct lw;
 
+/*
+ * The struct grows only at its end, and each growth gives lw_open() a new
+ * symbol version (probe/liblastwords.map): a program built against an older
+ * probe.h calls the lw_open of its version, which reads the struct as that
+ * version laid it out and takes the defaults for the fields it lacks. Every
+ * new field reads 0 as its default, so a zeroed struct keeps its meaning.
+ * Fields up to sampler_period_ms: LASTWORDS_0.1; the thresholds: 0.2.
+ * That takes a loader that binds symbol versions (glibc's, Android's);
+ * musl's does not, and there a program must be built against the probe.h
+ * of the library it runs with.
+ */
 struct lw_config {
 	const char *dir;            /* directory for ring files; NULL: anonymous memory only */
 	const char *process_name;   /* e.g. "com.example.app:inference"; required */
@@ -58,6 +71,11 @@ struct lw_config {
 	uint64_t app_version;       /* the app's versionCode */
 	uint32_t memory_budget_kb;  /* memory budget for this process; 0: none */
 	uint32_t sampler_period_ms; /* RSS sampler thread period; 0: no thread */
+	/* Advice (lw_advice()): quarantine after this many deaths in a row, else
+	 * skip_prewarm after that many; 0: LW_DEFAULT_QUARANTINE_AFTER (2) and
+	 * LW_DEFAULT_SKIP_PREWARM_AFTER (1). */
+	uint32_t skip_prewarm_after;
+	uint32_t quarantine_after;
 };
 
 /* lw_info.backing */
@@ -80,7 +98,8 @@ struct lw_info {
 };
 
 struct lw_advice {
-	enum lw_advice_kind kind; /* none, skip_prewarm (one death), quarantine (two or more) */
+	enum lw_advice_kind kind; /* none, skip_prewarm (one death), quarantine (two or more);
+	                             lw_config sets the counts */
 	enum lw_stage stage;      /* stage the previous runs died in */
 	uint32_t count;           /* consecutive deaths in that stage with that candidate */
 	uint64_t candidate;       /* digest of the candidate they died with */
@@ -201,13 +220,36 @@ LW_API int lw_crash_uninstall(struct lw *lw);
 /*
  * The boot-loop advice computed at open from the previous runs of this
  * process with the same app version: skip_prewarm after one death in the same
- * early stage (before inference), quarantine after two or more in a row with
- * the same candidate. It reads none once the current candidate differs from
- * the one that died, after lw_advice_reset(), or when a previous run ended
+ * early stage (before inference) or in inference (a model that dies on
+ * every request), quarantine after two or more in a row with the same
+ * candidate, delegate and runtime version (the delegate and runtime_version
+ * marks; a run without one matches any). It reads none once the current
+ * candidate, or a delegate or runtime version marked in this run, differs
+ * from the deaths', after lw_advice_reset(), or when a previous run ended
  * cleanly. Advice is data: the probe never deletes or switches anything.
  * Context: signal-safe; does not allocate; does not block.
  */
 LW_API int lw_advice(const struct lw *lw, struct lw_advice *out);
+
+/*
+ * The advice that lw_open() would give a run of process_name in dir now,
+ * with the default thresholds, for another process: the app's main process
+ * reads its ":inference" process's advice before it binds it. The app
+ * version is that of the newest run (live or not). Read-only: it writes,
+ * renames and removes nothing, and it takes no lock that a writer waits
+ * for (a live run is told by a shared flock test that does not wait, and
+ * only dead runs' records are read, by the seq and checksum rules). A
+ * caller with other thresholds compares out->count with its own.
+ * Returns -EINVAL for a NULL or bad argument, -errno of the directory
+ * (-ENOENT, -EACCES, -ENOTDIR), -ENODATA when dir holds no readable run
+ * of the process, the first file's error when it holds runs and none can
+ * be read (-EACCES; -EBADMSG for a header that fails the format's rules),
+ * -E2BIG for more than 130 runs of the process.
+ * Context: not signal-safe; does not allocate, on any call (its table of
+ * runs is static, about 90 KB); blocks (file I/O, and calls in one process
+ * take turns).
+ */
+LW_API int lw_advice_read(const char *dir, const char *process_name, struct lw_advice *out);
 
 /* Clear the advice, for an explicit user action; later runs no longer count
  * the deaths before this run.

@@ -13,8 +13,8 @@ import dev.lastwords.Stage;
  * The facade's contract on a JVM (tests/jvm-api.py): what each call
  * returns, the exceptions of bad use and the argument each names, a closed
  * probe that ignores events (and which calls throw after close), close
- * twice, close while other threads record, anonymous memory, and candidate
- * names in UTF-8 as String.getBytes() encodes them.
+ * twice, close while other threads record, anonymous memory, candidate
+ * names in UTF-8 as String.getBytes() encodes them, and readAdvice().
  *
  * usage: JvmApi DIR
  * Prints "FAIL: ..." per failure, "digest HEX" for each candidate it
@@ -95,8 +95,23 @@ public final class JvmApi {
 		expect(IllegalArgumentException.class, "samplerPeriodMs", "open(negative period)",
 				() -> Probe.open(dir, proc, 1, 0, -5));
 
+		/* readAdvice(): no run yet, bad arguments, a missing directory. */
+		check(Probe.readAdvice(dir, proc) == null, "readAdvice() before any run is null");
+		expect(NullPointerException.class, "dir", "readAdvice(null dir)", () -> Probe.readAdvice(null, proc));
+		expect(NullPointerException.class, "processName", "readAdvice(null processName)",
+				() -> Probe.readAdvice(dir, null));
+		expect(IllegalArgumentException.class, "processName", "readAdvice(empty processName)",
+				() -> Probe.readAdvice(dir, ""));
+		expect(IllegalArgumentException.class, "dir", "readAdvice(dir with U+0000)",
+				() -> Probe.readAdvice(dir + "\0x", proc));
+		expect(java.io.IOException.class, "errno 2", "readAdvice(missing dir)",
+				() -> Probe.readAdvice(dir + "/missing", proc));
+
 		final Probe p = Probe.open(dir, proc, 7, 256 * 1024, 20);
 		System.out.println("ring " + p.path());
+		Advice live = Probe.readAdvice(dir, proc);
+		check(live != null && live.kind() == AdviceKind.NONE,
+				"readAdvice() beside this live run is none: " + live);
 		check(p.runId().matches("[0-9a-f]{32}"), "runId() is 32 hex digits: " + p.runId());
 		check(!p.anonymous(), "anonymous() is false with a file");
 		check(p.nativeHandle() != 0, "nativeHandle() is the C probe");
@@ -226,6 +241,9 @@ public final class JvmApi {
 		for (Thread t : threads)
 			t.join();
 		check(thrown[0] == null, "events racing close(): " + thrown[0]);
+		Advice read = Probe.readAdvice(dir, proc);
+		check(read != null && read.kind() == AdviceKind.NONE && read.count() == 0,
+				"readAdvice() after clean runs is none: " + read);
 
 		/* No file where the dir cannot be made: anonymous memory. */
 		Probe anon = Probe.open(dir + "/missing/and/deeper", proc, 7, 0, 0);

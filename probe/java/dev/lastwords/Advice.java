@@ -22,8 +22,9 @@ public final class Advice {
 	}
 
 	/** {@link AdviceKind#NONE}, {@link AdviceKind#SKIP_PREWARM} after one
-	 * death in the same early stage, {@link AdviceKind#QUARANTINE} after two
-	 * or more in a row with the same candidate. */
+	 * death in the same early stage or in inference,
+	 * {@link AdviceKind#QUARANTINE} after two or more in a row with the
+	 * same candidate. */
 	public AdviceKind kind() {
 		return kind;
 	}

@@ -62,6 +62,11 @@ final class Native {
 
 	static native int adviceReset(long lw);
 
+	/* lw_advice_read() of dir and processName (UTF-8, no NUL) into out, as
+	 * advice(); ENODATA (ENODATA) when dir holds no run of the process,
+	 * else 0 or a negative errno. */
+	static native int adviceRead(byte[] dir, byte[] processName, long[] out);
+
 	/* lw_crash_install(). With vmChains false (a JVM other than ART, whose
 	 * sigchain always chains), it first refuses with CRASH_UNCHAINED when
 	 * SIGSEGV, SIGBUS, SIGFPE or SIGILL has a handler already, which the
@@ -77,4 +82,5 @@ final class Native {
 	static native int ringLive(byte[] path);
 
 	static final int EINVAL = 22;
+	static final int ENODATA = 61;
 }

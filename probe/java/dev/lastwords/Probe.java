@@ -73,19 +73,8 @@ public final class Probe implements AutoCloseable {
 	 */
 	public static Probe open(String dir, String processName, long appVersion, int memoryBudgetKb,
 			int samplerPeriodMs) {
-		if (dir == null)
-			throw new NullPointerException("dir");
-		if (processName == null)
-			throw new NullPointerException("processName");
-		byte[] d = dir.getBytes(UTF_8);
-		byte[] name = processName.getBytes(UTF_8);
-		if (name.length == 0 || name.length > 63)
-			throw new IllegalArgumentException(
-					"processName: " + name.length + " bytes in UTF-8; a ring takes 1 to 63");
-		if (hasNul(name))
-			throw new IllegalArgumentException("processName holds U+0000");
-		if (hasNul(d))
-			throw new IllegalArgumentException("dir holds U+0000");
+		byte[] d = utf8("dir", dir, false);
+		byte[] name = utf8("processName", processName, true);
 		if (memoryBudgetKb < 0)
 			throw new IllegalArgumentException("memoryBudgetKb is negative: " + memoryBudgetKb);
 		if (samplerPeriodMs < 0)
@@ -323,8 +312,9 @@ public final class Probe implements AutoCloseable {
 	/**
 	 * The boot-loop advice computed at open from the previous runs of this
 	 * process and app version: {@link AdviceKind#SKIP_PREWARM} after one
-	 * death in the same early stage, {@link AdviceKind#QUARANTINE} after
-	 * two or more in a row with the same candidate. It reads
+	 * death in the same early stage or in inference,
+	 * {@link AdviceKind#QUARANTINE} after two or more in a row with the
+	 * same candidate. It reads
 	 * {@link AdviceKind#NONE} once the current candidate differs from the
 	 * one that died, or after {@link #resetAdvice()}. Advice is data: the
 	 * probe never deletes or switches anything. Allocates the result.
@@ -340,6 +330,53 @@ public final class Probe implements AutoCloseable {
 		} finally {
 			exit();
 		}
+		return advice(out);
+	}
+
+	/**
+	 * The advice that {@link #open} would give a run of processName in dir
+	 * now, read from its ring files without opening a probe: the app's main
+	 * process reads its {@code :inference} process's before it binds it
+	 * ({@code lw_advice_read(3)}). Read-only; the writer never waits for
+	 * it; it may run while that process runs. The default thresholds, and
+	 * the app version of the newest run. Allocates the result only.
+	 *
+	 * @return the advice, or null when dir holds no run of processName
+	 * @throws NullPointerException if dir or processName is null
+	 * @throws IllegalArgumentException as {@link #open} for processName
+	 *         and dir
+	 * @throws IOException if the directory cannot be read, or it holds runs
+	 *         and none can be read
+	 */
+	public static Advice readAdvice(String dir, String processName) throws IOException {
+		byte[] d = utf8("dir", dir, false);
+		byte[] name = utf8("processName", processName, true);
+		long[] out = new long[5];
+		int rc = Native.adviceRead(d, name, out);
+		if (rc == -Native.ENODATA)
+			return null;
+		if (rc < 0)
+			throw new IOException(dir + ": the runs of " + processName
+					+ " cannot be read: errno " + -rc);
+		return advice(out);
+	}
+
+	/** The UTF-8 bytes of a dir or (process) a process name argument, checked
+	 * as open() documents. */
+	private static byte[] utf8(String argument, String value, boolean process) {
+		if (value == null)
+			throw new NullPointerException(argument);
+		byte[] b = value.getBytes(UTF_8);
+		if (process && (b.length == 0 || b.length > 63))
+			throw new IllegalArgumentException(
+					argument + ": " + b.length + " bytes in UTF-8; a ring takes 1 to 63");
+		if (hasNul(b))
+			throw new IllegalArgumentException(argument + " holds U+0000");
+		return b;
+	}
+
+	/** An Advice of what Native.advice() and adviceRead() give. */
+	private static Advice advice(long[] out) {
 		return new Advice(AdviceKind.fromCode((int) out[0]), Stage.fromCode((int) out[1]),
 				(int) out[2], out[3], out[4]);
 	}
