@@ -147,7 +147,7 @@ def meaning(lw):
     bad = {
         "truncated": "truncated: 5000 bytes, the header describes 20480",
         "foreign": "not a lastwords ring (bad magic)",
-        "future-version": "ring format version 2 needs a reader of version 2",
+        "future-version": "ring format version 3 needs a reader of version 3",
         "header-checksum": "header checksum mismatch",
         "empty": "empty file",
     }

@@ -213,18 +213,19 @@ static void check_header(void)
 	       offsetof(struct lw_ring_header, byte_order));
 
 	h = fresh();
-	h->min_version = 2;
-	expect("min_version 2", full, RING_HEADER_FUTURE, offsetof(struct lw_ring_header, version));
-	h = fresh();
-	h->min_version = 2;
-	reseal(h);
-	expect("min_version 2, resealed", full, RING_HEADER_FUTURE,
+	h->min_version = LW_RING_VERSION + 1;
+	expect("min_version above ours", full, RING_HEADER_FUTURE,
 	       offsetof(struct lw_ring_header, version));
 	h = fresh();
-	h->version = 2; /* a newer writer that old readers can still read */
+	h->min_version = LW_RING_VERSION + 1;
+	reseal(h);
+	expect("min_version above ours, resealed", full, RING_HEADER_FUTURE,
+	       offsetof(struct lw_ring_header, version));
+	h = fresh();
+	h->version = LW_RING_VERSION + 1; /* a newer writer that we can still read */
 	reseal(h);
 	T_ASSERT(ring_header_check(work, full, &err) == RING_HEADER_OK,
-		 "version 2 with min_version 1 refused: %s", err.reason);
+		 "a newer version with our min_version refused: %s", err.reason);
 
 	h = fresh();
 	h->process[0] ^= 0x20;
