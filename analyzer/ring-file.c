@@ -115,6 +115,8 @@ static int read_ring(int fd, uint64_t file_size, struct ring_file *rf, struct ri
 	/* A header shorter than the struct is refused by R1 before any field
 	 * beyond the magic is read. */
 	st = ring_header_check(rf->bytes, (size_t)file_size, err);
+	if (st == RING_HEADER_OK)
+		st = ring_session_check((const struct lw_ring_header *)rf->bytes, err);
 	if (st == RING_HEADER_FOREIGN && ring_slots_for_size(file_size) && rf->bytes[0] == 0 &&
 	    memcmp(rf->bytes, rf->bytes + 1, head - 1) == 0)
 		total = file_size; /* a zero header: read it all to see if it is blank */

@@ -38,7 +38,7 @@ extern "C" {
 #define LW_RING_PROCESS_MAX 64     /* process name field, NUL padded */
 #define LW_RING_STAGE_SLOTS 8      /* open_count entries, indexed by stage */
 #define LW_RING_SESSION_SLOTS 16   /* session table entries written by version 2 */
-#define LW_RING_SESSION_SLOTS_MAX 64 /* the most a reader accepts (R5) */
+#define LW_RING_SESSION_SLOTS_MAX 56 /* the most a reader accepts (R5): the first page */
 #define LW_RING_SESSION_OFFSET 512u /* the session table, after the header struct */
 
 /* Bytes [0, LW_RING_HEADER_CRC_SPAN) of the header are written once at open
