@@ -100,9 +100,16 @@ static void run_child(const char *dir, int lap, int fd)
 	int bad = 0;
 
 	bad |= lw_open(&cfg, &lw) != 0;
+	/* The last id, opened and closed with an error: it stays in the table. */
+	bad |= lw_session_open(lw, LW_SESSIONS_MAX - 1, "model-c") != 0;
+	bad |= lw_session_close(lw, LW_SESSIONS_MAX - 1, LW_ERR_ALLOC_FAILED) != 0;
 	bad |= lw_session_open(lw, 1, "model-a") != 0;
+	bad |= lw_receipt(lw, "model-a", 0x5eed) != 0;
+	bad |= lw_cache(lw, LW_CACHE_HIT, "model-a/gpu-graph") != 0;
 	bad |= lw_session_stage_begin(lw, 1, LW_STAGE_LOAD) != 0;
 	bad |= lw_session_stage_end(lw, 1, LW_STAGE_LOAD, LW_ERR_NONE) != 0;
+	bad |= lw_payload(lw, LW_PAYLOAD_IMAGE, 150000) != 0;
+	bad |= lw_mark(lw, LW_MARK_IN_FLIGHT, 1) != 0;
 	bad |= lw_session_stage_begin(lw, 1, LW_STAGE_INFERENCE) != 0;
 	/* The switch: model-b loads beside model-a, which is not unloaded. */
 	bad |= lw_session_open(lw, 2, "model-b") != 0;
@@ -154,8 +161,11 @@ static void killed_in_switch(int lap, const char *keep)
 			 s1->opened_mono_ns,
 		 "session 2: state %u candidate %016" PRIx64 " open stage %d", s2->state,
 		 s2->candidate, session_open_stage(s2));
-	for (i = 3; i < LW_SESSIONS_MAX; i++)
+	for (i = 3; i < LW_SESSIONS_MAX - 1; i++)
 		T_ASSERT(rc.ses[i].state == LW_SESSION_NEVER, "session %zu opened", i);
+	T_ASSERT(rc.ses[i].state == LW_SESSION_CLOSED && rc.ses[i].result == LW_ERR_ALLOC_FAILED &&
+			 rc.ses[i].candidate == lw_digest("model-c") && rc.ses[i].opens == 1,
+		 "session %zu: state %u result %u", i, rc.ses[i].state, rc.ses[i].result);
 	/* The process's counts are the sum; its last stage is session 2's. */
 	T_ASSERT(rc.h->open_count[LW_STAGE_INFERENCE] == 1 && rc.h->open_count[LW_STAGE_LOAD] == 1 &&
 			 ring_open_stage(rc.h) == LW_STAGE_LOAD &&
@@ -168,7 +178,8 @@ static void killed_in_switch(int lap, const char *keep)
 		if (s->type == LW_EV_SESSION_OPEN) {
 			seen_open++;
 			T_ASSERT((s->d == 1 && s->c == lw_digest("model-a")) ||
-					 (s->d == 2 && s->c == lw_digest("model-b")),
+					 (s->d == 2 && s->c == lw_digest("model-b")) ||
+					 (s->d == LW_SESSIONS_MAX - 1 && s->c == lw_digest("model-c")),
 				 "session_open of session %u with %016" PRIx64, s->d, s->c);
 		}
 		if (s->type == LW_EV_STAGE_BEGIN) {
@@ -181,7 +192,7 @@ static void killed_in_switch(int lap, const char *keep)
 		T_ASSERT(seen_open == 0 && seen_stage == 0 && rc.h->head > 2 * SLOTS,
 			 "the ring did not lap: %d opens, %d stages left", seen_open, seen_stage);
 	else
-		T_ASSERT(seen_open == 2 && seen_stage == 3, "%d session_open, %d stage_begin records",
+		T_ASSERT(seen_open == 3 && seen_stage == 3, "%d session_open, %d stage_begin records",
 			 seen_open, seen_stage);
 	munmap(rc.map, rc.size);
 	if (keep) {
