@@ -62,7 +62,7 @@ struct lw_ring_header {
 	uint16_t version;           /*   8 format version of the writer */
 	uint16_t min_version;       /*  10 oldest reader version that can read it */
 	uint16_t header_size;       /*  12 bytes before slot 0: a multiple of 64, at least
-	                               512; version 1 writers write 4096 */
+	                               512; versions 1 and 2 write 4096 */
 	uint16_t slot_size;         /*  14 always 64 */
 	uint32_t slot_count;        /*  16 power of two */
 	uint32_t byte_order;        /*  20 LW_RING_BYTE_ORDER as written */
@@ -76,7 +76,7 @@ struct lw_ring_header {
 	uint64_t app_version;       /*  88 app versionCode given by the caller */
 	uint64_t stable_candidate;  /*  96 inherited last stable candidate digest, or 0 */
 	uint32_t memory_budget_kb;  /* 104 caller's memory budget, 0 if none */
-	uint32_t open_flags;        /* 108 reserved, zero in version 1 */
+	uint32_t open_flags;        /* 108 reserved, zero in versions 1 and 2 */
 	char process[LW_RING_PROCESS_MAX]; /* 112 process name, NUL padded */
 	uint32_t session_slots;     /* 176 session table entries: 16 in version 2, 0 in 1 */
 	uint8_t reserved0[72];      /* 180 zero */
