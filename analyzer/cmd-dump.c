@@ -82,6 +82,62 @@ static void print_outcome(const struct ring_file *rf, const struct ring_facts *f
 		       rf->damage.reason, rf->damage.offset);
 }
 
+/* "load, inference x2": the stages open in a session, or "none". */
+static void open_stages_text(const struct ring_session *e, char *buf, size_t len)
+{
+	size_t at = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 1; i < LW_RING_STAGE_SLOTS && at < len; i++) {
+		if (!e->open_count[i])
+			continue;
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", stage_name((unsigned)i));
+		if (e->open_count[i] > 1 && at < len)
+			at += (size_t)snprintf(buf + at, len - at, " x%u", e->open_count[i]);
+	}
+	if (!at)
+		snprintf(buf, len, "none");
+}
+
+/* The model sessions of the header's table, when the app opened any: each
+ * with its state, candidate and open stages, which the header keeps even
+ * when the ring lapped past the records of their opening. A run of session
+ * 0 alone (and every version 1 ring) prints as it did. */
+static void print_sessions(const struct ring_file *rf)
+{
+	struct ring_session ses[LW_RING_SESSION_SLOTS_MAX];
+	size_t n = ring_file_sessions(rf, ses, LW_RING_SESSION_SLOTS_MAX), i;
+	char cand[32], stages[160], result[48];
+
+	if (n < 2 && (n == 0 || ses[0].id == 0))
+		return;
+	for (i = 0; i < n; i++) {
+		const struct ring_session *e = &ses[i];
+
+		if (e->candidate)
+			fmt_digest(cand, sizeof(cand), e->candidate);
+		else
+			snprintf(cand, sizeof(cand), "none");
+		open_stages_text(e, stages, sizeof(stages));
+		if (e->state == LW_SESSION_CLOSED)
+			snprintf(result, sizeof(result), "closed (%s)",
+				 e->result == LW_ERR_NONE ? "ok"
+							  : vocab_name(&vocab_errors, (int)e->result)
+								    ? vocab_name(&vocab_errors, (int)e->result)
+								    : "an unknown error");
+		else
+			snprintf(result, sizeof(result), "open");
+		printf("session   %-2u %-22s candidate %s  open stages: %s", e->id, result, cand,
+		       stages);
+		if (e->id != 0)
+			printf("  (opened %+.3f ms, %u time%s)",
+			       (double)(int64_t)(e->opened_mono_ns - rf->hdr->start_mono_ns) / 1e6,
+			       e->opens, e->opens == 1 ? "" : "s");
+		putchar('\n');
+	}
+}
+
 static void print_header(const struct ring_file *rf, const struct ring_facts *f)
 {
 	const struct lw_ring_header *h = rf->hdr;
@@ -119,6 +175,7 @@ static void print_header(const struct ring_file *rf, const struct ring_facts *f)
 	printf("losses    lapped %" PRIu64 ", dropped %" PRIu64 "%s\n", h->lapped, h->dropped,
 	       sc->head > h->slot_count ? "; the ring wrapped: older records were overwritten"
 					: "");
+	print_sessions(rf);
 	printf("\n  %12s  %-12s  %7s  %-24s %-18s %s\n", "time", "UTC", "tid", "event", "rss",
 	       "details");
 }
@@ -172,6 +229,36 @@ static void print_last_words(const struct ring_file *rf, const struct ring_facts
 	}
 }
 
+/* The "sessions" member of a version 2 ring (schemas/ring-events.schema.json). */
+static void sessions_json(struct json *j, cJSON *o, const struct ring_file *rf)
+{
+	struct ring_session ses[LW_RING_SESSION_SLOTS_MAX];
+	size_t n = ring_file_sessions(rf, ses, LW_RING_SESSION_SLOTS_MAX), i;
+	cJSON *arr = json_array(j, o, "sessions");
+	int k;
+
+	for (i = 0; arr && i < n; i++) {
+		const struct ring_session *e = &ses[i];
+		cJSON *so = json_object(j, arr, NULL);
+		cJSON *stages;
+
+		if (!so)
+			break;
+		json_number(j, so, "id", e->id);
+		json_text(j, so, "state", e->state == LW_SESSION_OPEN ? "open" : "closed");
+		json_digest(j, so, "candidate", e->candidate);
+		json_text(j, so, "open_stage", stage_name(e->open_stage));
+		stages = json_array(j, so, "open_stages");
+		for (k = 1; stages && k < LW_RING_STAGE_SLOTS; k++)
+			if (e->open_count[k])
+				json_text(j, stages, NULL, stage_name((unsigned)k));
+		json_u64(j, so, "opened_mono_ns", e->opened_mono_ns);
+		if (e->state == LW_SESSION_CLOSED)
+			json_name(j, so, "result", &vocab_errors, (int)e->result, NULL);
+		json_number(j, so, "opens", e->opens);
+	}
+}
+
 static cJSON *ring_json(const struct ring_file *rf, const struct ring_facts *f)
 {
 	const struct lw_ring_header *h = rf->hdr;
@@ -219,6 +306,8 @@ static cJSON *ring_json(const struct ring_file *rf, const struct ring_facts *f)
 	json_digest(&j, o, "ok_candidate", h->ok_candidate);
 	json_digest(&j, o, "stable_candidate", h->stable_candidate);
 	json_u64(&j, o, "head", f->scan.head);
+	if (h->session_slots)
+		sessions_json(&j, o, rf);
 	return json_end(&j);
 }
 

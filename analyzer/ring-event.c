@@ -49,6 +49,32 @@ static void mark_value(const struct lw_ring_slot *s, char *buf, size_t len)
 		fmt_digest(tmp, sizeof(tmp), s->b);
 		snprintf(buf, len, "pid %" PRIu64 ", process %s died", s->a, tmp);
 		break;
+	case LW_MARK_PAYLOAD:
+		/* Bucket k: a size in [2^(k-1), 2^k) bytes; 0: empty. */
+		if (s->b)
+			snprintf(buf, len, "%s, 2^%" PRIu64 " to 2^%" PRIu64 " bytes",
+				 name_or(&vocab_payload_classes, (int)s->a, tmp, sizeof(tmp)),
+				 s->b - 1, s->b);
+		else
+			snprintf(buf, len, "%s, empty",
+				 name_or(&vocab_payload_classes, (int)s->a, tmp, sizeof(tmp)));
+		break;
+	case LW_MARK_CACHE: {
+		char key[32];
+
+		fmt_digest(key, sizeof(key), s->b);
+		snprintf(buf, len, "%s, key %s",
+			 name_or(&vocab_cache_ops, (int)s->a, tmp, sizeof(tmp)), key);
+		break;
+	}
+	case LW_MARK_RECEIPT: {
+		char files[32];
+
+		fmt_digest(tmp, sizeof(tmp), s->a);
+		snprintf(files, sizeof(files), "%016" PRIx64, s->b);
+		snprintf(buf, len, "candidate %s, files %s verified", tmp, files);
+		break;
+	}
 	default:
 		snprintf(buf, len, "%" PRIu64, s->a);
 	}
@@ -81,10 +107,21 @@ static void crash_detail(const struct lw_ring_slot *s, char *buf, size_t len)
 			  : "no open stage");
 }
 
+/* "ok", or "error timeout": how a stage or a session ended. */
+static void result_text(unsigned code, char *buf, size_t len)
+{
+	char tmp[32];
+
+	if (code == LW_ERR_NONE)
+		snprintf(buf, len, "ok");
+	else
+		snprintf(buf, len, "error %s", name_or(&vocab_errors, (int)code, tmp, sizeof(tmp)));
+}
+
 void ring_event_text(const struct lw_ring_header *h, const struct lw_ring_slot *s, char *label,
 		     size_t label_len, char *detail, size_t detail_len)
 {
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], res[48];
 
 	(void)h;
 	detail[0] = '\0';
@@ -96,14 +133,28 @@ void ring_event_text(const struct lw_ring_header *h, const struct lw_ring_slot *
 		break;
 	case LW_EV_STAGE_BEGIN:
 		snprintf(label, label_len, "begin %s", name_or(&vocab_stages, s->stage, a, sizeof(a)));
+		/* Session 0's records read as they did in version 1. */
+		if (s->d)
+			snprintf(detail, detail_len, "session %u", s->d);
 		break;
 	case LW_EV_STAGE_END:
 		snprintf(label, label_len, "end %s", name_or(&vocab_stages, s->stage, a, sizeof(a)));
-		if (s->code == LW_ERR_NONE)
-			snprintf(detail, detail_len, "ok");
+		result_text(s->code, res, sizeof(res));
+		if (s->d)
+			snprintf(detail, detail_len, "%s, session %u", res, s->d);
 		else
-			snprintf(detail, detail_len, "error %s",
-				 name_or(&vocab_errors, s->code, b, sizeof(b)));
+			snprintf(detail, detail_len, "%s", res);
+		break;
+	case LW_EV_SESSION_OPEN:
+		snprintf(label, label_len, "open session %u", s->d);
+		fmt_digest(a, sizeof(a), s->c);
+		snprintf(detail, detail_len, "candidate %s", a);
+		break;
+	case LW_EV_SESSION_CLOSE:
+		snprintf(label, label_len, "close session %u", s->d);
+		fmt_digest(a, sizeof(a), s->c);
+		result_text(s->code, res, sizeof(res));
+		snprintf(detail, detail_len, "%s, candidate %s", res, a);
 		break;
 	case LW_EV_MARK:
 		snprintf(label, label_len, "mark %s", name_or(&vocab_marks, s->code, a, sizeof(a)));
@@ -148,8 +199,10 @@ void ring_event_text(const struct lw_ring_header *h, const struct lw_ring_slot *
 	}
 }
 
-/* The members of one type of record. */
-static void add_type_fields(struct json *j, cJSON *o, const struct lw_ring_slot *s)
+/* The members of one type of record. Version 1 records have no session
+ * member: their JSON stays as it was. */
+static void add_type_fields(struct json *j, cJSON *o, const struct lw_ring_header *h,
+			    const struct lw_ring_slot *s)
 {
 	char buf[32];
 
@@ -162,11 +215,15 @@ static void add_type_fields(struct json *j, cJSON *o, const struct lw_ring_slot 
 		break;
 	case LW_EV_STAGE_BEGIN:
 	case LW_EV_STAGE_END:
-		if (s->type == LW_EV_STAGE_END)
+	case LW_EV_SESSION_OPEN:
+	case LW_EV_SESSION_CLOSE:
+		if (s->type == LW_EV_STAGE_END || s->type == LW_EV_SESSION_CLOSE)
 			json_name(j, o, "error", &vocab_errors, s->code, NULL);
 		json_u64(j, o, "boottime_ns", s->a);
 		json_u64(j, o, "realtime_ns", s->b);
 		json_digest(j, o, "candidate", s->c);
+		if (h->session_slots || s->d)
+			json_number(j, o, "session", s->d);
 		break;
 	case LW_EV_MARK:
 		json_name(j, o, "mark", &vocab_marks, s->code, NULL);
@@ -178,6 +235,15 @@ static void add_type_fields(struct json *j, cJSON *o, const struct lw_ring_slot 
 		else if (s->code == LW_MARK_PEER_DIED) {
 			json_u64(j, o, "pid", s->a);
 			json_digest(j, o, "process_digest", s->b);
+		} else if (s->code == LW_MARK_PAYLOAD) {
+			json_name(j, o, "payload_class", &vocab_payload_classes, (int)s->a, NULL);
+			json_u64(j, o, "size_bucket", s->b);
+		} else if (s->code == LW_MARK_CACHE) {
+			json_name(j, o, "cache_op", &vocab_cache_ops, (int)s->a, NULL);
+			json_digest(j, o, "key_digest", s->b);
+		} else if (s->code == LW_MARK_RECEIPT) {
+			json_digest(j, o, "candidate", s->a);
+			json_digest(j, o, "files_digest", s->b);
 		}
 		break;
 	case LW_EV_CANDIDATE:
@@ -246,6 +312,6 @@ cJSON *ring_event_json(const char *file, uint64_t ticket, const struct lw_ring_h
 	else
 		json_null(&j, o, "rss_kb");
 	json_number(&j, o, "rss_age_ms", s->rss_age_ms);
-	add_type_fields(&j, o, s);
+	add_type_fields(&j, o, h, s);
 	return json_end(&j);
 }

@@ -115,6 +115,8 @@ static int read_ring(int fd, uint64_t file_size, struct ring_file *rf, struct ri
 	/* A header shorter than the struct is refused by R1 before any field
 	 * beyond the magic is read. */
 	st = ring_header_check(rf->bytes, (size_t)file_size, err);
+	if (st == RING_HEADER_OK)
+		st = ring_session_check((const struct lw_ring_header *)rf->bytes, err);
 	if (st == RING_HEADER_FOREIGN && ring_slots_for_size(file_size) && rf->bytes[0] == 0 &&
 	    memcmp(rf->bytes, rf->bytes + 1, head - 1) == 0)
 		total = file_size; /* a zero header: read it all to see if it is blank */
@@ -352,4 +354,46 @@ int ring_file_take_records(struct ring_file *rf, struct lw_ring_slot **records, 
 	*records = out;
 	*n = v;
 	return 0;
+}
+
+/* One entry of the table, or the header's fields as session 0's. */
+static void session_from(struct ring_session *out, uint32_t id, uint32_t state,
+			 uint64_t candidate, const uint32_t *last_stage, const uint32_t *open_count,
+			 uint64_t opened, uint32_t result, uint32_t opens)
+{
+	memset(out, 0, sizeof(*out));
+	out->id = id;
+	out->state = (enum lw_ring_session_state)state;
+	out->candidate = candidate;
+	out->open_stage = ring_open_stage_of(last_stage, open_count);
+	memcpy(out->open_count, open_count, sizeof(out->open_count));
+	out->opened_mono_ns = opened;
+	out->result = (enum lw_error)result;
+	out->opens = opens;
+}
+
+size_t ring_file_sessions(const struct ring_file *rf, struct ring_session *out, size_t max)
+{
+	return rf->blank ? 0 : ring_header_sessions(rf->hdr, out, max);
+}
+
+size_t ring_header_sessions(const struct lw_ring_header *h, struct ring_session *out, size_t max)
+{
+	const struct lw_ring_session *e;
+	size_t n = 0;
+	uint32_t i;
+
+	if (max == 0)
+		return 0;
+	if (h->session_slots == 0) {
+		session_from(out, 0, LW_SESSION_OPEN, h->candidate, &h->last_stage, h->open_count,
+			     h->start_mono_ns, 0, 1);
+		return 1;
+	}
+	e = ring_sessions_c(h);
+	for (i = 0; i < h->session_slots && n < max; i++, e++)
+		if (e->state != LW_SESSION_NEVER)
+			session_from(&out[n++], i, e->state, e->candidate, &e->last_stage,
+				     e->open_count, e->opened_mono_ns, e->result, e->opens);
+	return n;
 }

@@ -73,6 +73,33 @@ const char *ring_outcome_name(enum ring_outcome o);
 extern const char ring_blank_text[];
 
 
+/* One model session as the header's session table keeps it
+ * (schemas/ring-format.md, 5.1): what a reader knows of it even when the
+ * ring lapped past its records. */
+struct ring_session {
+	uint32_t id;
+	enum lw_ring_session_state state;
+	uint64_t candidate;           /* digest, 0 if none */
+	enum lw_stage open_stage;     /* derived as the run's is */
+	uint32_t open_count[LW_RING_STAGE_SLOTS];
+	uint64_t opened_mono_ns;
+	enum lw_error result;         /* of the last close */
+	uint32_t opens;
+};
+
+/*
+ * The sessions of rf that were ever opened, in id order, into out (room
+ * for max; LW_RING_SESSION_SLOTS_MAX is enough): a version 2 file's session
+ * table, or for a version 1 file (no table) session 0 made of the header's
+ * candidate and open stages. Returns how many; 0 for a blank file.
+ */
+size_t ring_file_sessions(const struct ring_file *rf, struct ring_session *out, size_t max);
+
+/* The same for a header page that passed R1..R7 (h's first
+ * LW_RING_HEADER_SIZE bytes, or only the header struct when its
+ * session_slots is 0). */
+size_t ring_header_sessions(const struct lw_ring_header *h, struct ring_session *out, size_t max);
+
 /* What the valid records say about the run. */
 struct ring_facts {
 	struct ring_scan scan;

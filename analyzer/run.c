@@ -78,6 +78,7 @@ int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 	out->outcome = ring_file_outcome(rf);
 	out->open_stage = ring_open_stage(rf->hdr);
 	out->header_damaged = rf->header_damaged;
+	out->nsessions = ring_file_sessions(rf, out->sessions, LW_RING_SESSION_SLOTS_MAX);
 	if (!out->path ||
 	    ring_file_take_records(rf, &out->events, &out->nevents, &out->scan) != 0) {
 		ring_file_free(rf);
@@ -172,6 +173,53 @@ static int fail(struct ev_error *err, size_t line, const char *what)
 	return -1;
 }
 
+/* The ring line's "sessions" (a version 2 ring's; cmd-dump.c writes them)
+ * into r->sessions; without the member, session 0 of the header's fields,
+ * as ring_header_sessions() makes it of a version 1 file. */
+static int load_sessions(struct run *r, const cJSON *o, size_t lineno, struct ev_error *err)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "sessions"), *e, *st;
+	struct ring_session *out;
+	const char *state;
+	int v;
+
+	if (!arr) {
+		r->nsessions = ring_header_sessions(&r->hdr, r->sessions, LW_RING_SESSION_SLOTS_MAX);
+		if (r->open_stage != LW_STAGE_NONE) {
+			r->sessions[0].open_stage = r->open_stage;
+			r->sessions[0].open_count[r->open_stage] = 1;
+		}
+		return 0;
+	}
+	if (!cJSON_IsArray(arr))
+		return fail(err, lineno, "expected sessions as an array");
+	cJSON_ArrayForEach(e, arr) {
+		if (r->nsessions == LW_RING_SESSION_SLOTS_MAX)
+			return fail(err, lineno, "expected at most 56 sessions");
+		out = &r->sessions[r->nsessions++];
+		state = json_get_string(e, "state");
+		if (!cJSON_IsObject(e) || !state || json_get_int(e, "id") < 0 ||
+		    json_get_int(e, "id") >= LW_RING_SESSION_SLOTS_MAX)
+			return fail(err, lineno, "expected each session with an id below 56 and a state");
+		out->id = (uint32_t)json_get_int(e, "id");
+		out->state = strcmp(state, "open") == 0 ? LW_SESSION_OPEN : LW_SESSION_CLOSED;
+		if (hex_digest(e, "candidate", &out->candidate))
+			return fail(err, lineno, "expected a session's candidate as 16 hex digits or null");
+		v = vocab_or_number(e, "open_stage", &vocab_stages);
+		out->open_stage = v > 0 && v < LW_STAGE_COUNT ? (enum lw_stage)v : LW_STAGE_NONE;
+		cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(e, "open_stages")) {
+			v = cJSON_IsString(st) ? vocab_value(&vocab_stages, st->valuestring) : -1;
+			if (v > 0 && v < LW_RING_STAGE_SLOTS)
+				out->open_count[v] = 1; /* the JSON names them, without counts */
+		}
+		out->opened_mono_ns = (uint64_t)json_get_int(e, "opened_mono_ns");
+		v = vocab_or_number(e, "result", &vocab_errors);
+		out->result = v > 0 ? (enum lw_error)v : LW_ERR_NONE;
+		out->opens = (uint32_t)json_get_int(e, "opens");
+	}
+	return 0;
+}
+
 static int load_ring_line(struct run *r, const cJSON *o, struct span line, size_t lineno,
 			  struct ev_error *err)
 {
@@ -240,7 +288,7 @@ static int load_ring_line(struct run *r, const cJSON *o, struct span line, size_
 	h->version = LW_RING_VERSION;
 	h->slot_size = LW_RING_SLOT_SIZE;
 	h->header_size = (uint16_t)LW_RING_HEADER_SIZE;
-	return 0;
+	return load_sessions(r, o, lineno, err);
 }
 
 /* One record line back into a slot: the inverse of ring_event_json(). */
@@ -250,7 +298,7 @@ static int load_event_line(struct run *r, const cJSON *o, struct span line, size
 	struct lw_ring_slot s;
 	uint64_t ticket, v;
 	int type = vocab_or_number(o, "type", &vocab_event_types), stage;
-	const char *fault;
+	const char *fault, *second;
 
 	memset(&s, 0, sizeof(s));
 	if (type <= 0 || !line_u64(line, "ticket", &ticket) || !line_u64(line, "t_mono_ns", &v))
@@ -276,7 +324,9 @@ static int load_event_line(struct run *r, const cJSON *o, struct span line, size
 		break;
 	case LW_EV_STAGE_BEGIN:
 	case LW_EV_STAGE_END:
-		if (type == LW_EV_STAGE_END) {
+	case LW_EV_SESSION_OPEN:
+	case LW_EV_SESSION_CLOSE:
+		if (type == LW_EV_STAGE_END || type == LW_EV_SESSION_CLOSE) {
 			int e = vocab_or_number(o, "error", &vocab_errors);
 
 			s.code = (uint8_t)(e > 0 ? e : 0);
@@ -285,14 +335,22 @@ static int load_event_line(struct run *r, const cJSON *o, struct span line, size
 		line_u64(line, "realtime_ns", &s.b);
 		if (hex_digest(o, "candidate", &s.c))
 			return fail(err, lineno, "expected candidate as 16 hex digits or null");
+		if (line_u64(line, "session", &v))
+			s.d = (uint32_t)v;
 		break;
 	case LW_EV_MARK: {
 		int m = vocab_or_number(o, "mark", &vocab_marks);
 
 		s.code = (uint8_t)(m > 0 ? m : 0);
 		line_u64(line, "value", &s.a);
-		if (hex_digest(o, "process_digest", &s.b))
-			return fail(err, lineno, "expected process_digest as 16 hex digits");
+		/* The second value of the marks that have one (ring-format.md, 8):
+		 * a digest, or the payload's size bucket. */
+		second = json_get_string(o, "key_digest")     ? "key_digest"
+			 : json_get_string(o, "files_digest") ? "files_digest"
+							      : "process_digest";
+		if (hex_digest(o, second, &s.b))
+			return fail(err, lineno, "expected the mark's digest as 16 hex digits");
+		line_u64(line, "size_bucket", &s.b);
 		break;
 	}
 	case LW_EV_CANDIDATE:

@@ -7,7 +7,8 @@
  *
  * Memory orders. The ring's slots are ordered by the write protocol
  * (src/ring_write.h). The header fields written here (open_count,
- * last_stage, candidate, ok_candidate, dropped) are single words that a
+ * last_stage, candidate, ok_candidate, dropped, and the session table's)
+ * are single words that a
  * reader takes as they stand: after the process died, or in a live
  * snapshot where each word alone must be whole but no two need agree. They
  * are relaxed. The samples of memory.c are read with the orders described
@@ -22,6 +23,8 @@
 #include "../src/digest.h"
 #include "../src/vocab.h"
 #include "internal.h"
+
+_Static_assert(LW_SESSIONS_MAX == LW_RING_SESSION_SLOTS, "one session table entry per id");
 
 uint64_t lw_now_ns(int clock_id)
 {
@@ -87,11 +90,13 @@ void lw_event_fill(struct lw *lw, struct lw_ring_slot *s, enum lw_event_type typ
 	}
 }
 
-static int refuse(struct lw *lw)
+/* Refuse a call: count it, write nothing, return err (-EINVAL for bad
+ * arguments, -EBUSY and -ENOENT for a session in the wrong state). */
+static int refuse(struct lw *lw, int err)
 {
 	/* A counter: only its total matters. */
 	atomic_fetch_add_explicit(A64(&lw->hdr->dropped), 1, memory_order_relaxed);
-	return -EINVAL;
+	return err;
 }
 
 /* Put a clock triple into a/b: BOOTTIME and REALTIME for the event's
@@ -113,7 +118,11 @@ static void fill_clocks(struct lw *lw, struct lw_ring_slot *s)
 	}
 }
 
-static int stage_event(struct lw *lw, enum lw_event_type type, enum lw_stage stage, unsigned code)
+/* A stage or session record of session id: a fresh RSS sample (unless the
+ * sampler runs), a clock triple, the session's candidate in c and its id in
+ * d (schemas/ring-format.md, section 8). */
+static int session_event(struct lw *lw, enum lw_event_type type, enum lw_stage stage,
+			 unsigned code, uint32_t id)
 {
 	struct lw_ring_slot s;
 
@@ -121,55 +130,155 @@ static int stage_event(struct lw *lw, enum lw_event_type type, enum lw_stage sta
 		memory_sample_sigsafe(lw);
 	lw_event_fill(lw, &s, type, stage, code);
 	fill_clocks(lw, &s);
-	/* Relaxed: the candidate current now, set by lw_candidate(); a stage
-	 * event racing a candidate change from another thread may carry either. */
-	s.c = atomic_load_explicit(A64(&lw->hdr->candidate), memory_order_relaxed);
+	/* Relaxed: the session's candidate now, set by lw_candidate() or
+	 * lw_session_open(); an event racing a change from another thread may
+	 * carry either. */
+	s.c = atomic_load_explicit(A64(&ring_sessions(lw->hdr)[id].candidate),
+				   memory_order_relaxed);
+	s.d = id;
 	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
 }
 
-int lw_stage_begin(struct lw *lw, enum lw_stage stage)
+/* Session id's entry when id is in range and the session is open, else
+ * NULL with *err set. Relaxed: a stage racing the session's close from
+ * another thread may be taken or refused. */
+static struct lw_ring_session *open_session(struct lw *lw, uint32_t id, int *err)
 {
+	struct lw_ring_session *e;
+
+	if (id >= LW_SESSIONS_MAX) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	e = &ring_sessions(lw->hdr)[id];
+	if (atomic_load_explicit(A32(&e->state), memory_order_relaxed) != LW_SESSION_OPEN) {
+		*err = -ENOENT;
+		return NULL;
+	}
+	return e;
+}
+
+/* Decrement a count without going below zero; 1 if it was decremented.
+ * Relaxed, as the increments: the CAS makes the count exact. */
+static int count_down(_Atomic uint32_t *n_at)
+{
+	uint32_t n = atomic_load_explicit(n_at, memory_order_relaxed);
+
+	while (n > 0 && !atomic_compare_exchange_weak_explicit(n_at, &n, n - 1, memory_order_relaxed,
+							       memory_order_relaxed))
+		;
+	return n > 0;
+}
+
+int lw_session_stage_begin(struct lw *lw, uint32_t session, enum lw_stage stage)
+{
+	struct lw_ring_session *e;
 	int rc = lw_usable(lw);
 
 	if (rc != 0)
 		return rc;
 	if (stage <= LW_STAGE_NONE || stage >= LW_STAGE_COUNT)
-		return refuse(lw);
-	/* Relaxed: the header's open stages are read after death (the ring
-	 * may have lapped past the begin record), each count on its own. The
-	 * begin record itself is ordered by the ring protocol. */
+		return refuse(lw, -EINVAL);
+	e = open_session(lw, session, &rc);
+	if (!e)
+		return refuse(lw, rc);
+	/* Relaxed: the open stages of the session table and the header are
+	 * read after death (the ring may have lapped past the begin record),
+	 * each count on its own. The begin record itself is ordered by the
+	 * ring protocol. */
+	atomic_fetch_add_explicit(A32(&e->open_count[stage]), 1, memory_order_relaxed);
+	atomic_store_explicit(A32(&e->last_stage), (uint32_t)stage, memory_order_relaxed);
 	atomic_fetch_add_explicit(A32(&lw->hdr->open_count[stage]), 1, memory_order_relaxed);
 	atomic_store_explicit(A32(&lw->hdr->last_stage), (uint32_t)stage, memory_order_relaxed);
-	return stage_event(lw, LW_EV_STAGE_BEGIN, stage, 0);
+	return session_event(lw, LW_EV_STAGE_BEGIN, stage, 0, session);
 }
 
-int lw_stage_end(struct lw *lw, enum lw_stage stage, enum lw_error err)
+int lw_session_stage_end(struct lw *lw, uint32_t session, enum lw_stage stage, enum lw_error err)
 {
-	_Atomic uint32_t *open;
-	uint32_t n;
+	struct lw_ring_session *e;
 	int rc = lw_usable(lw);
 
 	if (rc != 0)
 		return rc;
 	if (stage <= LW_STAGE_NONE || stage >= LW_STAGE_COUNT || (int)err < 0 ||
 	    err > LW_ERR_OTHER)
-		return refuse(lw);
-	/* Decrement without going below zero: an unmatched end stays visible
-	 * in the ring but cannot close another thread's stage. Relaxed, as the
-	 * increment in lw_stage_begin(): the CAS makes the count exact. */
-	open = A32(&lw->hdr->open_count[stage]);
-	n = atomic_load_explicit(open, memory_order_relaxed);
-	while (n > 0 && !atomic_compare_exchange_weak_explicit(open, &n, n - 1, memory_order_relaxed,
-							       memory_order_relaxed))
-		;
+		return refuse(lw, -EINVAL);
+	e = open_session(lw, session, &rc);
+	if (!e)
+		return refuse(lw, rc);
+	/* An unmatched end stays visible in the ring but cannot close
+	 * another thread's or another session's stage: the process's count
+	 * goes down only with the session's. */
+	if (count_down(A32(&e->open_count[stage])))
+		count_down(A32(&lw->hdr->open_count[stage]));
 	/* Relaxed: the last candidate that finished an inference, read at the
 	 * next start (advice.c) from a dead run's header. */
 	if (stage == LW_STAGE_INFERENCE && err == LW_ERR_NONE)
 		atomic_store_explicit(A64(&lw->hdr->ok_candidate),
-				      atomic_load_explicit(A64(&lw->hdr->candidate),
-							   memory_order_relaxed),
+				      atomic_load_explicit(A64(&e->candidate), memory_order_relaxed),
 				      memory_order_relaxed);
-	return stage_event(lw, LW_EV_STAGE_END, stage, err);
+	return session_event(lw, LW_EV_STAGE_END, stage, err, session);
+}
+
+int lw_stage_begin(struct lw *lw, enum lw_stage stage)
+{
+	return lw_session_stage_begin(lw, 0, stage);
+}
+
+int lw_stage_end(struct lw *lw, enum lw_stage stage, enum lw_error err)
+{
+	return lw_session_stage_end(lw, 0, stage, err);
+}
+
+int lw_session_open(struct lw *lw, uint32_t session, const char *candidate_name)
+{
+	struct lw_ring_session *e;
+	uint32_t st;
+	uint64_t d;
+	int rc = lw_usable(lw);
+
+	if (rc != 0)
+		return rc;
+	if (session == 0 || session >= LW_SESSIONS_MAX || !candidate_name || !*candidate_name)
+		return refuse(lw, -EINVAL);
+	e = &ring_sessions(lw->hdr)[session];
+	/* The CAS claims the session: of two openers, one wins. Relaxed: the
+	 * fields below are single words that a reader takes as they stand
+	 * (schemas/ring-format.md, 5.1); the record orders the open. */
+	st = atomic_load_explicit(A32(&e->state), memory_order_relaxed);
+	do {
+		if (st == LW_SESSION_OPEN)
+			return refuse(lw, -EBUSY);
+	} while (!atomic_compare_exchange_weak_explicit(A32(&e->state), &st, LW_SESSION_OPEN,
+						       memory_order_relaxed, memory_order_relaxed));
+	d = lw_digest(candidate_name);
+	atomic_store_explicit(A64(&e->candidate), d, memory_order_relaxed);
+	atomic_store_explicit(A64(&e->opened_mono_ns), lw_now_ns(CLOCK_MONOTONIC),
+			      memory_order_relaxed);
+	atomic_store_explicit(A32(&e->result), 0, memory_order_relaxed);
+	atomic_fetch_add_explicit(A32(&e->opens), 1, memory_order_relaxed);
+	atomic_store_explicit(A64(&lw->hdr->candidate), d, memory_order_relaxed);
+	return session_event(lw, LW_EV_SESSION_OPEN, LW_STAGE_NONE, 0, session);
+}
+
+int lw_session_close(struct lw *lw, uint32_t session, enum lw_error result)
+{
+	struct lw_ring_session *e;
+	uint32_t open = LW_SESSION_OPEN;
+	int rc = lw_usable(lw);
+
+	if (rc != 0)
+		return rc;
+	if (session == 0 || session >= LW_SESSIONS_MAX || (int)result < 0 ||
+	    result > LW_ERR_OTHER)
+		return refuse(lw, -EINVAL);
+	e = &ring_sessions(lw->hdr)[session];
+	/* Relaxed, as in lw_session_open(): of two closers, one wins. */
+	if (!atomic_compare_exchange_strong_explicit(A32(&e->state), &open, LW_SESSION_CLOSED,
+						     memory_order_relaxed, memory_order_relaxed))
+		return refuse(lw, -ENOENT);
+	atomic_store_explicit(A32(&e->result), (uint32_t)result, memory_order_relaxed);
+	return session_event(lw, LW_EV_SESSION_CLOSE, LW_STAGE_NONE, result, session);
 }
 
 /* A mark record of kind with a and b, in the open stage. */
@@ -189,10 +298,11 @@ int lw_mark(struct lw *lw, enum lw_mark kind, uint64_t value)
 
 	if (rc != 0)
 		return rc;
-	/* peer_died has a call of its own, the one way to write it: its
-	 * record holds a pid and a name's digest, not one value. */
-	if (!vocab_name(&vocab_marks, (int)kind) || kind == LW_MARK_PEER_DIED)
-		return refuse(lw);
+	/* The marks of two values have calls of their own, the one way to
+	 * write each: lw_peer_died(), lw_payload(), lw_cache(), lw_receipt(). */
+	if (!vocab_name(&vocab_marks, (int)kind) || kind == LW_MARK_PEER_DIED ||
+	    kind == LW_MARK_PAYLOAD || kind == LW_MARK_CACHE || kind == LW_MARK_RECEIPT)
+		return refuse(lw, -EINVAL);
 	/* The conditions that lw_advice() compares with the deaths' (advice.c).
 	 * Relaxed: one word each, read whole. */
 	if (kind == LW_MARK_DELEGATE)
@@ -209,8 +319,45 @@ int lw_peer_died(struct lw *lw, int32_t pid, const char *process_name)
 	if (rc != 0)
 		return rc;
 	if (pid <= 0 || !process_name || !*process_name)
-		return refuse(lw);
+		return refuse(lw, -EINVAL);
 	return mark_event(lw, LW_MARK_PEER_DIED, (uint64_t)pid, lw_digest(process_name));
+}
+
+int lw_payload(struct lw *lw, enum lw_payload_class cls, uint64_t bytes)
+{
+	uint64_t bucket = 0;
+	int rc = lw_usable(lw);
+
+	if (rc != 0)
+		return rc;
+	if (!vocab_name(&vocab_payload_classes, (int)cls))
+		return refuse(lw, -EINVAL);
+	/* The size's bit length: k for [2^(k-1), 2^k), 0 for empty. */
+	while (bucket < 64 && bytes >> bucket)
+		bucket++;
+	return mark_event(lw, LW_MARK_PAYLOAD, (uint64_t)cls, bucket);
+}
+
+int lw_cache(struct lw *lw, enum lw_cache_op op, const char *key)
+{
+	int rc = lw_usable(lw);
+
+	if (rc != 0)
+		return rc;
+	if (!vocab_name(&vocab_cache_ops, (int)op) || !key || !*key)
+		return refuse(lw, -EINVAL);
+	return mark_event(lw, LW_MARK_CACHE, (uint64_t)op, lw_digest(key));
+}
+
+int lw_receipt(struct lw *lw, const char *candidate_name, uint64_t files_digest)
+{
+	int rc = lw_usable(lw);
+
+	if (rc != 0)
+		return rc;
+	if (!candidate_name || !*candidate_name || files_digest == 0)
+		return refuse(lw, -EINVAL);
+	return mark_event(lw, LW_MARK_RECEIPT, lw_digest(candidate_name), files_digest);
 }
 
 uint64_t lw_digest(const char *name)
@@ -227,11 +374,12 @@ int lw_candidate(struct lw *lw, const char *name)
 	if (rc != 0)
 		return rc;
 	if (!name || !*name)
-		return refuse(lw);
+		return refuse(lw, -EINVAL);
 	d = lw_digest(name);
-	/* Relaxed: one word, read whole by later events, the crash handler
-	 * and, after death, the analyzer; the candidate record that follows
-	 * is what orders the change in the ring. */
+	/* Relaxed: one word each, read whole by later events, the crash
+	 * handler and, after death, the analyzer; the candidate record that
+	 * follows is what orders the change in the ring. Session 0's. */
+	atomic_store_explicit(A64(&ring_sessions(lw->hdr)[0].candidate), d, memory_order_relaxed);
 	atomic_store_explicit(A64(&lw->hdr->candidate), d, memory_order_relaxed);
 	lw_event_fill(lw, &s, LW_EV_CANDIDATE, ring_open_stage(lw->hdr), 0);
 	s.a = d;

@@ -4,9 +4,8 @@
  * call of the C API of include/lastwords/probe.h on the handle that
  * Probe keeps. Probe checks the arguments and the probe's state first.
  *
- * The event methods (candidate, stage begin/end, mark, peer died, memory
- * sample)
- * allocate nothing, as the C functions they call: no JNI call that
+ * The event methods (candidate, stage begin/end, the session calls, mark,
+ * payload, cache, receipt, peer died, memory sample) allocate nothing, as the C functions they call: no JNI call that
  * allocates (a name is read through GetStringRegion into the stack and
  * encoded to UTF-8 there), no local references, no exception. Only open,
  * the queries that return a string or an array, and the errors of open
@@ -291,6 +290,65 @@ static jint JNICALL n_mark(JNIEnv *env, jclass cls, jlong h, jint kind, jlong va
 	return lw_mark(jni_lw(h), (enum lw_mark)kind, (uint64_t)value);
 }
 
+static jint JNICALL n_session_open(JNIEnv *env, jclass cls, jlong h, jint session, jstring name)
+{
+	char buf[NAME_MAX_BYTES + 1];
+	jint rc;
+
+	(void)cls;
+	return name_arg(env, h, name, buf, &rc) ? lw_session_open(jni_lw(h), (uint32_t)session, buf)
+						: rc;
+}
+
+static jint JNICALL n_session_close(JNIEnv *env, jclass cls, jlong h, jint session, jint result)
+{
+	(void)env;
+	(void)cls;
+	return lw_session_close(jni_lw(h), (uint32_t)session, (enum lw_error)result);
+}
+
+static jint JNICALL n_session_stage_begin(JNIEnv *env, jclass cls, jlong h, jint session,
+					  jint stage)
+{
+	(void)env;
+	(void)cls;
+	return lw_session_stage_begin(jni_lw(h), (uint32_t)session, (enum lw_stage)stage);
+}
+
+static jint JNICALL n_session_stage_end(JNIEnv *env, jclass cls, jlong h, jint session,
+					jint stage, jint err)
+{
+	(void)env;
+	(void)cls;
+	return lw_session_stage_end(jni_lw(h), (uint32_t)session, (enum lw_stage)stage,
+				    (enum lw_error)err);
+}
+
+static jint JNICALL n_payload(JNIEnv *env, jclass cls, jlong h, jint pclass, jlong bytes)
+{
+	(void)env;
+	(void)cls;
+	return lw_payload(jni_lw(h), (enum lw_payload_class)pclass, (uint64_t)bytes);
+}
+
+static jint JNICALL n_cache(JNIEnv *env, jclass cls, jlong h, jint op, jstring key)
+{
+	char buf[NAME_MAX_BYTES + 1];
+	jint rc;
+
+	(void)cls;
+	return name_arg(env, h, key, buf, &rc) ? lw_cache(jni_lw(h), (enum lw_cache_op)op, buf) : rc;
+}
+
+static jint JNICALL n_receipt(JNIEnv *env, jclass cls, jlong h, jstring name, jlong digest)
+{
+	char buf[NAME_MAX_BYTES + 1];
+	jint rc;
+
+	(void)cls;
+	return name_arg(env, h, name, buf, &rc) ? lw_receipt(jni_lw(h), buf, (uint64_t)digest) : rc;
+}
+
 static jint JNICALL n_peer_died(JNIEnv *env, jclass cls, jlong h, jint pid, jstring name)
 {
 	char buf[NAME_MAX_BYTES + 1];
@@ -463,6 +521,13 @@ static const JNINativeMethod methods[] = {
 	{ "stageEnd", "(JII)I", FN(n_stage_end) },
 	{ "mark", "(JIJ)I", FN(n_mark) },
 	{ "peerDied", "(JILjava/lang/String;)I", FN(n_peer_died) },
+	{ "sessionOpen", "(JILjava/lang/String;)I", FN(n_session_open) },
+	{ "sessionClose", "(JII)I", FN(n_session_close) },
+	{ "sessionStageBegin", "(JII)I", FN(n_session_stage_begin) },
+	{ "sessionStageEnd", "(JIII)I", FN(n_session_stage_end) },
+	{ "payload", "(JIJ)I", FN(n_payload) },
+	{ "cache", "(JILjava/lang/String;)I", FN(n_cache) },
+	{ "receipt", "(JLjava/lang/String;J)I", FN(n_receipt) },
 	{ "memorySample", "(J)I", FN(n_memory_sample) },
 	{ "sync", "(J)I", FN(n_sync) },
 	{ "advice", "(J[J)I", FN(n_advice) },

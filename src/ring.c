@@ -1,5 +1,5 @@
 /*
- * Ring format v1: header construction and the reader's validity rules.
+ * Ring format v2 (and v1 to read): header construction and the reader's validity rules.
  * Rule numbers (R1..R12) are those of schemas/ring-format.md.
  */
 #include "ring.h"
@@ -18,6 +18,7 @@ _Static_assert(LW_RING_HEADER_SIZE % 4096 == 0, "header fills whole pages");
 
 void ring_header_init(struct lw_ring_header *h, const struct ring_header_params *p)
 {
+	struct lw_ring_session *s0;
 	size_t n;
 
 	memcpy(h->magic, LW_RING_MAGIC, LW_RING_MAGIC_LEN);
@@ -42,6 +43,12 @@ void ring_header_init(struct lw_ring_header *h, const struct ring_header_params 
 	if (n > LW_RING_PROCESS_MAX - 1)
 		n = LW_RING_PROCESS_MAX - 1;
 	memcpy(h->process, p->process, n);
+	h->session_slots = LW_RING_SESSION_SLOTS;
+	/* Session 0 is the process's own, open for the whole run (5.1). */
+	s0 = &ring_sessions(h)[0];
+	s0->state = LW_SESSION_OPEN;
+	s0->opened_mono_ns = p->start_mono_ns;
+	s0->opens = 1;
 	h->header_crc = ring_header_crc(h);
 	atomic_store_explicit(A32(&h->state), LW_STATE_RUNNING, memory_order_release);
 }
@@ -89,6 +96,41 @@ static enum ring_header_status fail(struct ring_error *err, enum ring_header_sta
 		snprintf(err->reason, sizeof(err->reason), "%s", reason);
 	}
 	return st;
+}
+
+enum ring_header_status ring_session_check(const struct lw_ring_header *h,
+					   struct ring_error *err)
+{
+	const struct lw_ring_session *e = ring_sessions_c(h);
+	char why[96];
+	size_t at;
+	uint32_t i, k;
+
+	for (i = 0; i < h->session_slots; i++, e++) {
+		at = LW_RING_SESSION_OFFSET + 64u * i;
+		if (e->state > LW_SESSION_CLOSED) {
+			snprintf(why, sizeof(why), "session %u: state field holds %u",
+				 (unsigned)i, (unsigned)e->state);
+			return fail(err, RING_HEADER_FIELD, at, why);
+		}
+		if (e->last_stage >= LW_RING_STAGE_SLOTS) {
+			snprintf(why, sizeof(why), "session %u: last_stage field holds %u, not a stage",
+				 (unsigned)i, (unsigned)e->last_stage);
+			return fail(err, RING_HEADER_FIELD,
+				    at + offsetof(struct lw_ring_session, last_stage), why);
+		}
+		for (k = 0; k < LW_RING_STAGE_SLOTS; k++) {
+			if (e->open_count[k] > 0x7fffffffu) {
+				snprintf(why, sizeof(why), "session %u: open_count[%u] holds %u",
+					 (unsigned)i, (unsigned)k, (unsigned)e->open_count[k]);
+				return fail(err, RING_HEADER_FIELD,
+					    at + offsetof(struct lw_ring_session, open_count) +
+						    4 * k,
+					    why);
+			}
+		}
+	}
+	return RING_HEADER_OK;
 }
 
 enum ring_header_status ring_header_check(const void *buf, size_t file_size,
@@ -151,6 +193,13 @@ enum ring_header_status ring_header_check(const void *buf, size_t file_size,
 		snprintf(why, sizeof(why), "slot count %u is not a power of two in [%u, %u]",
 			 (unsigned)h->slot_count, LW_RING_SLOTS_MIN, LW_RING_SLOTS_MAX);
 		return fail(err, RING_HEADER_GEOMETRY, offsetof(struct lw_ring_header, slot_count),
+			    why);
+	}
+	if (h->session_slots > LW_RING_SESSION_SLOTS_MAX ||
+	    LW_RING_SESSION_OFFSET + 64u * h->session_slots > h->header_size) {
+		snprintf(why, sizeof(why), "session table of %u entries does not fit the header",
+			 (unsigned)h->session_slots);
+		return fail(err, RING_HEADER_GEOMETRY, offsetof(struct lw_ring_header, session_slots),
 			    why);
 	}
 	/* R6 */

@@ -1,5 +1,5 @@
 /*
- * Ring format v1: building a header, and the reader's validity rules
+ * Ring format (versions 1 and 2): building a header, and the reader's validity rules
  * (schemas/ring-format.md numbers them; comments below cite them as R1..R12).
  * Shared by the probe (header at open, previous runs for advice) and the
  * analyzer (dump, verify). Nothing here prints.
@@ -48,7 +48,9 @@ struct ring_header_params {
 	const char *process;
 };
 
-/* Initialise a zeroed header in place, state RUNNING, and seal its checksum.
+/* Initialise a zeroed header page (LW_RING_HEADER_SIZE bytes) in place,
+ * with its session table and session 0 open, state RUNNING, and seal its
+ * checksum.
  * Context: signal-safe; does not allocate; does not block. */
 void ring_header_init(struct lw_ring_header *h, const struct ring_header_params *p);
 
@@ -64,22 +66,52 @@ uint32_t ring_header_crc(const struct lw_ring_header *h);
 enum ring_header_status ring_header_check(const void *buf, size_t file_size,
 					  struct ring_error *err);
 
-/* The stage a death would be attributed to: the last one begun if still
- * open, else the latest stage in lifecycle order that is open, else none.
+/*
+ * R7 for the session table of a header that passed R1..R6, in h's first
+ * LW_RING_HEADER_SIZE bytes (ring_header_check() reads only the header
+ * struct). Context: signal-safe; does not allocate; does not block.
+ */
+enum ring_header_status ring_session_check(const struct lw_ring_header *h,
+					   struct ring_error *err);
+
+/* The open stage of one set of counts: the last stage begun if still open,
+ * else the latest stage in lifecycle order that is open, else none. The
+ * header's counts (the process's) and each session's are read this way. */
+static inline enum lw_stage ring_open_stage_of(const uint32_t *last_stage,
+					       const uint32_t *open_count)
+{
+	uint32_t last = atomic_load_explicit(CA32(last_stage), memory_order_relaxed);
+	int i;
+
+	if (last > 0 && last < LW_STAGE_COUNT &&
+	    atomic_load_explicit(CA32(&open_count[last]), memory_order_relaxed) > 0)
+		return (enum lw_stage)last;
+	for (i = LW_STAGE_COUNT - 1; i > 0; i--)
+		if (atomic_load_explicit(CA32(&open_count[i]), memory_order_relaxed) > 0)
+			return (enum lw_stage)i;
+	return LW_STAGE_NONE;
+}
+
+/* The stage a death would be attributed to, over all sessions.
  * Inline so the probe's crash path needs no call into another object.
  * Context: signal-safe; does not allocate; does not block. */
 static inline enum lw_stage ring_open_stage(const struct lw_ring_header *h)
 {
-	uint32_t last = atomic_load_explicit(CA32(&h->last_stage), memory_order_relaxed);
-	int i;
+	return ring_open_stage_of(&h->last_stage, h->open_count);
+}
 
-	if (last > 0 && last < LW_STAGE_COUNT &&
-	    atomic_load_explicit(CA32(&h->open_count[last]), memory_order_relaxed) > 0)
-		return (enum lw_stage)last;
-	for (i = LW_STAGE_COUNT - 1; i > 0; i--)
-		if (atomic_load_explicit(CA32(&h->open_count[i]), memory_order_relaxed) > 0)
-			return (enum lw_stage)i;
-	return LW_STAGE_NONE;
+/* The session table of a header that passed R5 (session_slots entries at
+ * LW_RING_SESSION_OFFSET, within the first LW_RING_HEADER_SIZE bytes).
+ * Context: signal-safe; does not allocate; does not block. */
+static inline struct lw_ring_session *ring_sessions(struct lw_ring_header *h)
+{
+	return (struct lw_ring_session *)(void *)((char *)h + LW_RING_SESSION_OFFSET);
+}
+
+static inline const struct lw_ring_session *ring_sessions_c(const struct lw_ring_header *h)
+{
+	return (const struct lw_ring_session *)(const void *)((const char *)h +
+							      LW_RING_SESSION_OFFSET);
 }
 
 /* Total file size of a ring with this header. */

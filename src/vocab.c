@@ -16,6 +16,8 @@ DEFINE_VOCAB(vocab_marks, "mark", LW_MARKS)
 DEFINE_VOCAB(vocab_delegates, "delegate", LW_DELEGATES)
 DEFINE_VOCAB(vocab_actions, "recovery action", LW_ACTIONS)
 DEFINE_VOCAB(vocab_advices, "advice", LW_ADVICES)
+DEFINE_VOCAB(vocab_payload_classes, "payload class", LW_PAYLOAD_CLASSES)
+DEFINE_VOCAB(vocab_cache_ops, "cache operation", LW_CACHE_OPS)
 DEFINE_VOCAB(vocab_exit_classes, "exit class", LW_EXIT_CLASSES)
 DEFINE_VOCAB(vocab_evidence_levels, "evidence level", LW_EVIDENCE_LEVELS)
 

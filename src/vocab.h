@@ -15,7 +15,8 @@ struct vocab {
 };
 
 extern const struct vocab vocab_stages, vocab_event_types, vocab_errors, vocab_marks,
-	vocab_delegates, vocab_actions, vocab_advices, vocab_exit_classes,
+	vocab_delegates, vocab_actions, vocab_advices, vocab_payload_classes, vocab_cache_ops,
+	vocab_exit_classes,
 	vocab_evidence_levels;
 
 /* The name of value v, or NULL. Context: signal-safe; no allocation; no blocking. */

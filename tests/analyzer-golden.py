@@ -120,6 +120,54 @@ def meaning(lw):
           and main[0]["outcome"] == "clean", "peer rings: %s, %s" % (peer[0]["outcome"],
                                                                    main[0]["outcome"]))
 
+    # Version 2: a run SIGKILLed during a model switch (tests/probe-sessions
+    # made these rings): the header's session table names both sessions,
+    # their candidates and open stages, also when the ring lapped past the
+    # records of their opening; version 1 rings read as one session.
+    da, db, dc = (lastwords(lw, ["digest", m]).stdout.split()[0]
+                  for m in ("model-a", "model-b", "model-c"))
+    for fx in ("sessions-switch", "sessions-lapped"):
+        ring = json_lines(lastwords(lw, ["dump", "--json", "fixtures/rings/%s.lwr" % fx]).stdout)
+        ses = {e["id"]: e for e in ring[0].get("sessions", [])}
+        check(ring[0]["format_version"] == 2 and sorted(ses) == [0, 1, 2, 15],
+              "%s: sessions %r" % (fx, sorted(ses)))
+        check(ses.get(1, {}).get("candidate") == da and ses[1]["open_stages"] == ["inference"]
+              and ses.get(2, {}).get("candidate") == db and ses[2]["open_stages"] == ["load"]
+              and ses[1]["state"] == ses[2]["state"] == "open",
+              "%s: session 1 %r, session 2 %r" % (fx, ses.get(1), ses.get(2)))
+        check(ses.get(15, {}).get("state") == "closed" and ses[15]["result"] == "alloc_failed"
+              and ses[15]["candidate"] == dc, "%s: session 15 %r" % (fx, ses.get(15)))
+        opens = [e for e in ring[1:] if e["type"] == "session_open"]
+        check(len(opens) == (0 if fx == "sessions-lapped" else 3), "%s: %d session_open records"
+              % (fx, len(opens)))
+        text = lastwords(lw, ["dump", "fixtures/rings/%s.lwr" % fx]).stdout
+        check(("session   1  open" in text and "candidate %s  open stages: inference" % da in text
+               and "candidate %s  open stages: load" % db in text),
+              "%s: dump's session lines" % fx)
+    text = lastwords(lw, ["dump", "fixtures/rings/sessions-switch.lwr"]).stdout
+    check("open session 2" in text and "begin load" in text and "session 2" in text
+          and "mark payload" in text and "image, 2^17 to 2^18 bytes" in text
+          and "hit, key " in text and "files 0000000000005eed verified" in text,
+          "sessions-switch: dump's records")
+    # A damaged session entry (R7) is header damage: the slots still read.
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "bad-session.lwr")
+        data = bytearray(open("fixtures/rings/sessions-switch.lwr", "rb").read())
+        data[512 + 64 * 2] = 7  # session 2's state
+        with open(path, "wb") as f:
+            f.write(data)
+        p = lastwords(lw, ["verify", "--json", path])
+        v = json_lines(p.stdout)[0] if p.stdout else {}
+        check(p.returncode == 1 and "session 2: state field holds 7" in v.get("header_damage", "")
+              and v.get("valid") == 13, "damaged session entry: exit %d, %s" % (p.returncode, v))
+
+    for fx in ("killed-inference", "clean-exit"):
+        ring = json_lines(lastwords(lw, ["dump", "--json", "fixtures/rings/%s.lwr" % fx]).stdout)
+        text = lastwords(lw, ["dump", "fixtures/rings/%s.lwr" % fx]).stdout
+        check(ring[0]["format_version"] == 1 and "sessions" not in ring[0]
+              and not any("session" in e for e in ring[1:]) and "\nsession " not in text,
+              "%s: a version 1 ring shows sessions" % fx)
+
     v = json_lines(lastwords(lw, ["verify", "--json", "fixtures/rings/clean-exit.lwr"]).stdout)[0]
     check(v["outcome"] == "clean" and v["ok"] and v["valid"] == 14 and v["missing"] == 0,
           "clean run verify: %s" % v)
@@ -147,7 +195,7 @@ def meaning(lw):
     bad = {
         "truncated": "truncated: 5000 bytes, the header describes 20480",
         "foreign": "not a lastwords ring (bad magic)",
-        "future-version": "ring format version 2 needs a reader of version 2",
+        "future-version": "ring format version 3 needs a reader of version 3",
         "header-checksum": "header checksum mismatch",
         "empty": "empty file",
     }

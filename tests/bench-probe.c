@@ -194,6 +194,25 @@ static void w_stage(struct bench *b, uint64_t n)
 	tally(b, n, drops, errors);
 }
 
+/* The same in model session 1 (opened with the probe): the session's
+ * entry and the process's counts, the session and its candidate in the
+ * record. */
+static void w_session_stage(struct bench *b, uint64_t n)
+{
+	uint64_t i, drops = 0, errors = 0;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		rc = i & 1 ? lw_session_stage_end(b->lw, 1, LW_STAGE_INFERENCE, LW_ERR_NONE)
+			   : lw_session_stage_begin(b->lw, 1, LW_STAGE_INFERENCE);
+		if (rc != 0) {
+			drops += rc == -EAGAIN;
+			errors += rc != -EAGAIN;
+		}
+	}
+	tally(b, n, drops, errors);
+}
+
 static void w_mark(struct bench *b, uint64_t n)
 {
 	uint64_t i, drops = 0, errors = 0;
@@ -607,6 +626,9 @@ static struct lw *probe_open(const char *dir, const char *name, uint32_t slots,
 		T_FAILF("lw_open: %s", strerror(-rc));
 	if (lw_info(lw, &info) != 0)
 		T_FAILF("lw_info failed");
+	/* Model session 1, for the lw_session_stage rows: a model loaded beside session 0. */
+	if (lw_session_open(lw, 1, "bench-model") != 0)
+		T_FAILF("lw_session_open failed");
 	snprintf(path, path_len, "%s", info.path);
 	return lw;
 }
@@ -835,6 +857,7 @@ static void reader_bench(const char *dir, const char *lastwords)
 
 #define FLOOR_NAME "floor: clock+fetch_add+64B store+release"
 #define STAGE_NAME "lw_stage_begin/end, sampler thread"
+#define SESSION_NAME "lw_session_stage_begin/end, sampler thread"
 #define STATM_NAME "lw_stage_begin/end, no sampler (pread statm)"
 
 /* Session 1, in the order measured: the 1-thread rows, then the 2-thread
@@ -845,6 +868,7 @@ static struct row rows[] = {
 	ROW("floor + crc32c_slot", w_floor_crc, 1, WRITE_ITERS, 0),
 	ROW("clock + ring_write() (src/ring_write.h)", w_ring_write, 1, WRITE_ITERS, 0),
 	ROW(STAGE_NAME, w_stage, 1, WRITE_ITERS, 1),
+	ROW(SESSION_NAME, w_session_stage, 1, WRITE_ITERS, 1),
 	ROW("lw_mark, sampler thread", w_mark, 1, WRITE_ITERS, 0),
 	ROW("lw_peer_died, sampler thread", w_peer_died, 1, WRITE_ITERS, 0),
 	ROW(FLOOR_NAME, w_floor, 2, WRITE_ITERS, 0),
@@ -852,6 +876,7 @@ static struct row rows[] = {
 	ROW("floor + crc32c_slot", w_floor_crc, 2, WRITE_ITERS, 0),
 	ROW("clock + ring_write() (src/ring_write.h)", w_ring_write, 2, WRITE_ITERS, 0),
 	ROW(STAGE_NAME, w_stage, 2, WRITE_ITERS, 0),
+	ROW(SESSION_NAME, w_session_stage, 2, WRITE_ITERS, 0),
 	ROW("lw_mark, sampler thread", w_mark, 2, WRITE_ITERS, 0),
 	ROW("lw_peer_died, sampler thread", w_peer_died, 2, WRITE_ITERS, 0),
 };

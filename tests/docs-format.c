@@ -35,7 +35,7 @@ static const struct field header_fields[] = {
 	HF(slot_count), HF(byte_order), HF(pid), HF(writer_version), HF(run_id),
 	HF(boot_id), HF(start_mono_ns), HF(start_boot_ns), HF(start_real_ns),
 	HF(app_version), HF(stable_candidate), HF(memory_budget_kb), HF(open_flags),
-	HF(process), HF(reserved0), HF(header_crc), HF(head), HF(reserved1), HF(state),
+	HF(process), HF(session_slots), HF(reserved0), HF(header_crc), HF(head), HF(reserved1), HF(state),
 	HF(crash_signo), HF(candidate), HF(ok_candidate), HF(last_stage), HF(flags),
 	HF(open_count), HF(lapped), HF(dropped), HF(syncs), HF(reserved2),
 };
@@ -43,6 +43,13 @@ static const struct field header_fields[] = {
 static const struct field slot_fields[] = {
 	SF(seq), SF(t_mono_ns), SF(type), SF(stage), SF(code), SF(flags), SF(tid),
 	SF(rss_kb), SF(rss_age_ms), SF(a), SF(b), SF(c), SF(d), SF(crc),
+};
+
+#define EF(m) { #m, offsetof(struct lw_ring_session, m), sizeof(((struct lw_ring_session *)0)->m) }
+
+static const struct field session_fields[] = {
+	EF(state), EF(last_stage), EF(candidate), EF(open_count), EF(opened_mono_ns),
+	EF(result), EF(opens),
 };
 
 struct value {
@@ -58,6 +65,8 @@ static const struct value marks[] = { LW_MARKS(VE) };
 static const struct value delegates[] = { LW_DELEGATES(VE) };
 static const struct value actions[] = { LW_ACTIONS(VE) };
 static const struct value advices[] = { LW_ADVICES(VE) };
+static const struct value payload_classes[] = { LW_PAYLOAD_CLASSES(VE) };
+static const struct value cache_ops[] = { LW_CACHE_OPS(VE) };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -73,6 +82,7 @@ struct table {
 
 static struct table tables[] = {
 	{ "## 5. ", header_fields, NULL, COUNT(header_fields), 0, 0 },
+	{ "### 5.1 ", session_fields, NULL, COUNT(session_fields), 0, 0 },
 	{ "## 7. ", slot_fields, NULL, COUNT(slot_fields), 0, 0 },
 	{ "## 8. ", NULL, event_types, COUNT(event_types), 0, 0 },
 	{ "### 14.1 ", NULL, stages, COUNT(stages), 0, 0 },
@@ -82,6 +92,8 @@ static struct table tables[] = {
 	{ "### 14.5 ", NULL, delegates, COUNT(delegates), 0, 0 },
 	{ "### 14.6 ", NULL, actions, COUNT(actions), 0, 0 },
 	{ "### 14.7 ", NULL, advices, COUNT(advices), 0, 0 },
+	{ "### 14.8 ", NULL, payload_classes, COUNT(payload_classes), 0, 0 },
+	{ "### 14.9 ", NULL, cache_ops, COUNT(cache_ops), 0, 0 },
 };
 
 static int failures;

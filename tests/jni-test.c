@@ -124,5 +124,11 @@ JNIEXPORT jstring JNICALL Java_TestNative_vocab(JNIEnv *env, jclass cls)
 #define X(up, name, val) vocab_add("AdviceKind", #up, #name, val);
 	LW_ADVICES(X)
 #undef X
+#define X(up, name, val) vocab_add("PayloadClass", #up, #name, val);
+	LW_PAYLOAD_CLASSES(X)
+#undef X
+#define X(up, name, val) vocab_add("CacheOp", #up, #name, val);
+	LW_CACHE_OPS(X)
+#undef X
 	return (*env)->NewStringUTF(env, vocab_text);
 }

@@ -183,6 +183,22 @@ static void expect(const char *what, size_t file_size, enum ring_header_status w
 		 what);
 }
 
+/* ring_session_check() refuses an entry of session id whose field at
+ * offset (a uint32_t) holds value, at that field's offset. */
+static void expect_session(const char *what, uint32_t id, size_t offset, uint32_t value)
+{
+	struct lw_ring_header *h = fresh();
+	struct ring_error err;
+	size_t at = LW_RING_SESSION_OFFSET + 64u * id + offset;
+
+	memcpy(work + at, &value, sizeof(value));
+	T_ASSERT(ring_header_check(work, LW_RING_HEADER_SIZE + SLOTS * LW_RING_SLOT_SIZE, &err) ==
+			 RING_HEADER_OK,
+		 "%s: the header struct refused: %s", what, err.reason);
+	T_ASSERT(ring_session_check(h, &err) == RING_HEADER_FIELD && err.offset == at,
+		 "%s: status or offset %zu, expected %zu (%s)", what, err.offset, at, err.reason);
+}
+
 static void check_header(void)
 {
 	const size_t full = LW_RING_HEADER_SIZE + SLOTS * LW_RING_SLOT_SIZE;
@@ -213,18 +229,19 @@ static void check_header(void)
 	       offsetof(struct lw_ring_header, byte_order));
 
 	h = fresh();
-	h->min_version = 2;
-	expect("min_version 2", full, RING_HEADER_FUTURE, offsetof(struct lw_ring_header, version));
-	h = fresh();
-	h->min_version = 2;
-	reseal(h);
-	expect("min_version 2, resealed", full, RING_HEADER_FUTURE,
+	h->min_version = LW_RING_VERSION + 1;
+	expect("min_version above ours", full, RING_HEADER_FUTURE,
 	       offsetof(struct lw_ring_header, version));
 	h = fresh();
-	h->version = 2; /* a newer writer that old readers can still read */
+	h->min_version = LW_RING_VERSION + 1;
+	reseal(h);
+	expect("min_version above ours, resealed", full, RING_HEADER_FUTURE,
+	       offsetof(struct lw_ring_header, version));
+	h = fresh();
+	h->version = LW_RING_VERSION + 1; /* a newer writer that we can still read */
 	reseal(h);
 	T_ASSERT(ring_header_check(work, full, &err) == RING_HEADER_OK,
-		 "version 2 with min_version 1 refused: %s", err.reason);
+		 "a newer version with our min_version refused: %s", err.reason);
 
 	h = fresh();
 	h->process[0] ^= 0x20;
@@ -281,6 +298,22 @@ static void check_header(void)
 	h->open_count[3] = 0x80000000u;
 	expect("open_count[3]", full, RING_HEADER_FIELD,
 	       offsetof(struct lw_ring_header, open_count) + 3 * 4);
+	/* R5: the session table fits the header page (version 2). */
+	h = fresh();
+	T_ASSERT(h->session_slots == LW_RING_SESSION_SLOTS &&
+			 ring_sessions(h)[0].state == LW_SESSION_OPEN &&
+			 ring_session_check(h, &err) == RING_HEADER_OK,
+		 "a fresh header's session table: %u entries", h->session_slots);
+	h->session_slots = LW_RING_SESSION_SLOTS_MAX + 1;
+	reseal(h);
+	expect("session_slots", full, RING_HEADER_GEOMETRY,
+	       offsetof(struct lw_ring_header, session_slots));
+	/* R7 in the session table: each entry's fields, at their offsets. */
+	expect_session("session state", 3, offsetof(struct lw_ring_session, state), 3);
+	expect_session("session last_stage", 5, offsetof(struct lw_ring_session, last_stage),
+		       LW_RING_STAGE_SLOTS);
+	expect_session("session open_count[2]", 15,
+		       offsetof(struct lw_ring_session, open_count) + 2 * 4, 0x80000000u);
 	/* Run-time fields are outside the checksum: CLEAN_EXIT and CRASHED pass. */
 	h = fresh();
 	h->state = LW_STATE_CRASHED;

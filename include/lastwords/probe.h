@@ -50,6 +50,11 @@ extern "C" {
 #define LW_DEFAULT_SKIP_PREWARM_AFTER 1u /* deaths in a row */
 #define LW_DEFAULT_QUARANTINE_AFTER 2u
 
+/* Session ids are the app's small integers in [0, LW_SESSIONS_MAX). Session
+ * 0 is the process's own: open for the whole run, the one the calls without
+ * a session write to. */
+#define LW_SESSIONS_MAX 16u
+
 struct lw;
 
 /*
@@ -159,10 +164,46 @@ LW_API int lw_stage_begin(struct lw *lw, enum lw_stage stage);
  * Context: signal-safe; does not allocate; does not block. */
 LW_API int lw_stage_end(struct lw *lw, enum lw_stage stage, enum lw_error err);
 
-/* Record a point mark: session count, queue depth, fallback taken (value: an
- * enum lw_delegate), recovery action taken (value: an enum lw_action), ...
- * Returns -EINVAL for a kind outside the vocabulary, and for
- * LW_MARK_PEER_DIED, which lw_peer_died() writes.
+/*
+ * Open model session `session` (1 .. LW_SESSIONS_MAX-1) with the candidate
+ * it loads, by the digest of its name (which never leaves the process), and
+ * make that candidate current for advice. The ring's header keeps the open
+ * sessions with their candidates and open stages, so a run killed with the
+ * ring lapped still tells them. A closed session may be opened again.
+ * Returns -EINVAL for session 0 or one out of range, or a NULL or empty
+ * name; -EBUSY when the session is open. Refusals are counted and write
+ * nothing.
+ * Context: signal-safe; does not allocate; does not block.
+ */
+LW_API int lw_session_open(struct lw *lw, uint32_t session, const char *candidate_name);
+
+/*
+ * Close model session `session` with its result (LW_ERR_NONE when it was
+ * released normally). Stages still open in it stay counted as open: they
+ * were begun and never ended. Returns -EINVAL for session 0, one out of
+ * range or a result outside the vocabulary; -ENOENT when it is not open.
+ * Context: signal-safe; does not allocate; does not block.
+ */
+LW_API int lw_session_close(struct lw *lw, uint32_t session, enum lw_error result);
+
+/*
+ * lw_stage_begin() and lw_stage_end() in session `session` (0 ..
+ * LW_SESSIONS_MAX-1; 0 is what lw_stage_begin() writes): the records carry
+ * the session and its candidate. Returns -EINVAL for a session out of range
+ * or a stage or error outside the vocabulary, -ENOENT when the session is
+ * not open.
+ * Context: signal-safe; does not allocate; does not block.
+ */
+LW_API int lw_session_stage_begin(struct lw *lw, uint32_t session, enum lw_stage stage);
+LW_API int lw_session_stage_end(struct lw *lw, uint32_t session, enum lw_stage stage,
+				enum lw_error err);
+
+/* Record a point mark: session count, queue depth, tasks in flight, fallback
+ * taken (value: an enum lw_delegate), recovery action taken (value: an enum
+ * lw_action), ... Returns -EINVAL for a kind outside the vocabulary, and for
+ * the marks of two values, which have calls of their own: LW_MARK_PEER_DIED
+ * (lw_peer_died()), LW_MARK_PAYLOAD (lw_payload()), LW_MARK_CACHE
+ * (lw_cache()) and LW_MARK_RECEIPT (lw_receipt()).
  * Context: signal-safe; does not allocate; does not block. */
 LW_API int lw_mark(struct lw *lw, enum lw_mark kind, uint64_t value);
 
@@ -178,6 +219,33 @@ LW_API int lw_mark(struct lw *lw, enum lw_mark kind, uint64_t value);
  * Context: signal-safe; does not allocate; does not block.
  */
 LW_API int lw_peer_died(struct lw *lw, int32_t pid, const char *process_name);
+
+/*
+ * Record a payload mark: the class of a request's payload and its size's
+ * bucket, k for a size in [2^(k-1), 2^k) bytes, 0 for an empty one (the
+ * exact size is not kept). Returns -EINVAL for a class outside the
+ * vocabulary.
+ * Context: signal-safe; does not allocate; does not block.
+ */
+LW_API int lw_payload(struct lw *lw, enum lw_payload_class cls, uint64_t bytes);
+
+/*
+ * Record a cache mark: a hit, miss, rebuild or invalidation of a cached
+ * artifact (a compiled delegate graph, a tokenizer), with the digest of its
+ * key (lw_digest(); name the source model in the key, so that the cache
+ * ties to it). Returns -EINVAL for an op outside the vocabulary or a NULL
+ * or empty key.
+ * Context: signal-safe; does not allocate; does not block.
+ */
+LW_API int lw_cache(struct lw *lw, enum lw_cache_op op, const char *key);
+
+/*
+ * Record a receipt: the files of candidate `candidate_name` were verified
+ * complete, files_digest being the app's digest of them (a checksum it
+ * checked). Returns -EINVAL for a NULL or empty name or a digest of 0.
+ * Context: signal-safe; does not allocate; does not block.
+ */
+LW_API int lw_receipt(struct lw *lw, const char *candidate_name, uint64_t files_digest);
 
 /*
  * Read RSS now from the kept-open /proc/self/statm, publish it for later

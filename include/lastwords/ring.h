@@ -1,8 +1,9 @@
 /*
- * lastwords ring format, version 1: the on-disk structures.
+ * lastwords ring format, version 2: the on-disk structures.
  *
  * A ring file (*.lwr) is one run of one process: a 4096-byte header page
- * followed by slot_count 64-byte slots. schemas/ring-format.md is the
+ * (the header struct, then the session table) followed by slot_count 64-byte
+ * slots. schemas/ring-format.md is the
  * normative description, with the numbered validity rules that a reader
  * applies; this header only pins the byte layout so that third-party readers
  * can use the same definitions. All integers are little-endian (the writer's
@@ -27,7 +28,7 @@ extern "C" {
 #define LW_RING_MAGIC "\x89LWR\r\n\x1a\n"
 #define LW_RING_MAGIC_LEN 8
 
-#define LW_RING_VERSION 1          /* format written by this library */
+#define LW_RING_VERSION 2          /* format written by this library */
 #define LW_RING_MIN_VERSION 1      /* oldest reader version that can read it */
 #define LW_RING_BYTE_ORDER 0x01020304u
 #define LW_RING_HEADER_SIZE 4096u
@@ -36,6 +37,9 @@ extern "C" {
 #define LW_RING_SLOTS_MAX (1u << 24) /* 1 GiB of slots */
 #define LW_RING_PROCESS_MAX 64     /* process name field, NUL padded */
 #define LW_RING_STAGE_SLOTS 8      /* open_count entries, indexed by stage */
+#define LW_RING_SESSION_SLOTS 16   /* session table entries written by version 2 */
+#define LW_RING_SESSION_SLOTS_MAX 56 /* the most a reader accepts (R5): the first page */
+#define LW_RING_SESSION_OFFSET 512u /* the session table, after the header struct */
 
 /* Bytes [0, LW_RING_HEADER_CRC_SPAN) of the header are written once at open
  * and covered by header_crc. */
@@ -58,7 +62,7 @@ struct lw_ring_header {
 	uint16_t version;           /*   8 format version of the writer */
 	uint16_t min_version;       /*  10 oldest reader version that can read it */
 	uint16_t header_size;       /*  12 bytes before slot 0: a multiple of 64, at least
-	                               512; version 1 writers write 4096 */
+	                               512; versions 1 and 2 write 4096 */
 	uint16_t slot_size;         /*  14 always 64 */
 	uint32_t slot_count;        /*  16 power of two */
 	uint32_t byte_order;        /*  20 LW_RING_BYTE_ORDER as written */
@@ -72,9 +76,10 @@ struct lw_ring_header {
 	uint64_t app_version;       /*  88 app versionCode given by the caller */
 	uint64_t stable_candidate;  /*  96 inherited last stable candidate digest, or 0 */
 	uint32_t memory_budget_kb;  /* 104 caller's memory budget, 0 if none */
-	uint32_t open_flags;        /* 108 reserved, zero in version 1 */
+	uint32_t open_flags;        /* 108 reserved, zero in versions 1 and 2 */
 	char process[LW_RING_PROCESS_MAX]; /* 112 process name, NUL padded */
-	uint8_t reserved0[76];      /* 176 zero */
+	uint32_t session_slots;     /* 176 session table entries: 16 in version 2, 0 in 1 */
+	uint8_t reserved0[72];      /* 180 zero */
 	uint32_t header_crc;        /* 252 CRC32C of bytes [0, 252) */
 
 	/* Written during the run. */
@@ -92,7 +97,29 @@ struct lw_ring_header {
 	uint64_t dropped;           /* 392 atomic: events refused (bad arguments) */
 	uint64_t syncs;             /* 400 atomic: lw_sync() calls that reached storage */
 	uint8_t reserved2[104];     /* 408 zero */
-	/* 512 .. header_size: zero */
+	/* 512: the session table, session_slots entries; then zero up to header_size */
+};
+
+/* header.sessions[i].state */
+enum lw_ring_session_state {
+	LW_SESSION_NEVER = 0,  /* not opened in this run */
+	LW_SESSION_OPEN = 1,
+	LW_SESSION_CLOSED = 2,
+};
+
+/*
+ * One entry of the session table, at LW_RING_SESSION_OFFSET + 64 * id: what
+ * the records said of session id, kept so that a lapped ring still knows its
+ * open sessions (schemas/ring-format.md, 5.1). All fields atomic.
+ */
+struct lw_ring_session {
+	uint32_t state;             /*  0 enum lw_ring_session_state */
+	uint32_t last_stage;        /*  4 last stage begun in the session, 0 if none */
+	uint64_t candidate;         /*  8 the session's candidate digest, 0 if none */
+	uint32_t open_count[LW_RING_STAGE_SLOTS]; /* 16 begun minus ended, per stage */
+	uint64_t opened_mono_ns;    /* 48 CLOCK_MONOTONIC when last opened */
+	uint32_t result;            /* 56 enum lw_error given at the last close */
+	uint32_t opens;             /* 60 times opened in this run */
 };
 
 /*
@@ -131,6 +158,9 @@ _Static_assert(offsetof(struct lw_ring_header, head) == 256, "head offset");
 _Static_assert(offsetof(struct lw_ring_header, state) == 320, "state offset");
 _Static_assert(offsetof(struct lw_ring_header, open_count) == 352, "open_count offset");
 _Static_assert(offsetof(struct lw_ring_header, lapped) == 384, "lapped offset");
+_Static_assert(sizeof(struct lw_ring_session) == 64, "session entry layout");
+_Static_assert(LW_RING_SESSION_OFFSET + 64 * LW_RING_SESSION_SLOTS <= LW_RING_HEADER_SIZE,
+	       "session table fits the header page");
 _Static_assert(sizeof(struct lw_ring_slot) == LW_RING_SLOT_SIZE, "slot layout");
 _Static_assert(offsetof(struct lw_ring_slot, a) == 32, "slot.a offset");
 _Static_assert(offsetof(struct lw_ring_slot, crc) == 60, "slot.crc offset");

@@ -1,6 +1,7 @@
 /*
  * The lastwords vocabulary: stages, event types, error classes, marks,
- * delegates, recovery actions, advice, exit classes and evidence levels.
+ * payload classes, cache operations, delegates, recovery actions, advice,
+ * exit classes and evidence levels.
  *
  * Each list is an X-macro: X(UPPER, lower_name, value). The enums below and
  * the name tables in src/vocab.c are generated from these lists, so there is
@@ -36,7 +37,9 @@ extern "C" {
 	X(CLOSE, close, 7)                            \
 	X(ADVICE, advice, 8)                          \
 	X(SYNC, sync, 9)                              \
-	X(MEMORY, memory, 10)
+	X(MEMORY, memory, 10)                         \
+	X(SESSION_OPEN, session_open, 11)             \
+	X(SESSION_CLOSE, session_close, 12)
 
 /* Error class given when a stage ends (slot.code of stage_end). */
 #define LW_ERRORS(X)                                  \
@@ -59,7 +62,27 @@ extern "C" {
 	X(DELEGATE, delegate, 5)        /* value: delegate in use */ \
 	X(RUNTIME_VERSION, runtime_version, 6) /* value: runtime version number */ \
 	X(BUDGET, budget, 7)            /* value: memory budget in kB */ \
-	X(PEER_DIED, peer_died, 8)      /* a: a peer's pid, b: its name's digest (lw_peer_died) */
+	X(PEER_DIED, peer_died, 8)      /* a: a peer's pid, b: its name's digest (lw_peer_died) */ \
+	X(IN_FLIGHT, in_flight, 9)      /* tasks executing */ \
+	X(PAYLOAD, payload, 10)         /* a: payload class, b: size bucket (lw_payload) */ \
+	X(CACHE, cache, 11)             /* a: cache op, b: the key's digest (lw_cache) */ \
+	X(RECEIPT, receipt, 12)         /* a: candidate digest, b: its files' digest (lw_receipt) */
+
+/* Payload classes (a of payload marks). */
+#define LW_PAYLOAD_CLASSES(X)                         \
+	X(TEXT, text, 1)                              \
+	X(IMAGE, image, 2)                            \
+	X(AUDIO, audio, 3)                            \
+	X(VIDEO, video, 4)                            \
+	X(TENSOR, tensor, 5)                          \
+	X(OTHER, other, 6)
+
+/* Cache operations (a of cache marks). */
+#define LW_CACHE_OPS(X)                               \
+	X(HIT, hit, 1)                                \
+	X(MISS, miss, 2)                              \
+	X(REBUILD, rebuild, 3)                        \
+	X(INVALIDATE, invalidate, 4)
 
 /* Delegates / execution providers (values of the delegate and fallback marks). */
 #define LW_DELEGATES(X)                               \
@@ -131,6 +154,18 @@ enum lw_error {
 enum lw_mark {
 #define X(up, name, val) LW_VOCAB_ENUM_(LW_MARK_, up, name, val)
 	LW_MARKS(X)
+#undef X
+};
+
+enum lw_payload_class {
+#define X(up, name, val) LW_VOCAB_ENUM_(LW_PAYLOAD_, up, name, val)
+	LW_PAYLOAD_CLASSES(X)
+#undef X
+};
+
+enum lw_cache_op {
+#define X(up, name, val) LW_VOCAB_ENUM_(LW_CACHE_, up, name, val)
+	LW_CACHE_OPS(X)
 #undef X
 };
 

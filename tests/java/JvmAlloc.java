@@ -1,7 +1,9 @@
 import java.lang.management.ManagementFactory;
 
+import dev.lastwords.CacheOp;
 import dev.lastwords.ErrorClass;
 import dev.lastwords.Mark;
+import dev.lastwords.PayloadClass;
 import dev.lastwords.Probe;
 import dev.lastwords.Stage;
 
@@ -61,12 +63,32 @@ public final class JvmAlloc {
 		final String name = "model-v7-int8";
 		final String peer = "com.example.jvm:inference";
 		Probe p = Probe.open(args[0], "com.example.jvm:inference", 1, 0, 20);
+		p.sessionOpen(1, name);
 		for (int round = 0; round < 2; round++) {
 			String state = round == 0 ? "" : " (closed)";
 			measure("begin/end" + state, p, n, (q, k) -> {
 				for (int i = 0; i < k; i++) {
 					q.begin(Stage.INFERENCE);
 					q.end(Stage.INFERENCE, ErrorClass.NONE);
+				}
+			});
+			measure("sessionBegin/sessionEnd" + state, p, n, (q, k) -> {
+				for (int i = 0; i < k; i++) {
+					q.sessionBegin(1, Stage.INFERENCE);
+					q.sessionEnd(1, Stage.INFERENCE, ErrorClass.NONE);
+				}
+			});
+			measure("sessionOpen/sessionClose" + state, p, n, (q, k) -> {
+				for (int i = 0; i < k; i++) {
+					q.sessionOpen(2, name);
+					q.sessionClose(2, ErrorClass.NONE);
+				}
+			});
+			measure("payload/cache/receipt" + state, p, n, (q, k) -> {
+				for (int i = 0; i < k; i++) {
+					q.payload(PayloadClass.IMAGE, i);
+					q.cache(CacheOp.HIT, name);
+					q.receipt(name, 0x5eedL);
 				}
 			});
 			measure("mark" + state, p, n, (q, k) -> {

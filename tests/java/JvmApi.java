@@ -4,8 +4,10 @@ import java.util.List;
 
 import dev.lastwords.Advice;
 import dev.lastwords.AdviceKind;
+import dev.lastwords.CacheOp;
 import dev.lastwords.ErrorClass;
 import dev.lastwords.Mark;
+import dev.lastwords.PayloadClass;
 import dev.lastwords.Probe;
 import dev.lastwords.Stage;
 
@@ -150,6 +152,59 @@ public final class JvmApi {
 				() -> p.peerDied(1, repeat("x", 1024)));
 		expect(IllegalArgumentException.class, "peerDied", "mark(PEER_DIED, 1)",
 				() -> p.mark(Mark.PEER_DIED, 1));
+		expect(IllegalArgumentException.class, "own call", "mark(PAYLOAD, 1)", () -> p.mark(Mark.PAYLOAD, 1));
+		expect(IllegalArgumentException.class, "own call", "mark(CACHE, 1)", () -> p.mark(Mark.CACHE, 1));
+		expect(IllegalArgumentException.class, "own call", "mark(RECEIPT, 1)", () -> p.mark(Mark.RECEIPT, 1));
+		/* Sessions: ids, names and states. */
+		expect(IllegalArgumentException.class, "session 0", "sessionOpen(0, name)",
+				() -> p.sessionOpen(0, "m"));
+		expect(IllegalArgumentException.class, "session 16", "sessionOpen(16, name)",
+				() -> p.sessionOpen(Probe.SESSIONS_MAX, "m"));
+		expect(IllegalArgumentException.class, "session -1", "sessionBegin(-1, LOAD)",
+				() -> p.sessionBegin(-1, Stage.LOAD));
+		expect(IllegalArgumentException.class, "session 16", "sessionEnd(16, LOAD, NONE)",
+				() -> p.sessionEnd(16, Stage.LOAD, ErrorClass.NONE));
+		expect(IllegalArgumentException.class, "session 0", "sessionClose(0, NONE)",
+				() -> p.sessionClose(0, ErrorClass.NONE));
+		expect(NullPointerException.class, "candidate", "sessionOpen(1, null)", () -> p.sessionOpen(1, null));
+		expect(IllegalArgumentException.class, "empty", "sessionOpen(1, \"\")", () -> p.sessionOpen(1, ""));
+		expect(IllegalArgumentException.class, "U+0000", "sessionOpen(with U+0000)",
+				() -> p.sessionOpen(1, "a\0"));
+		expect(NullPointerException.class, "result", "sessionClose(1, null)", () -> p.sessionClose(1, null));
+		expect(IllegalArgumentException.class, "stage", "sessionBegin(1, NONE)",
+				() -> p.sessionBegin(1, Stage.NONE));
+		expect(IllegalStateException.class, "not open", "sessionBegin(3, LOAD) never opened",
+				() -> p.sessionBegin(3, Stage.LOAD));
+		expect(IllegalStateException.class, "not open", "sessionClose(3, NONE) never opened",
+				() -> p.sessionClose(3, ErrorClass.NONE));
+		quiet("sessionOpen(3, name)", () -> p.sessionOpen(3, "model-a"));
+		expect(IllegalStateException.class, "is open", "sessionOpen(3, name) twice",
+				() -> p.sessionOpen(3, "model-b"));
+		quiet("a session's stages, then its close", () -> {
+			p.sessionBegin(3, Stage.LOAD);
+			p.sessionEnd(3, Stage.LOAD, ErrorClass.NONE);
+			p.sessionBegin(0, Stage.LOAD);
+			p.sessionEnd(0, Stage.LOAD, ErrorClass.NONE);
+			p.sessionClose(3, ErrorClass.NONE);
+			p.sessionOpen(3, "model-b");
+		});
+		expect(NullPointerException.class, "payloadClass", "payload(null, 1)", () -> p.payload(null, 1));
+		expect(IllegalArgumentException.class, "negative", "payload(TEXT, -1)",
+				() -> p.payload(PayloadClass.TEXT, -1));
+		expect(NullPointerException.class, "op", "cache(null, key)", () -> p.cache(null, "k"));
+		expect(NullPointerException.class, "key", "cache(HIT, null)", () -> p.cache(CacheOp.HIT, null));
+		expect(IllegalArgumentException.class, "empty", "cache(HIT, \"\")", () -> p.cache(CacheOp.HIT, ""));
+		expect(IllegalArgumentException.class, "key holds U+0000", "cache(with U+0000)",
+				() -> p.cache(CacheOp.HIT, "a\0"));
+		expect(NullPointerException.class, "candidate", "receipt(null, 1)", () -> p.receipt(null, 1));
+		expect(IllegalArgumentException.class, "filesDigest is 0", "receipt(name, 0)",
+				() -> p.receipt("m", 0));
+		quiet("payload, cache, receipt", () -> {
+			p.payload(PayloadClass.AUDIO, 1000);
+			p.cache(CacheOp.REBUILD, "model-b/gpu-graph");
+			p.receipt("model-b", 0x5eedL);
+			p.mark(Mark.IN_FLIGHT, 2);
+		});
 		expect(NullPointerException.class, "name", "digest(null)", () -> Probe.digest(null));
 		expect(IllegalArgumentException.class, "U+0000", "digest(with U+0000)", () -> Probe.digest("a\0"));
 
@@ -198,6 +253,13 @@ public final class JvmApi {
 			p.peerDied(4243, "after-close");
 			p.candidate("after-close");
 			p.sampleMemory();
+			p.sessionOpen(5, "after-close");
+			p.sessionBegin(5, Stage.LOAD);
+			p.sessionEnd(5, Stage.LOAD, ErrorClass.NONE);
+			p.sessionClose(5, ErrorClass.NONE);
+			p.payload(PayloadClass.TEXT, 1);
+			p.cache(CacheOp.MISS, "k");
+			p.receipt("m", 1);
 			p.resetAdvice();
 		});
 		check(!p.sync(), "sync() after close is false");

@@ -1,8 +1,10 @@
 import dev.lastwords.Action;
 import dev.lastwords.AdviceKind;
+import dev.lastwords.CacheOp;
 import dev.lastwords.Delegate;
 import dev.lastwords.ErrorClass;
 import dev.lastwords.Mark;
+import dev.lastwords.PayloadClass;
 import dev.lastwords.Stage;
 
 /*
@@ -54,6 +56,8 @@ public final class JvmVocab {
 		rows(java, Delegate.class, Delegate::fromCode);
 		rows(java, Action.class, Action::fromCode);
 		rows(java, AdviceKind.class, AdviceKind::fromCode);
+		rows(java, PayloadClass.class, PayloadClass::fromCode);
+		rows(java, CacheOp.class, CacheOp::fromCode);
 		String c = TestNative.vocab();
 		String[] cl = c.split("\n"), jl = java.toString().split("\n");
 		for (int i = 0; i < Math.max(cl.length, jl.length); i++) {

@@ -50,6 +50,23 @@ final class Native {
 
 	static native int mark(long lw, int mark, long value);
 
+	/* lw_session_open() of candidate in UTF-8, as candidate(). */
+	static native int sessionOpen(long lw, int session, String candidate);
+
+	static native int sessionClose(long lw, int session, int result);
+
+	static native int sessionStageBegin(long lw, int session, int stage);
+
+	static native int sessionStageEnd(long lw, int session, int stage, int error);
+
+	static native int payload(long lw, int payloadClass, long bytes);
+
+	/* lw_cache() of key in UTF-8, as candidate(). */
+	static native int cache(long lw, int op, String key);
+
+	/* lw_receipt() of candidate in UTF-8, as candidate(). */
+	static native int receipt(long lw, String candidate, long filesDigest);
+
 	/* lw_peer_died() of processName in UTF-8, as candidate(). */
 	static native int peerDied(long lw, int pid, String processName);
 
@@ -82,5 +99,7 @@ final class Native {
 	static native int ringLive(byte[] path);
 
 	static final int EINVAL = 22;
+	static final int EBUSY = 16;
+	static final int ENOENT = 2;
 	static final int ENODATA = 61;
 }

@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * that is never closed reads as one that died.
  *
  * <p>The event calls ({@link #candidate}, {@link #begin}, {@link #end},
- * {@link #mark}, {@link #peerDied}, {@link #sampleMemory}) do not allocate,
+ * the session calls, {@link #mark}, {@link #payload}, {@link #cache},
+ * {@link #receipt}, {@link #peerDied}, {@link #sampleMemory}) do not allocate,
  * lock or block, on
  * the Java side or in C, and any number of threads may call them at once,
  * also while another closes the probe. Bad arguments throw (a null
@@ -33,6 +34,9 @@ public final class Probe implements AutoCloseable {
 	 * the C probe only once no call is inside. */
 	private static final int CLOSED = Integer.MIN_VALUE;
 	private static final Charset UTF_8 = Charset.forName("UTF-8");
+
+	/** Session ids are in [0, SESSIONS_MAX): {@code LW_SESSIONS_MAX}. */
+	public static final int SESSIONS_MAX = 16;
 
 	private final long lw;
 	private final AtomicInteger users = new AtomicInteger();
@@ -216,20 +220,216 @@ public final class Probe implements AutoCloseable {
 	}
 
 	/**
+	 * Opens model session {@code session} (1 to {@link #SESSIONS_MAX} - 1;
+	 * session 0 is the process's own, which {@link #begin} and
+	 * {@link #candidate} write to) with the candidate it loads, by the
+	 * digest of its name, and makes that candidate current for advice. The
+	 * ring's header keeps the open sessions with their candidates and open
+	 * stages, so a run killed during a model switch still tells them. A
+	 * closed session may be opened again. {@code lw_session_open(3)}.
+	 *
+	 * @throws NullPointerException if candidate is null
+	 * @throws IllegalArgumentException if session is out of range, or
+	 *         candidate is empty, holds U+0000, or is longer than 1023
+	 *         bytes in UTF-8
+	 * @throws IllegalStateException if the session is open
+	 */
+	public void sessionOpen(int session, String candidate) {
+		if (candidate == null)
+			throw new NullPointerException("candidate");
+		if (candidate.isEmpty())
+			throw new IllegalArgumentException("candidate is empty");
+		sessionId(session, 1);
+		int rc;
+		if (enter()) {
+			try {
+				rc = Native.sessionOpen(lw, session, candidate);
+			} finally {
+				exit();
+			}
+		} else {
+			rc = Native.sessionOpen(0, session, candidate);
+		}
+		if (rc > 0)
+			throw badName("candidate", rc);
+		if (rc == -Native.EBUSY)
+			throw new IllegalStateException("sessionOpen: session " + session + " is open");
+	}
+
+	/**
+	 * Closes model session {@code session} with its result
+	 * ({@link ErrorClass#NONE} when the model was released normally).
+	 * Stages still open in it stay counted as open: begun, never ended.
+	 *
+	 * @throws NullPointerException if result is null
+	 * @throws IllegalArgumentException if session is out of range
+	 * @throws IllegalStateException if the session is not open
+	 */
+	public void sessionClose(int session, ErrorClass result) {
+		if (result == null)
+			throw new NullPointerException("result");
+		sessionId(session, 1);
+		int rc = 0;
+		if (enter()) {
+			try {
+				rc = Native.sessionClose(lw, session, result.code);
+			} finally {
+				exit();
+			}
+		}
+		notOpen("sessionClose", session, rc);
+	}
+
+	/**
+	 * {@link #begin} in session {@code session} (0 to
+	 * {@link #SESSIONS_MAX} - 1): the record carries the session and its
+	 * candidate. {@code lw_session_stage_begin(3)}.
+	 *
+	 * @throws NullPointerException if stage is null
+	 * @throws IllegalArgumentException if session is out of range, or stage
+	 *         is {@link Stage#NONE}
+	 * @throws IllegalStateException if the session is not open
+	 */
+	public void sessionBegin(int session, Stage stage) {
+		int code = stageCode(stage);
+		sessionId(session, 0);
+		int rc = 0;
+		if (enter()) {
+			try {
+				rc = Native.sessionStageBegin(lw, session, code);
+			} finally {
+				exit();
+			}
+		}
+		notOpen("sessionBegin", session, rc);
+	}
+
+	/**
+	 * {@link #end} in session {@code session}.
+	 *
+	 * @throws NullPointerException if stage or error is null
+	 * @throws IllegalArgumentException if session is out of range, or stage
+	 *         is {@link Stage#NONE}
+	 * @throws IllegalStateException if the session is not open
+	 */
+	public void sessionEnd(int session, Stage stage, ErrorClass error) {
+		int code = stageCode(stage);
+		if (error == null)
+			throw new NullPointerException("error");
+		sessionId(session, 0);
+		int rc = 0;
+		if (enter()) {
+			try {
+				rc = Native.sessionStageEnd(lw, session, code, error.code);
+			} finally {
+				exit();
+			}
+		}
+		notOpen("sessionEnd", session, rc);
+	}
+
+	/**
+	 * Records a request's payload: its class and the bucket of its size
+	 * (k for [2^(k-1), 2^k) bytes, 0 when empty), never the size itself.
+	 * {@code lw_payload(3)}.
+	 *
+	 * @throws NullPointerException if payloadClass is null
+	 * @throws IllegalArgumentException if bytes is negative
+	 */
+	public void payload(PayloadClass payloadClass, long bytes) {
+		if (payloadClass == null)
+			throw new NullPointerException("payloadClass");
+		if (bytes < 0)
+			throw new IllegalArgumentException("bytes is negative: " + bytes);
+		if (enter()) {
+			try {
+				Native.payload(lw, payloadClass.code, bytes);
+			} finally {
+				exit();
+			}
+		}
+	}
+
+	/**
+	 * Records a cache operation on a cached artifact (a compiled delegate
+	 * graph, a tokenizer) with the digest of its key, never the key: name
+	 * the source model in it. {@code lw_cache(3)}.
+	 *
+	 * @throws NullPointerException if op or key is null
+	 * @throws IllegalArgumentException if key is empty, holds U+0000, or is
+	 *         longer than 1023 bytes in UTF-8
+	 */
+	public void cache(CacheOp op, String key) {
+		if (op == null)
+			throw new NullPointerException("op");
+		if (key == null)
+			throw new NullPointerException("key");
+		if (key.isEmpty())
+			throw new IllegalArgumentException("key is empty");
+		int rc;
+		if (enter()) {
+			try {
+				rc = Native.cache(lw, op.code, key);
+			} finally {
+				exit();
+			}
+		} else {
+			rc = Native.cache(0, op.code, key);
+		}
+		if (rc > 0)
+			throw badName("key", rc);
+	}
+
+	/**
+	 * Records a receipt: the files of {@code candidate} were verified
+	 * complete, {@code filesDigest} being the app's digest of them (the
+	 * checksum it checked). {@code lw_receipt(3)}.
+	 *
+	 * @throws NullPointerException if candidate is null
+	 * @throws IllegalArgumentException if candidate is empty, holds U+0000
+	 *         or is longer than 1023 bytes in UTF-8, or filesDigest is 0
+	 */
+	public void receipt(String candidate, long filesDigest) {
+		if (candidate == null)
+			throw new NullPointerException("candidate");
+		if (candidate.isEmpty())
+			throw new IllegalArgumentException("candidate is empty");
+		if (filesDigest == 0)
+			throw new IllegalArgumentException("filesDigest is 0");
+		int rc;
+		if (enter()) {
+			try {
+				rc = Native.receipt(lw, candidate, filesDigest);
+			} finally {
+				exit();
+			}
+		} else {
+			rc = Native.receipt(0, candidate, filesDigest);
+		}
+		if (rc > 0)
+			throw badName("candidate", rc);
+	}
+
+	/**
 	 * Records a point mark: sessions, queue depth, the delegate in use or
 	 * fallen back to (value: a {@link Delegate#code()}), a recovery action
 	 * taken (value: an {@link Action#code()}), the runtime version, the
 	 * budget in kB. The value is stored as an unsigned 64-bit number.
-	 * {@link Mark#PEER_DIED} is {@link #peerDied}'s.
+	 * The marks of two values have calls of their own:
+	 * {@link Mark#PEER_DIED} is {@link #peerDied}'s, {@link Mark#PAYLOAD}
+	 * {@link #payload}'s, {@link Mark#CACHE} {@link #cache}'s and
+	 * {@link Mark#RECEIPT} {@link #receipt}'s.
 	 *
 	 * @throws NullPointerException if mark is null
-	 * @throws IllegalArgumentException if mark is {@link Mark#PEER_DIED}
+	 * @throws IllegalArgumentException if mark is one of those four
 	 */
 	public void mark(Mark mark, long value) {
 		if (mark == null)
 			throw new NullPointerException("mark");
 		if (mark == Mark.PEER_DIED)
 			throw new IllegalArgumentException("mark: PEER_DIED is recorded by peerDied(pid, processName)");
+		if (mark == Mark.PAYLOAD || mark == Mark.CACHE || mark == Mark.RECEIPT)
+			throw new IllegalArgumentException("mark: " + mark + " is recorded by its own call");
 		if (enter()) {
 			try {
 				Native.mark(lw, mark.code, value);
@@ -467,6 +667,17 @@ public final class Probe implements AutoCloseable {
 
 	private void exit() {
 		users.getAndDecrement();
+	}
+
+	private static void sessionId(int session, int lowest) {
+		if (session < lowest || session >= SESSIONS_MAX)
+			throw new IllegalArgumentException("session " + session + " is not in [" + lowest + ", "
+					+ SESSIONS_MAX + ")");
+	}
+
+	private static void notOpen(String call, int session, int rc) {
+		if (rc == -Native.ENOENT)
+			throw new IllegalStateException(call + ": session " + session + " is not open");
 	}
 
 	private static int stageCode(Stage stage) {
