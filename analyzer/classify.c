@@ -618,9 +618,10 @@ static int rule_am_trim(const struct corr_run *cr, const struct run_facts *f, st
 }
 
 /* The marks that count what ran at once: more than one of any of them
- * at death is concurrency (rule concurrency-at-death). A mark of the same
- * kind (in_flight, tasks executing) is one more row. */
-static const enum lw_mark concurrency_marks[] = { LW_MARK_SESSIONS, LW_MARK_QUEUE_DEPTH };
+ * at death is concurrency (rule concurrency-at-death): sessions, queued
+ * requests, tasks executing. A mark of the same kind is one more row. */
+static const enum lw_mark concurrency_marks[] = { LW_MARK_SESSIONS, LW_MARK_QUEUE_DEPTH,
+						    LW_MARK_IN_FLIGHT };
 #define NCONCURRENCY (sizeof(concurrency_marks) / sizeof(concurrency_marks[0]))
 
 /* Each concurrency mark's value at death, its last in the ring (-1: none
@@ -904,7 +905,7 @@ const struct rule rules[] = {
 	  .fire = rule_ring_memory_pressure },
 	{ "alloc-failed", "a stage ended with alloc_failed within 10 s of the ring's last record, or the Java crash is an OutOfMemoryError: app-side memory evidence, it supports, never confirms; a Java crash keeps its class and gets the memory steps too",
 	  .fire = rule_alloc_failed },
-	{ "concurrency-at-death", "the ring's last sessions or queue_depth mark says more than one ran or waited at death: only then is reduce_concurrency advised",
+	{ "concurrency-at-death", "the ring's last sessions, queue_depth or in_flight mark says more than one ran or waited at death: only then is reduce_concurrency advised",
 	  .fire = rule_concurrency_at_death },
 	{ "peer-died", "the main process saw this process die (its peer_died mark, lw_peer_died(3)): the time of death, which narrows the window of its evidence; app-side, it supports the ring's account, never confirms",
 	  .fire = rule_peer_died },
