@@ -5,10 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int starts(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
+#include "evidence/text.h"
 
 /* "DONE/TOTAL" as a percentage, or -1. */
 static int percent_of(const char *s)
@@ -29,6 +26,7 @@ static int percent_of(const char *s)
 static void line_done(struct bugreportz *z)
 {
 	char *s = z->line;
+	struct span line;
 	int pc;
 
 	s[z->nline] = '\0';
@@ -39,14 +37,15 @@ static void line_done(struct bugreportz *z)
 			z->unknown++;
 		return;
 	}
-	if (starts(s, "BEGIN:")) {
+	line = span_of(s, strlen(s));
+	if (span_starts(line, "BEGIN:")) {
 		snprintf(z->path, sizeof(z->path), "%s", s + 6);
-	} else if (starts(s, "OK:")) {
+	} else if (span_starts(line, "OK:")) {
 		snprintf(z->path, sizeof(z->path), "%s", s + 3);
 		z->ok = 1;
-	} else if (starts(s, "FAIL:")) {
+	} else if (span_starts(line, "FAIL:")) {
 		snprintf(z->fail, sizeof(z->fail), "%s", s[5] ? s + 5 : "(no message)");
-	} else if (starts(s, "PROGRESS:") && (pc = percent_of(s + 9)) >= 0) {
+	} else if (span_starts(line, "PROGRESS:") && (pc = percent_of(s + 9)) >= 0) {
 		/* dumpstate's progress can go back: only forward is shown */
 		if (pc > z->percent) {
 			z->percent = pc;
