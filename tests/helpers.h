@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,6 +94,21 @@ static inline void t_grow(size_t bytes)
 }
 
 /* Sleep ms milliseconds, through signal interruptions. */
+/* The file at path mapped read-only whole; *size its length. */
+static inline void *t_map_file(const char *path, size_t *size)
+{
+	struct stat st;
+	void *map;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	T_ASSERT(fd >= 0 && fstat(fd, &st) == 0, "open %s: %s", path, strerror(errno));
+	*size = (size_t)st.st_size;
+	map = mmap(NULL, *size, PROT_READ, MAP_SHARED, fd, 0);
+	T_ASSERT(map != MAP_FAILED, "mmap %s: %s", path, strerror(errno));
+	close(fd);
+	return map;
+}
+
 static inline void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };

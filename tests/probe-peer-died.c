@@ -50,16 +50,9 @@ static void read_ring(const char *path, struct ring_copy *rc)
 {
 	struct ring_error err;
 	struct ring_scan sc;
-	struct stat st;
-	int fd;
 
 	memset(rc, 0, sizeof(*rc));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	T_ASSERT(fd >= 0 && fstat(fd, &st) == 0, "open %s: %s", path, strerror(errno));
-	rc->size = (size_t)st.st_size;
-	rc->map = mmap(NULL, rc->size, PROT_READ, MAP_SHARED, fd, 0);
-	T_ASSERT(rc->map != MAP_FAILED, "mmap: %s", strerror(errno));
-	close(fd);
+	rc->map = t_map_file(path, &rc->size);
 	T_ASSERT(ring_header_check(rc->map, rc->size, &err) == RING_HEADER_OK, "%s refused: %s",
 		 path, err.reason);
 	rc->h = rc->map;

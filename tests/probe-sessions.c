@@ -56,9 +56,7 @@ static void read_ring(const char *dir, struct ring_copy *rc, char *path, size_t 
 	struct ring_error err;
 	struct ring_scan sc;
 	struct dirent *e;
-	struct stat st;
 	DIR *d = opendir(dir);
-	int fd;
 
 	memset(rc, 0, sizeof(*rc));
 	T_ASSERT(d, "opendir %s: %s", dir, strerror(errno));
@@ -68,12 +66,7 @@ static void read_ring(const char *dir, struct ring_copy *rc, char *path, size_t 
 			snprintf(path, pathlen, "%s/%s", dir, e->d_name);
 	closedir(d);
 	T_ASSERT(path[0], "no ring in %s", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	T_ASSERT(fd >= 0 && fstat(fd, &st) == 0, "open %s: %s", path, strerror(errno));
-	rc->size = (size_t)st.st_size;
-	rc->map = mmap(NULL, rc->size, PROT_READ, MAP_SHARED, fd, 0);
-	T_ASSERT(rc->map != MAP_FAILED, "mmap: %s", strerror(errno));
-	close(fd);
+	rc->map = t_map_file(path, &rc->size);
 	rc->h = rc->map;
 	T_ASSERT(ring_header_check(rc->map, rc->size, &err) == RING_HEADER_OK &&
 			 ring_session_check(rc->h, &err) == RING_HEADER_OK,
