@@ -20,6 +20,7 @@
 #include "../src/vocab.h"
 #include "format.h"
 #include "ring-event.h"
+#include "sessions.h"
 
 static const char *const source_names[] = {
 #define X(up, name) #name,
@@ -624,9 +625,17 @@ static const enum lw_mark concurrency_marks[] = { LW_MARK_SESSIONS, LW_MARK_QUEU
 						    LW_MARK_IN_FLIGHT };
 #define NCONCURRENCY (sizeof(concurrency_marks) / sizeof(concurrency_marks[0]))
 
+/* A session whose model is resident: open, with a candidate. */
+static int session_resident(const struct ring_session *s)
+{
+	return s->state == LW_SESSION_OPEN && s->candidate;
+}
+
 /* Each concurrency mark's value at death, its last in the ring (-1: none
  * is left), and those values as text ("sessions 2, queue_depth
- * unknown") into buf. Returns the largest value, -1 when none is known. */
+ * unknown") into buf; when the app opens sessions, the models resident by
+ * the session table too ("models resident 2"). Returns the largest value,
+ * -1 when none is known. */
 static int64_t concurrency_at_death(const struct run *r, char *buf, size_t n)
 {
 	int64_t val[NCONCURRENCY], most = -1;
@@ -650,6 +659,15 @@ static int64_t concurrency_at_death(const struct run *r, char *buf, size_t n)
 		if (val[k] > most)
 			most = val[k];
 	}
+	if (sessions_used(r)) {
+		int64_t resident = 0;
+
+		for (k = 0; k < r->nsessions; k++)
+			resident += session_resident(&r->sessions[k]);
+		snprintf(buf + len, n - len, ", models resident %" PRId64, resident);
+		if (resident > most)
+			most = resident;
+	}
 	return most;
 }
 
@@ -661,7 +679,140 @@ static int rule_concurrency_at_death(const struct corr_run *cr, const struct run
 	(void)f;
 	if (concurrency_at_death(cr->run, what, sizeof(what)) <= 1)
 		return 0;
-	evidence(v, "more than one at once at death (the last marks): %s", what);
+	evidence(v, "more than one at once at death: %s", what);
+	return 1;
+}
+
+/* The two sessions of a switch in progress at death, into *opening and
+ * *old: two resident sessions of different candidates, one opening (an
+ * early stage open) or opened with no stage yet while the other unloads
+ * (its exit stage open), the other still resident, its unload pending.
+ * Returns 0 when there is none. */
+static int switch_at_death(const struct run *r, const struct ring_session **opening,
+			   const struct ring_session **old)
+{
+	size_t a, b;
+
+	for (a = 0; a < r->nsessions; a++)
+		for (b = 0; b < r->nsessions; b++) {
+			const struct ring_session *x = &r->sessions[a], *y = &r->sessions[b];
+
+			if (a == b || !session_resident(x) || !session_resident(y) ||
+			    x->candidate == y->candidate)
+				continue;
+			if (vocab_stage_early(x->open_stage) ||
+			    (x->open_stage == LW_STAGE_NONE && y->open_count[LW_STAGE_EXIT])) {
+				*opening = x;
+				*old = y;
+				return 1;
+			}
+		}
+	return 0;
+}
+
+static int rule_switch_overlap(const struct corr_run *cr, const struct run_facts *f,
+			       struct verdict *v)
+{
+	const struct ring_session *opening, *old;
+	char a[24], b[24];
+
+	if (!run_facts_died(f) || !switch_at_death(cr->run, &opening, &old))
+		return 0;
+	fmt_digest(a, sizeof(a), opening->candidate);
+	fmt_digest(b, sizeof(b), old->candidate);
+	evidence(v, "a switch in progress at death: session %u loading %s (%s) while session %u "
+		    "still held %s (%s): both resident at once",
+		 opening->id, a,
+		 opening->open_stage ? vocab_name(&vocab_stages, (int)opening->open_stage)
+				     : "opened, no stage yet",
+		 old->id, b,
+		 old->open_count[LW_STAGE_EXIT] ? "its unload begun, exit open"
+		 : old->open_stage ? vocab_name(&vocab_stages, (int)old->open_stage)
+				   : "no stage open");
+	return 1;
+}
+
+/* The key of the cache being rebuilt at death into *key: the ring's last
+ * cache mark is a rebuild, and a cache stage is still open in some
+ * session. Returns 0 when there is none. */
+static int rebuild_at_death(const struct run *r, uint64_t *key)
+{
+	const struct lw_ring_slot *last = NULL;
+	size_t i, open = 0;
+
+	for (i = 0; i < r->nevents; i++)
+		if (r->events[i].type == LW_EV_MARK && r->events[i].code == LW_MARK_CACHE)
+			last = &r->events[i];
+	for (i = 0; i < r->nsessions; i++)
+		open += r->sessions[i].open_count[LW_STAGE_CACHE];
+	if (!last || last->a != LW_CACHE_REBUILD || !open)
+		return 0;
+	*key = last->b;
+	return 1;
+}
+
+static int rule_cache_rebuild_at_death(const struct corr_run *cr, const struct run_facts *f,
+				       struct verdict *v)
+{
+	char key[24];
+	uint64_t k;
+
+	if (!run_facts_died(f) || !rebuild_at_death(cr->run, &k))
+		return 0;
+	fmt_digest(key, sizeof(key), k);
+	evidence(v, "ring: the cache of key %s was being rebuilt at death (its last cache mark is a "
+		    "rebuild, the cache stage still open): what it wrote may be half done",
+		 key);
+	return 1;
+}
+
+/* Stages and sessions begun and never ended, listed at most this many. */
+#define UNPAIRED_LINES 4
+
+static int rule_unpaired_stage(const struct corr_run *cr, const struct run_facts *f,
+			       struct verdict *v)
+{
+	const struct run *r = cr->run;
+	size_t k, lines = 0, more = 0;
+	int st;
+
+	if (f->outcome != RING_OUTCOME_CLEAN)
+		return 0;
+	for (k = 0; k < r->nsessions; k++) {
+		const struct ring_session *s = &r->sessions[k];
+		char cand[24] = "none";
+
+		if (s->candidate)
+			fmt_digest(cand, sizeof(cand), s->candidate);
+		if (s->id != 0 && s->state == LW_SESSION_OPEN) {
+			if (lines++ >= UNPAIRED_LINES)
+				more++;
+			else
+				evidence(v, "ring: session %u (candidate %s) was opened and never closed "
+					    "before the clean exit",
+					 s->id, cand);
+		}
+		for (st = 1; st < LW_RING_STAGE_SLOTS; st++) {
+			if (!s->open_count[st])
+				continue;
+			if (lines++ >= UNPAIRED_LINES)
+				more++;
+			else if (s->open_count[st] == 1)
+				evidence(v, "ring: %s was begun and never ended in session %u (candidate "
+					    "%s) before the clean exit",
+					 vocab_name(&vocab_stages, st), s->id, cand);
+			else
+				evidence(v, "ring: %s was begun %u times more than it ended in session "
+					    "%u (candidate %s) before the clean exit",
+					 vocab_name(&vocab_stages, st), s->open_count[st], s->id, cand);
+		}
+	}
+	if (!lines)
+		return 0;
+	if (more)
+		evidence(v, "ring: and %zu more stages or sessions never ended", more);
+	evidence(v, "a finding for leak investigation, not a death: what was begun and never "
+		    "ended may still hold its memory, files or delegate");
 	return 1;
 }
 
@@ -905,8 +1056,14 @@ const struct rule rules[] = {
 	  .fire = rule_ring_memory_pressure },
 	{ "alloc-failed", "a stage ended with alloc_failed within 10 s of the ring's last record, or the Java crash is an OutOfMemoryError: app-side memory evidence, it supports, never confirms; a Java crash keeps its class and gets the memory steps too",
 	  .fire = rule_alloc_failed },
-	{ "concurrency-at-death", "the ring's last sessions, queue_depth or in_flight mark says more than one ran or waited at death: only then is reduce_concurrency advised",
+	{ "concurrency-at-death", "the ring's last sessions, queue_depth or in_flight mark, or its session table's resident models, says more than one ran or waited at death: only then is reduce_concurrency advised",
 	  .fire = rule_concurrency_at_death },
+	{ "switch-overlap", "trap: a switch in progress at death, a session loading one candidate while another still held a different one: the death is the overlap's, not the candidate's; unload first",
+	  .fire = rule_switch_overlap },
+	{ "cache-rebuild-at-death", "the ring's last cache mark is a rebuild and the cache stage was open at death: the cache may be half written; clear_rebuildable_cache",
+	  .fire = rule_cache_rebuild_at_death },
+	{ "unpaired-stage", "a clean run with a stage or a session begun and never ended: a finding for leak investigation, not a death; it is listed on clean runs too",
+	  .fire = rule_unpaired_stage, .finding = 1 },
 	{ "peer-died", "the main process saw this process die (its peer_died mark, lw_peer_died(3)): the time of death, which narrows the window of its evidence; app-side, it supports the ring's account, never confirms",
 	  .fire = rule_peer_died },
 	{ "seed-exit-reason", "a run of the seed's events (no probe ring): its exit_reason is the app's own label; it suggests, never confirms",
@@ -918,7 +1075,7 @@ const struct rule rules[] = {
 };
 
 const size_t nrules = sizeof(rules) / sizeof(rules[0]);
-_Static_assert(sizeof(rules) / sizeof(rules[0]) <= 32, "struct verdict's fired has a bit per rule");
+_Static_assert(sizeof(rules) / sizeof(rules[0]) <= 64, "struct verdict's fired has a bit per rule");
 
 /* Is the ring's account of the death consistent with class c? A
  * ring-less run has none to be inconsistent with. */
@@ -1058,13 +1215,105 @@ static int fired(const struct verdict *v,
 	return 0;
 }
 
+/* The receipts of the correlation's rings (lw_receipt(3)): a candidate's
+ * files verified complete, by process. The newest run's receipt of a
+ * candidate is kept; a correlation holds a few candidates, so a small
+ * table is enough, and one past it is not found (its receipt is then
+ * called missing, which only asks for a check). */
+#define RECEIPTS_MAX 64
+
+struct receipts {
+	struct receipt {
+		const char *process;
+		uint64_t candidate, files, run_start_ns;
+	} v[RECEIPTS_MAX];
+	size_t n;
+};
+
+static void receipts_find(const struct correlation *c, struct receipts *out)
+{
+	size_t i, k, x;
+
+	out->n = 0;
+	for (i = 0; i < c->nruns; i++) {
+		const struct run *r = c->runs[i].run;
+
+		for (k = 0; k < r->nevents; k++) {
+			const struct lw_ring_slot *e = &r->events[k];
+
+			if (e->type != LW_EV_MARK || e->code != LW_MARK_RECEIPT || !e->a)
+				continue;
+			for (x = 0; x < out->n; x++)
+				if (out->v[x].candidate == e->a && !strcmp(out->v[x].process, r->hdr.process))
+					break;
+			if (x == out->n && out->n == RECEIPTS_MAX)
+				continue;
+			if (x == out->n)
+				out->n++;
+			else if (out->v[x].run_start_ns > r->hdr.start_real_ns)
+				continue;
+			out->v[x] = (struct receipt){ r->hdr.process, e->a, e->b, r->hdr.start_real_ns };
+		}
+	}
+}
+
+/* revert_to_stable: verb ("serve", "go back to") the stable candidate of
+ * process, naming the receipt of its files when a ring holds one; without
+ * one, after verifying them, with the receipt listed missing. */
+static void revert_step(struct verdict *v, const struct receipts *rc, const char *process,
+			uint64_t stable, const char *verb)
+{
+	char name[24], files[24];
+	size_t x;
+
+	fmt_digest(name, sizeof(name), stable);
+	for (x = 0; x < rc->n; x++)
+		if (rc->v[x].candidate == stable && !strcmp(rc->v[x].process, process))
+			break;
+	if (x < rc->n) {
+		fmt_digest(files, sizeof(files), rc->v[x].files);
+		act(v, LW_ACTION_REVERT_TO_STABLE, "%s %s, the last candidate that ran cleanly: its "
+			"files were verified complete (receipt %s)", verb, name, files);
+		return;
+	}
+	act(v, LW_ACTION_REVERT_TO_STABLE, "%s %s, the last candidate that ran cleanly, but verify "
+		"its files first: no ring holds a receipt of them", verb, name);
+	missing(v, "a receipt of the stable candidate (lw_receipt(3)): no ring says its files were "
+		   "verified complete");
+}
+
+/* clear_rebuildable_cache, where the order of reversibility puts it among
+ * the actions so far: the cache being rebuilt at death (rule
+ * cache-rebuild-at-death). */
+static void clear_cache_step(const struct corr_run *cr, struct verdict *v)
+{
+	char key[24];
+	uint64_t k;
+	size_t at;
+
+	if (v->nactions >= VERDICT_MAX_ACTIONS || !rebuild_at_death(cr->run, &k))
+		return;
+	fmt_digest(key, sizeof(key), k);
+	act(v, LW_ACTION_CLEAR_REBUILDABLE_CACHE, "clear the cache of key %s: its rebuild was cut "
+		"short by the death; the next start rebuilds it from the model", key);
+	for (at = v->nactions - 1; at > 0 && v->actions[at - 1].action > LW_ACTION_CLEAR_REBUILDABLE_CACHE;
+	     at--) {
+		struct action t = v->actions[at];
+
+		v->actions[at] = v->actions[at - 1];
+		v->actions[at - 1] = t;
+	}
+}
+
 /* The first steps against memory: stop new work, no prewarm after an
  * early stage, and fewer at once only when more than one ran at death
- * (rule concurrency-at-death); else the verdict says what the
+ * (rule concurrency-at-death): with a switch at death (rule
+ * switch-overlap), one model at a time; else the verdict says what the
  * concurrency was. */
 static void memory_steps(const struct corr_run *cr, const struct run_facts *f, struct verdict *v,
 			 const char *sp_cand)
 {
+	const struct ring_session *opening, *old;
 	char what[96];
 	int64_t most;
 
@@ -1072,6 +1321,16 @@ static void memory_steps(const struct corr_run *cr, const struct run_facts *f, s
 	if (vocab_stage_early(f->open_stage))
 		act(v, LW_ACTION_STOP_PREWARM, "do not prewarm%s at start: it died in %s", sp_cand,
 		    vocab_name(&vocab_stages, (int)f->open_stage));
+	if (fired(v, rule_switch_overlap) && switch_at_death(cr->run, &opening, &old)) {
+		char a[24], b[24];
+
+		fmt_digest(a, sizeof(a), opening->candidate);
+		fmt_digest(b, sizeof(b), old->candidate);
+		act(v, LW_ACTION_REDUCE_CONCURRENCY, "do not overlap the switch: close session %u (%s) "
+			"before session %u loads %s, so that one model is resident at a time",
+		    old->id, b, opening->id, a);
+		return;
+	}
 	if (fired(v, rule_concurrency_at_death)) {
 		act(v, LW_ACTION_REDUCE_CONCURRENCY, "run fewer sessions and queued requests at once");
 		return;
@@ -1089,8 +1348,10 @@ static void memory_steps(const struct corr_run *cr, const struct run_facts *f, s
 
 /* The most conservative next steps, in order of reversibility, gated by
  * the evidence level (DESIGN.md, "Recovery actions"). */
-static void recommend(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static void recommend(const struct corr_run *cr, const struct run_facts *f,
+		      const struct receipts *rc, struct verdict *v)
 {
+	const char *process = cr->run->hdr.process;
 	const char *stage = vocab_name(&vocab_stages, (int)f->open_stage);
 	char cand[24] = "", stable[24] = "", sp_cand[32] = "", for_cand[40] = "";
 	/* A ring-less run has no ring to keep. */
@@ -1111,8 +1372,7 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f, stru
 			    "stop using %s until someone reviews evidence that disagrees about this death",
 			    cand);
 		if (stable[0])
-			act(v, LW_ACTION_REVERT_TO_STABLE, "go back to %s, the last candidate that ran cleanly",
-			    stable);
+			revert_step(v, rc, process, f->stable_candidate, "go back to");
 		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep %sthe exit records and the logs of this %s for that review",
 		    ringless ? "" : "the ring, ", ringless ? "death" : "run");
 		if (!cand[0])
@@ -1130,11 +1390,15 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f, stru
 	switch (v->cls) {
 	case LW_EXIT_LOW_MEMORY:
 		memory_steps(cr, f, v, sp_cand);
+		/* A death of the switch's overlap is not the candidate's: it is
+		 * neither held back nor replaced. */
+		if (fired(v, rule_switch_overlap))
+			break;
 		if (cand[0])
 			act(v, LW_ACTION_ISOLATE_CANDIDATE, "hold %s back until its peak fits the budget",
 			    cand);
 		if (stable[0])
-			act(v, LW_ACTION_REVERT_TO_STABLE, "serve %s, the last candidate that ran cleanly", stable);
+			revert_step(v, rc, process, f->stable_candidate, "serve");
 		break;
 	case LW_EXIT_NATIVE_CRASH:
 		if (f->open_stage == LW_STAGE_DELEGATE_PREPARE)
@@ -1143,7 +1407,7 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f, stru
 		else if (cand[0])
 			act(v, LW_ACTION_ISOLATE_CANDIDATE, "stop running %s on the path that crashed", cand);
 		if (stable[0])
-			act(v, LW_ACTION_REVERT_TO_STABLE, "serve %s, the last candidate that ran cleanly", stable);
+			revert_step(v, rc, process, f->stable_candidate, "serve");
 		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the tombstone%s for symbolication", and_ring);
 		break;
 	case LW_EXIT_ANR:
@@ -1168,31 +1432,54 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f, stru
 		    ringless ? "the evidence of this death" : "this run's ring and evidence");
 		act(v, LW_ACTION_COLLECT_MORE_EVIDENCE, "the cause is unknown: pull more evidence");
 	}
+	/* Not after a reclaim, where nothing else is changed. */
+	if (fired(v, rule_cache_rebuild_at_death) && v->cls != LW_EXIT_SYSTEM_RECLAIM)
+		clear_cache_step(cr, v);
+}
+
+/* Rule i fired for v. */
+static void rule_fired(struct verdict *v, size_t i)
+{
+	v->fired |= UINT64_C(1) << i;
+	if (v->nrules < VERDICT_MAX_RULES)
+		v->rules[v->nrules++] = rules[i].id;
 }
 
 /* One run's verdict from the rules' first functions (or exit rows), into
  * a zeroed v. */
-static void classify_run(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+static void classify_run(const struct corr_run *cr, const struct run_facts *f,
+			 const struct receipts *rc, struct verdict *v)
 {
 	size_t i;
 
 	for (i = 0; i < nrules; i++) {
 		const struct rule *r = &rules[i];
 
-		if (!(r->fire ? r->fire(cr, f, v) : exit_row_fire(&r->exit, cr, v)))
-			continue;
-		v->fired |= UINT32_C(1) << i;
-		if (v->nrules < VERDICT_MAX_RULES)
-			v->rules[v->nrules++] = r->id;
+		if (r->fire ? r->fire(cr, f, v) : exit_row_fire(&r->exit, cr, v))
+			rule_fired(v, i);
 	}
 	decide(f, v);
-	recommend(cr, f, v);
+	recommend(cr, f, rc, v);
+}
+
+/* What the finding rules find in a run that gets no verdict, into a zeroed
+ * v: its rules and evidence, no class, level or recovery. */
+static void find_only(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	size_t i;
+
+	for (i = 0; i < nrules; i++)
+		if (rules[i].finding && rules[i].fire(cr, f, v))
+			rule_fired(v, i);
 }
 
 void classify_all(const struct correlation *c, struct run_facts *facts, int *judged,
 		  struct verdict *verdicts)
 {
+	struct receipts receipts;
 	size_t i, k;
+
+	receipts_find(c, &receipts);
 
 	for (i = 0; i < c->nruns; i++) {
 		const struct corr_run *cr = &c->runs[i];
@@ -1201,17 +1488,18 @@ void classify_all(const struct correlation *c, struct run_facts *facts, int *jud
 		memset(&verdicts[i], 0, sizeof(verdicts[i]));
 		judged[i] = run_facts_died(&facts[i]) || cr->exits.n > 0 ||
 			    cr->run->ring == RUN_RING_NONE;
-		if (!judged[i])
-			continue;
-		classify_run(cr, &facts[i], &verdicts[i]);
+		if (judged[i])
+			classify_run(cr, &facts[i], &receipts, &verdicts[i]);
 		/* A run that closed cleanly, whose records claim no death (an
 		 * EXIT_SELF with status 0 after the close), or a ring-less run
 		 * whose witnesses claim none (an EXIT_SELF with status 0): no
-		 * verdict. */
-		if (!run_facts_died(&facts[i]) && verdicts[i].nclaims == 0) {
+		 * verdict, only what the finding rules find. */
+		if (judged[i] && !run_facts_died(&facts[i]) && verdicts[i].nclaims == 0) {
 			judged[i] = 0;
 			verdict_release(&verdicts[i]);
 		}
+		if (!judged[i])
+			find_only(cr, &facts[i], &verdicts[i]);
 	}
 	for (i = 0; i < c->nruns; i++)
 		for (k = 0; judged[i] && k < nrules; k++)

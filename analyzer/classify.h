@@ -83,7 +83,7 @@ struct verdict {
 	size_t nclaims;
 	struct action actions[VERDICT_MAX_ACTIONS];
 	size_t nactions;
-	uint32_t fired;        /* bit k: rules[k] fired (for its cross-run step) */
+	uint64_t fired;        /* bit k: rules[k] fired (for its cross-run step) */
 };
 
 /* The common shape of a rule, as data: the first exit record of reason
@@ -115,6 +115,9 @@ struct rule {
 	struct rule_exit exit;
 	void (*across)(const struct correlation *c, const int *judged, struct verdict *verdicts,
 		       size_t i);
+	/* It also runs on a run that gets no verdict (a clean run): what it
+	 * finds is listed there, with no class, level or recovery. */
+	int finding;
 };
 
 extern const struct rule rules[];

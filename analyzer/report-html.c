@@ -200,6 +200,66 @@ static void memory(FILE *out, const cJSON *m)
 	fputs("</div>\n", out);
 }
 
+/* The run's model sessions (issue 13), when the app opened its own:
+ * each with its candidate, how it ended and its peak, and which were
+ * resident at the end. */
+static void sessions_table(FILE *out, const cJSON *r)
+{
+	const cJSON *arr = cJSON_GetObjectItem(r, "sessions"), *x, *st;
+	const cJSON *res = cJSON_GetObjectItem(r, "resident_candidates");
+	const cJSON *first = cJSON_GetArrayItem(arr, 0);
+	char num[32];
+
+	if (cJSON_GetArraySize(arr) < 2 && !(first && json_get_int(first, "id") != 0))
+		return;
+	fputs("<h3>Sessions</h3>\n<table class=\"sessions\">\n<tr><th>id</th><th>candidate</th>"
+	      "<th>state</th><th>opened</th><th>closed</th><th>open stages</th><th>peak</th></tr>\n",
+	      out);
+	cJSON_ArrayForEach(x, arr) {
+		const cJSON *opened = cJSON_GetObjectItem(x, "opened_ms");
+		const cJSON *closed = cJSON_GetObjectItem(x, "closed_ms");
+		const char *result = json_get_string(x, "result");
+
+		fprintf(out, "<tr><td>%lld</td><td>", json_get_int(x, "id"));
+		esc(out, json_get_string(x, "candidate") ? json_get_string(x, "candidate") : "none");
+		fputs("</td><td>", out);
+		esc(out, json_get_string(x, "state"));
+		if (result) {
+			fputs(" (", out);
+			esc(out, strcmp(result, "none") == 0 ? "ok" : result);
+			fputs(")", out);
+		}
+		fputs("</td><td>", out);
+		if (cJSON_IsNumber(opened))
+			fprintf(out, "+%.3f ms", opened->valuedouble);
+		fputs("</td><td>", out);
+		if (cJSON_IsNumber(closed))
+			fprintf(out, "+%.3f ms", closed->valuedouble);
+		fputs("</td><td>", out);
+		cJSON_ArrayForEach(st, cJSON_GetObjectItem(x, "open_stages")) {
+			esc(out, cJSON_GetStringValue(st));
+			fputc(' ', out);
+		}
+		fputs("</td><td>", out);
+		if (json_get_int(x, "peak_kb")) {
+			snprintf(num, sizeof(num), "%.1f MiB in ", (double)json_get_int(x, "peak_kb") / 1024.0);
+			fputs(num, out);
+			esc(out, json_get_string(x, "peak_stage"));
+		}
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	if (!cJSON_GetArraySize(res))
+		return;
+	fputs("<p>resident at the end: ", out);
+	cJSON_ArrayForEach(x, res) {
+		fputs("<code>", out);
+		esc(out, cJSON_GetStringValue(x));
+		fputs("</code> ", out);
+	}
+	fputs("</p>\n", out);
+}
+
 static void exit_records(FILE *out, const cJSON *arr)
 {
 	const cJSON *x;
@@ -264,6 +324,8 @@ static void run_section(FILE *out, const cJSON *r, int index)
 		fputs("no verdict: its witnesses name no death", out);
 	} else {
 		fputs("no verdict: the run ended cleanly", out);
+		if (cJSON_GetArraySize(cJSON_GetObjectItem(r, "rules")))
+			fputs(", with a finding for leak investigation (below)", out);
 	}
 	fputs("</p>\n", out);
 	if (contradiction) {
@@ -302,6 +364,7 @@ static void run_section(FILE *out, const cJSON *r, int index)
 	list(out, "Evidence", cJSON_GetObjectItem(r, "evidence"), "ul");
 	list(out, "Missing evidence", cJSON_GetObjectItem(r, "missing"), "ul");
 	timeline(out, r);
+	sessions_table(out, r);
 	memory(out, cJSON_GetObjectItem(r, "memory"));
 	exit_records(out, cJSON_GetObjectItem(r, "exit_records"));
 	list(out, "Rules", cJSON_GetObjectItem(r, "rules"), "ul");

@@ -9,6 +9,7 @@
 #include "evidence/json.h"
 #include "format.h"
 #include "ring-event.h"
+#include "sessions.h"
 
 static void find_loops(struct report *r)
 {
@@ -236,13 +237,15 @@ static void add_time(struct json *j, cJSON *o, const char *k, int64_t ms)
 /* One entry of the stage timeline. */
 struct stage_span {
 	enum lw_stage stage;
+	uint32_t session;
 	double begin_ms, end_ms; /* from the run's start */
 	int error;               /* enum lw_error; -1 while no end closed it */
 };
 
-/* The stage timeline: one entry per begin, closed by the matching end (the
- * latest open entry of that stage: sessions may overlap). *out is NULL
- * when there is none; free() it. -1 on ENOMEM. */
+/* The stage timeline: one entry per begin, closed by the matching end: the
+ * latest open entry of that stage in the same session (a session's stages
+ * may nest; other sessions' overlap). *out is NULL when there is none;
+ * free() it. -1 on ENOMEM. */
 static int stage_spans(const struct run *r, struct stage_span **out, size_t *n)
 {
 	size_t open[LW_STAGE_COUNT][OPEN_STAGES_MAX], depth[LW_STAGE_COUNT] = { 0 }, i, cap = 0;
@@ -265,16 +268,22 @@ static int stage_spans(const struct run *r, struct stage_span **out, size_t *n)
 				}
 				v = grown;
 			}
-			v[*n] = (struct stage_span){ (enum lw_stage)s->stage, ms, 0, -1 };
+			v[*n] = (struct stage_span){ (enum lw_stage)s->stage, s->d, ms, 0, -1 };
 			/* one too deep to be matched stays open */
 			if (depth[s->stage] < OPEN_STAGES_MAX)
 				open[s->stage][depth[s->stage]++] = *n;
 			++*n;
-		} else if (s->type == LW_EV_STAGE_END && depth[s->stage] > 0) {
-			struct stage_span *o = &v[open[s->stage][--depth[s->stage]]];
+		} else if (s->type == LW_EV_STAGE_END) {
+			size_t *st = open[s->stage], k = depth[s->stage];
 
-			o->end_ms = ms;
-			o->error = s->code;
+			while (k > 0 && v[st[k - 1]].session != s->d)
+				k--;
+			if (k == 0)
+				continue; /* an end that closes nothing of its session */
+			v[st[k - 1]].end_ms = ms;
+			v[st[k - 1]].error = s->code;
+			memmove(&st[k - 1], &st[k], (depth[s->stage] - k) * sizeof(*st));
+			depth[s->stage]--;
 		}
 	}
 	*out = v;
@@ -286,6 +295,7 @@ static void stage_json(struct json *j, cJSON *arr, const struct stage_span *s)
 	cJSON *o = json_object(j, arr, NULL);
 
 	json_name(j, o, "stage", &vocab_stages, (int)s->stage, "unknown");
+	json_number(j, o, "session", s->session);
 	json_number(j, o, "begin_ms", s->begin_ms);
 	if (s->error < 0) {
 		json_null(j, o, "end_ms");
@@ -366,6 +376,47 @@ static void peer_json(struct json *j, cJSON *o, const struct corr_run *cr)
 	json_text(j, x, "time", iso);
 }
 
+/* The run's sessions (sessions.h), and the candidates resident at its
+ * end: at death, for a run that died. */
+static void sessions_json(struct json *j, cJSON *o, const struct run *r)
+{
+	struct session_view sv[LW_RING_SESSION_SLOTS_MAX];
+	size_t n = sessions_view(r, sv, LW_RING_SESSION_SLOTS_MAX), k;
+	cJSON *arr = json_array(j, o, "sessions"), *res;
+	int st;
+
+	for (k = 0; k < n; k++) {
+		cJSON *x = json_object(j, arr, NULL), *stages;
+
+		json_number(j, x, "id", sv[k].id);
+		json_digest(j, x, "candidate", sv[k].candidate);
+		json_text(j, x, "state", sv[k].state == LW_SESSION_OPEN ? "open" : "closed");
+		json_number(j, x, "opens", sv[k].opens);
+		if (sv[k].opened_ms < 0)
+			json_null(j, x, "opened_ms");
+		else
+			json_number(j, x, "opened_ms", sv[k].opened_ms);
+		if (sv[k].closed_ms < 0)
+			json_null(j, x, "closed_ms");
+		else
+			json_number(j, x, "closed_ms", sv[k].closed_ms);
+		if (sv[k].state == LW_SESSION_OPEN)
+			json_null(j, x, "result");
+		else
+			json_name(j, x, "result", &vocab_errors, (int)sv[k].result, "unknown");
+		stages = json_array(j, x, "open_stages");
+		for (st = 1; st < LW_RING_STAGE_SLOTS; st++)
+			if (sv[k].open_stages >> st & 1)
+				json_name(j, stages, NULL, &vocab_stages, st, "unknown");
+		json_u64(j, x, "peak_kb", sv[k].peak_kb);
+		json_name(j, x, "peak_stage", &vocab_stages, (int)sv[k].peak_stage, "unknown");
+	}
+	res = json_array(j, o, "resident_candidates");
+	for (k = 0; k < n; k++)
+		if (sv[k].resident)
+			json_digest(j, res, NULL, sv[k].candidate);
+}
+
 /* Run i into runs; with its stages, or with "stages" left empty (for
  * run_write(), which writes them one at a time). */
 static void run_json(struct json *j, cJSON *runs, const struct report *rep, size_t i,
@@ -401,6 +452,7 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 		json_item(j, o, "stages", stages_json(r));
 	else
 		json_array(j, o, "stages");
+	sessions_json(j, o, r);
 	m = json_object(j, o, "memory");
 	json_u64(j, m, "budget_kb", f->budget_kb);
 	json_u64(j, m, "peak_kb", f->peak_kb);
@@ -814,6 +866,57 @@ static void stages_text(const struct run *r, FILE *out)
 }
 
 /* The pull's notes and what it lacks, at the top: they bear on all else. */
+/* The run's sessions, when the app opened its own: each with its
+ * candidate, how it ended and its peak; then the candidates resident at
+ * the end. Session 0 is left out when it held nothing. */
+static void sessions_text(const struct run *r, FILE *out)
+{
+	struct session_view sv[LW_RING_SESSION_SLOTS_MAX];
+	size_t n, k, lines = 0, nres = 0;
+	int st;
+
+	if (!sessions_used(r))
+		return;
+	n = sessions_view(r, sv, LW_RING_SESSION_SLOTS_MAX);
+	for (k = 0; k < n; k++) {
+		const struct session_view *s = &sv[k];
+		char cand[24] = "no candidate", peak[24];
+
+		if (s->id == 0 && !s->candidate && !s->open_stages && !s->peak_kb)
+			continue;
+		if (s->candidate)
+			fmt_digest(cand, sizeof(cand), s->candidate);
+		fprintf(out, "%s %-3u %s ", lines++ ? "          " : "sessions  ", s->id, cand);
+		if (s->state == LW_SESSION_OPEN)
+			fprintf(out, "open");
+		else
+			fprintf(out, "closed (%s)", s->result == LW_ERR_NONE ? "ok"
+				: vocab_name(&vocab_errors, (int)s->result)
+					? vocab_name(&vocab_errors, (int)s->result) : "unknown");
+		for (st = 1; st < LW_RING_STAGE_SLOTS; st++)
+			if (s->open_stages >> st & 1)
+				fprintf(out, ", %s open", vocab_name(&vocab_stages, st));
+		if (s->peak_kb) {
+			fmt_kb(peak, sizeof(peak), s->peak_kb);
+			fprintf(out, ", peak %s in %s", peak, vocab_name(&vocab_stages, (int)s->peak_stage));
+		}
+		fputc('\n', out);
+		nres += s->resident != 0;
+	}
+	if (!nres)
+		return;
+	fprintf(out, "resident   ");
+	for (k = 0, lines = 0; k < n; k++) {
+		char cand[24];
+
+		if (!sv[k].resident)
+			continue;
+		fmt_digest(cand, sizeof(cand), sv[k].candidate);
+		fprintf(out, "%s%s", lines++ ? ", " : "", cand);
+	}
+	fprintf(out, " at the end\n");
+}
+
 static void pull_text(const struct bundle *b, FILE *out, size_t nruns)
 {
 	char notes[PULL_NOTES_MAX][PULL_NOTE_LEN];
@@ -995,6 +1098,7 @@ void report_text(const struct report *r, FILE *out)
 
 		run_head_text(cr, f, i, out);
 		stages_text(run, out);
+		sessions_text(run, out);
 		if (f->have_rss) {
 			fmt_kb(peak, sizeof(peak), f->peak_kb);
 			fmt_kb(budget, sizeof(budget), f->budget_kb);
@@ -1021,6 +1125,11 @@ void report_text(const struct report *r, FILE *out)
 					cr->exits.n, cr->exits.n == 1 ? "" : "s", cr->exits.n == 1 ? "s" : "");
 			else
 				fprintf(out, "verdict    none: the run ended cleanly and no exit record names it\n");
+			/* What the finding rules found, not a death. */
+			for (k = 0; k < v->nrules; k++)
+				fprintf(out, "%s %s\n", k ? "          " : "findings  ", v->rules[k]);
+			for (k = 0; k < v->nevidence; k++)
+				fprintf(out, "%s %s\n", k ? "          " : "evidence  ", fmt_text(v->evidence[k]));
 			continue;
 		}
 		fprintf(out, "verdict    %s, %s\n", vocab_name(&vocab_exit_classes, (int)v->cls),

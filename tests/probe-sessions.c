@@ -11,8 +11,11 @@
  * no other session's stage, the process-wide calls are session 0's, and
  * the new marks' calls write their two values.
  *
- * usage: probe-sessions [KEEP_DIR]: with KEEP_DIR, the killed children's
- * rings are left there (switch.lwr, lapped.lwr) for the reader's tests.
+ * And a clean run that leaves a session and a stage unpaired.
+ *
+ * usage: probe-sessions [KEEP_DIR]: with KEEP_DIR, the children's rings are
+ * left there (switch.lwr, lapped.lwr, unpaired.lwr) for the reader's and
+ * the report's tests (tests/report-sessions.py).
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -196,6 +199,56 @@ static void killed_in_switch(int lap, const char *keep)
 	free(dir);
 }
 
+/*
+ * A clean run that leaves work unpaired: session 1 ("model-a") loads,
+ * runs an inference and closes; session 2 ("model-b") opens and begins its
+ * load, and neither is ended before lw_close(). The ring ends clean with
+ * session 2 open and its load counted open (rule unpaired-stage).
+ */
+static void clean_unpaired(const char *keep)
+{
+	char *dir = strdup(t_tmpdir("sessions-unpaired"));
+	char path[1024], dest[1024];
+	struct ring_copy rc;
+	int status;
+	pid_t child = fork();
+
+	T_ASSERT(child >= 0, "fork: %s", strerror(errno));
+	if (child == 0) {
+		struct lw_config cfg = { .dir = dir, .process_name = PROC, .slot_count = SLOTS };
+		struct lw *lw;
+		int bad = lw_open(&cfg, &lw) != 0;
+
+		bad |= lw_session_open(lw, 1, "model-a") != 0;
+		bad |= lw_session_stage_begin(lw, 1, LW_STAGE_LOAD) != 0;
+		bad |= lw_session_stage_end(lw, 1, LW_STAGE_LOAD, LW_ERR_NONE) != 0;
+		bad |= lw_session_stage_begin(lw, 1, LW_STAGE_INFERENCE) != 0;
+		bad |= lw_session_stage_end(lw, 1, LW_STAGE_INFERENCE, LW_ERR_NONE) != 0;
+		bad |= lw_session_close(lw, 1, LW_ERR_NONE) != 0;
+		bad |= lw_session_open(lw, 2, "model-b") != 0;
+		bad |= lw_session_stage_begin(lw, 2, LW_STAGE_LOAD) != 0;
+		lw_close(lw);
+		_exit(bad);
+	}
+	T_ASSERT(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+			 WEXITSTATUS(status) == 0,
+		 "the clean child failed (status %d)", status);
+	read_ring(dir, &rc, path, sizeof(path));
+	T_ASSERT(rc.h->state == LW_STATE_CLEAN_EXIT && rc.ses[1].state == LW_SESSION_CLOSED &&
+			 rc.ses[2].state == LW_SESSION_OPEN &&
+			 rc.ses[2].open_count[LW_STAGE_LOAD] == 1 &&
+			 rc.ses[1].open_count[LW_STAGE_INFERENCE] == 0,
+		 "state %u, session 1 %u, session 2 %u with load %u", rc.h->state, rc.ses[1].state,
+		 rc.ses[2].state, rc.ses[2].open_count[LW_STAGE_LOAD]);
+	munmap(rc.map, rc.size);
+	if (keep) {
+		snprintf(dest, sizeof(dest), "%s/unpaired.lwr", keep);
+		T_ASSERT(rename(path, dest) == 0, "rename to %s: %s", dest, strerror(errno));
+	}
+	t_rmdir(dir);
+	free(dir);
+}
+
 static void misuse(void)
 {
 	char *dir = strdup(t_tmpdir("sessions-misuse"));
@@ -331,6 +384,7 @@ int main(int argc, char **argv)
 
 	killed_in_switch(0, keep);
 	killed_in_switch(1, keep);
+	clean_unpaired(keep);
 	misuse();
 	mark_values();
 	return T_PASS;

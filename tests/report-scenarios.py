@@ -120,7 +120,8 @@ def compare_runs(exp_runs, got_runs, diffs):
             if got != want:
                 diffs.append(("%s.%s" % (name, field), "%r, expected %r" % (got, want)))
 
-        for f in ("classification", "evidence_level", "rules", "stage_open", "last_stage"):
+        for f in ("classification", "evidence_level", "rules", "stage_open", "last_stage",
+                  "resident_candidates"):
             if f in e:
                 diff(f, r.get(f, "<absent>"), e[f])
         if "actions" in e:
@@ -135,10 +136,20 @@ def compare_runs(exp_runs, got_runs, diffs):
         if "exit_timestamps" in e:
             diff("exit_timestamps", [x.get("timestamp") for x in r.get("exit_records", [])],
                  e["exit_timestamps"])
-        for key, field in (("evidence_match", "evidence"), ("missing_match", "missing")):
+        whys = ["%s: %s" % (a.get("action"), a.get("why"))
+                for a in r.get("recovery", {}).get("actions", [])]
+        for key, field, lines in (("evidence_match", "evidence", r.get("evidence", [])),
+                                  ("missing_match", "missing", r.get("missing", [])),
+                                  ("recovery_match", "recovery", whys)):
             for want in e.get(key, []):
-                if not any(want in line for line in r.get(field, [])):
+                if not any(want in line for line in lines):
                     diffs.append(("%s.%s" % (name, field), "no line mentions %r" % want))
+        if "sessions" in e:
+            got = r.get("sessions", [])
+            if len(got) == len(e["sessions"]):
+                # only the members each expected session gives
+                got = [{k: x.get(k) for k in want} for x, want in zip(got, e["sessions"])]
+            diff("sessions", got, e["sessions"])
 
 
 def unmatched_key(u):
@@ -192,6 +203,10 @@ def check_text(lw, args, inputs, rep, status, diffs):
             diffs.append(("text", "the section of %s pid %s does not say %r" % (key + (want,))))
 
 
+# The rules that also run on a run with no verdict (classify.h, .finding).
+FINDING_RULES = {"unpaired-stage"}
+
+
 def check_invariants(rep, rule_ids, diffs):
     for r in rep.get("runs", []):
         who = "%s pid %s" % (r.get("process"), r.get("pid"))
@@ -219,8 +234,9 @@ def check_invariants(rep, rule_ids, diffs):
         for rule in r.get("rules", []):
             if rule not in rule_ids:
                 diffs.append(("invariants", "%s: rule %r is not listed by `lastwords rules`" % (who, rule)))
-        if r.get("classification") is None and (acts or r.get("rules")):
-            diffs.append(("invariants", "%s: no verdict, yet rules or actions" % who))
+        if r.get("classification") is None and (acts or set(r.get("rules", [])) - FINDING_RULES):
+            diffs.append(("invariants", "%s: no verdict, yet rules other than findings, or "
+                          "actions" % who))
         if "isolate_candidate" in acts and not r.get("candidate"):
             diffs.append(("invariants", "%s: isolate_candidate with no candidate known" % who))
         if r.get("ring") == "none":

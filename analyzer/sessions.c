@@ -1,0 +1,113 @@
+/*
+ * A run's model sessions (sessions.h). The session table says how each
+ * session ended, even when its records have lapped; the records add the
+ * times and the memory. Stage counts follow the ring's rule (schemas/
+ * ring-format.md, 5.1): an end at count 0 changes nothing.
+ */
+#include "sessions.h"
+
+#include <string.h>
+
+#include "ring-event.h"
+
+/* Which session's a record is: the index into out of its session, or -1
+ * for a record that names none of them. */
+static int record_session(const struct lw_ring_slot *s, const int *index)
+{
+	if (s->type != LW_EV_STAGE_BEGIN && s->type != LW_EV_STAGE_END &&
+	    s->type != LW_EV_SESSION_OPEN && s->type != LW_EV_SESSION_CLOSE)
+		return index[0];
+	return s->d < LW_RING_SESSION_SLOTS_MAX ? index[s->d] : -1;
+}
+
+/* One stage record's step of count c, by the ring's rule. */
+static void count_step(uint32_t *c, const struct lw_ring_slot *s)
+{
+	if (s->type == LW_EV_STAGE_BEGIN)
+		++*c;
+	else if (s->type == LW_EV_STAGE_END && *c > 0)
+		--*c;
+}
+
+size_t sessions_view(const struct run *r, struct session_view *out, size_t max)
+{
+	uint32_t depth[LW_RING_SESSION_SLOTS_MAX][LW_RING_STAGE_SLOTS];
+	int index[LW_RING_SESSION_SLOTS_MAX];
+	size_t n = r->nsessions < max ? r->nsessions : max, i, k;
+	int st;
+
+	memset(depth, 0, sizeof(depth));
+	for (i = 0; i < LW_RING_SESSION_SLOTS_MAX; i++)
+		index[i] = -1;
+	for (k = 0; k < n; k++) {
+		const struct ring_session *t = &r->sessions[k];
+		struct session_view *v = &out[k];
+
+		memset(v, 0, sizeof(*v));
+		v->id = t->id;
+		v->state = t->state;
+		v->candidate = t->candidate;
+		v->opens = t->opens;
+		v->opened_ms = t->opened_mono_ns >= r->hdr.start_mono_ns
+				       ? (double)(t->opened_mono_ns - r->hdr.start_mono_ns) / 1e6
+				       : SESSION_NO_TIME;
+		v->closed_ms = SESSION_NO_TIME;
+		v->result = t->result;
+		v->open_stage = t->open_stage;
+		for (st = 0; st < LW_RING_STAGE_SLOTS; st++)
+			if (t->open_count[st])
+				v->open_stages |= 1u << st;
+		v->resident = t->state == LW_SESSION_OPEN && t->candidate;
+		if (t->id < LW_RING_SESSION_SLOTS_MAX)
+			index[t->id] = (int)k;
+	}
+	/* The stages open before the first record left (a lapped ring): what
+	 * the table counts at the end that the records do not. */
+	for (i = 0; i < r->nevents; i++) {
+		const struct lw_ring_slot *s = &r->events[i];
+		int x = record_session(s, index);
+
+		if (x >= 0 && s->stage < LW_RING_STAGE_SLOTS)
+			count_step(&depth[x][s->stage], s);
+	}
+	for (k = 0; k < n; k++)
+		for (st = 0; st < LW_RING_STAGE_SLOTS; st++)
+			depth[k][st] = r->sessions[k].open_count[st] > depth[k][st]
+					       ? r->sessions[k].open_count[st] - depth[k][st]
+					       : 0;
+	for (i = 0; i < r->nevents; i++) {
+		const struct lw_ring_slot *s = &r->events[i];
+		double ms = (double)ring_event_rel_ns(&r->hdr, s) / 1e6;
+		int x = record_session(s, index);
+
+		if (x >= 0 && s->type == LW_EV_SESSION_OPEN) {
+			out[x].opened_ms = ms;
+			out[x].closed_ms = SESSION_NO_TIME;
+		} else if (x >= 0 && s->type == LW_EV_SESSION_CLOSE) {
+			out[x].closed_ms = ms;
+			out[x].result = (enum lw_error)s->code;
+		} else if (x >= 0 && s->stage < LW_RING_STAGE_SLOTS) {
+			count_step(&depth[x][s->stage], s);
+		}
+		if (!s->rss_kb)
+			continue;
+		/* The sample counts for each session with a stage open. */
+		for (k = 0; k < n; k++)
+			for (st = LW_RING_STAGE_SLOTS - 1; st > 0; st--)
+				if (depth[k][st] && s->rss_kb > out[k].peak_kb) {
+					out[k].peak_kb = s->rss_kb;
+					out[k].peak_stage = (enum lw_stage)st;
+					break;
+				}
+	}
+	/* A session the table calls open has no close after its open. */
+	for (k = 0; k < n; k++)
+		if (out[k].state == LW_SESSION_OPEN)
+			out[k].closed_ms = SESSION_NO_TIME;
+	return n;
+}
+
+int sessions_used(const struct run *r)
+{
+	return r->nsessions > 1 || (r->nsessions == 1 && r->sessions[0].id != 0);
+}

@@ -1,0 +1,46 @@
+/*
+ * A run's model sessions as the report and the rules read them: each
+ * session of the ring's session table (struct run's sessions[]) with what
+ * its records add, when it opened and closed, its stages' peak memory, the
+ * stages it began and never ended, and which candidates were resident at
+ * death. A version 1 ring's only session is session 0. Never prints; does
+ * not allocate or block.
+ */
+#ifndef LW_ANALYZER_SESSIONS_H
+#define LW_ANALYZER_SESSIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <lastwords/vocab.h>
+
+#include "run.h"
+
+/* Of a time: not known (the records that told it have lapped). */
+#define SESSION_NO_TIME (-1.0)
+
+struct session_view {
+	uint32_t id;
+	enum lw_ring_session_state state; /* at the end */
+	uint64_t candidate;        /* digest, 0 if none; a closed session's last */
+	uint32_t opens;
+	double opened_ms;          /* the last open, ms from the run's start */
+	double closed_ms;          /* the last close after it; SESSION_NO_TIME while open */
+	enum lw_error result;      /* of that close */
+	uint32_t open_stages;      /* bit s: stage s begun and not ended, at the end */
+	enum lw_stage open_stage;  /* the one the ring derives (ring_open_stage_of) */
+	uint32_t peak_kb;          /* the highest RSS while a stage of it was open; 0: none */
+	enum lw_stage peak_stage;  /* the stage of it open at that peak */
+	int resident;              /* open at the end with a candidate: its model loaded */
+};
+
+/* The sessions of r, in id order, into out (room for max;
+ * LW_RING_SESSION_SLOTS_MAX is enough). Returns how many. */
+size_t sessions_view(const struct run *r, struct session_view *out, size_t max);
+
+/* Whether the app opened sessions of its own (lw_session_open(3)): a
+ * session other than session 0. A version 1 ring's, whose only session is
+ * session 0, did not. */
+int sessions_used(const struct run *r);
+
+#endif
