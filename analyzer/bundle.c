@@ -10,6 +10,7 @@
 
 #include <lastwords/ring.h>
 
+#include "../src/vocab.h"
 #include "correlate.h"
 #include "evidence/bugreport.h"
 #include "evidence/input.h"
@@ -360,6 +361,9 @@ static void manifest_identity(struct bundle *b, const cJSON *m)
 	copy_string(dev, "model", b->device_model, sizeof(b->device_model));
 	copy_string(dev, "android_version", b->android_version, sizeof(b->android_version));
 	copy_string(dev, "fingerprint", b->fingerprint, sizeof(b->fingerprint));
+	b->scenario_name[0] = '\0';
+	copy_string(m, "scenario", b->scenario_name, sizeof(b->scenario_name));
+	b->scenario = b->scenario_name[0] ? vocab_value(&vocab_scenarios, b->scenario_name) : 0;
 }
 
 /* The manifest of a pull describes the bundle; it is not evidence. Keep its

@@ -95,6 +95,11 @@ struct bundle {
 	struct bundle_missing *missing; /* every manifest's, in order */
 	size_t nmissing;
 	char device_model[96];     /* empty when unknown */
+	/* The release-gate scenario the manifest names (`pull --scenario`),
+	 * as written (empty when none), and as an enum lw_scenario: 0 when
+	 * none, -1 for a name the vocabulary does not have. */
+	char scenario_name[40];
+	int scenario;
 	char android_version[32];
 	char fingerprint[192];
 	/* The bug reports among the inputs, in walk order; the zone the

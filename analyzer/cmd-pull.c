@@ -47,7 +47,7 @@
 
 static const char usage[] =
 	"lastwords pull --package PKG [--serial S] [--process NAME] [--bugreport] [--timeout SECONDS]\n"
-	"                      -o DIR";
+	"                      [--scenario NAME] -o DIR";
 
 /* Exit statuses of pull, after the shared ones of commands.h (lastwords(1)). */
 enum pull_exit {
@@ -89,6 +89,7 @@ struct pull {
 	struct adb adb;
 	const char *package;
 	const char *process; /* NULL: every process */
+	const char *scenario; /* the release-gate scenario run (--scenario), or NULL */
 	char *work;          /* DIR.partial */
 	cJSON *manifest;
 	cJSON *files;        /* [{"path", "bytes"}] */
@@ -1163,6 +1164,7 @@ static int start_manifest(struct pull *p)
 	    !(p->process ? cJSON_AddStringToObject(p->manifest, "process", p->process)
 			 : cJSON_AddNullToObject(p->manifest, "process")) ||
 	    !cJSON_AddStringToObject(p->manifest, "pulled_at", when) ||
+	    (p->scenario && !cJSON_AddStringToObject(p->manifest, "scenario", p->scenario)) ||
 	    !(p->files = cJSON_AddArrayToObject(p->manifest, "files")) ||
 	    !(p->empty = cJSON_AddArrayToObject(p->manifest, "empty")) ||
 	    !(p->missing = cJSON_AddArrayToObject(p->manifest, "missing")))
@@ -1228,6 +1230,7 @@ int cmd_pull(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "bugreport", no_argument, NULL, 'b' },
+		{ "scenario", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1255,6 +1258,15 @@ int cmd_pull(int argc, char **argv)
 		case 'b':
 			p.bugreport = 1;
 			break;
+		case 'S': {
+			char names[256];
+
+			if (vocab_value(&vocab_scenarios, optarg) <= 0)
+				return usage_error(usage, "--scenario: '%s' is not a scenario (%s)", optarg,
+						   vocab_list(&vocab_scenarios, names, sizeof(names)));
+			p.scenario = optarg;
+			break;
+		}
 		case 't': {
 			char *end;
 			long t = strtol(optarg, &end, 10);

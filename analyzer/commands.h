@@ -24,6 +24,8 @@ enum lastwords_exit {
 	LW_EXIT_DATABASE = 11, /* the history database cannot be opened, upgraded or written */
 	LW_EXIT_NO_DATA = 12,  /* report --fail-on: the inputs hold no run and no exit record */
 	LW_EXIT_OUTPUT = 13,   /* the output could not be written (whatever else happened) */
+	/* 14: reserved (lastwords check) */
+	LW_EXIT_GATE = 15,     /* gate: not yet, the candidate may not come back */
 };
 
 int cmd_dump(int argc, char **argv);
@@ -32,6 +34,7 @@ int cmd_digest(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+int cmd_gate(int argc, char **argv);
 int cmd_pull(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_history(int argc, char **argv);

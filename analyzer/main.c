@@ -26,6 +26,7 @@ static const char usage_text[] =
 	"  inspect [--json] FILE...     what kind of evidence each file is, and its records\n"
 	"  report [options] INPUT...    what killed each run, how sure, and what to do next\n"
 	"  rules                        the classification rules, with their ids\n"
+	"  gate --candidate C INPUT...  may a quarantined candidate come back: device matrix, checklist\n"
 	"  pull --package PKG -o DIR    collect a bundle from a device with adb\n"
 	"  ingest --db FILE BUNDLE...   store each bundle's report in the history database\n"
 	"  history --db FILE [--by G]   rates per candidate, version, stage, ...; regressions\n"
@@ -37,7 +38,7 @@ static const char usage_text[] =
 	"             7 several devices, 8 no such package, 9 partial, 10 output exists;\n"
 	"             11 the history database cannot be opened, upgraded or written;\n"
 	"             12 report --fail-on on no data (no run and no exit record)\n"
-	"             13 the output could not be written\n"
+	"             13 the output could not be written; 15 gate: not yet\n"
 	"see lastwords(1)\n";
 
 struct command {
@@ -52,6 +53,7 @@ static const struct command commands[] = {
 	{ "inspect", cmd_inspect },
 	{ "report", cmd_report },
 	{ "rules", cmd_rules },
+	{ "gate", cmd_gate },
 	{ "pull", cmd_pull },
 	{ "ingest", cmd_ingest },
 	{ "history", cmd_history },

@@ -541,3 +541,15 @@ void report_html(const cJSON *rep, FILE *out)
 	}
 	fputs("</table>\n</body>\n</html>\n", out);
 }
+
+/* The page's escaping and style, for the other pages written like it
+ * (the gate's, gate-html.c). */
+void html_escape(FILE *out, const char *s)
+{
+	esc(out, s);
+}
+
+const char *html_style(void)
+{
+	return style;
+}

@@ -56,4 +56,9 @@ void report_text(const struct report *r, FILE *out);
  * (report-html.c). */
 void report_html(const cJSON *report, FILE *out);
 
+/* For pages written like it (report-html.c): s escaped for HTML text and
+ * attributes, what fmt_text() escapes shown as it shows it; and the CSS. */
+void html_escape(FILE *out, const char *s);
+const char *html_style(void);
+
 #endif

@@ -42,6 +42,9 @@ static void mark_value(const struct lw_ring_slot *s, char *buf, size_t len)
 	case LW_MARK_RECOVERY:
 		snprintf(buf, len, "%s", name_or(&vocab_actions, (int)s->a, tmp, sizeof(tmp)));
 		break;
+	case LW_MARK_SCENARIO:
+		snprintf(buf, len, "%s", name_or(&vocab_scenarios, (int)s->a, tmp, sizeof(tmp)));
+		break;
 	case LW_MARK_BUDGET:
 		fmt_kb(buf, len, s->a);
 		break;
@@ -232,6 +235,8 @@ static void add_type_fields(struct json *j, cJSON *o, const struct lw_ring_heade
 			json_name(j, o, "delegate", &vocab_delegates, (int)s->a, NULL);
 		else if (s->code == LW_MARK_RECOVERY)
 			json_name(j, o, "action", &vocab_actions, (int)s->a, NULL);
+		else if (s->code == LW_MARK_SCENARIO)
+			json_name(j, o, "scenario", &vocab_scenarios, (int)s->a, NULL);
 		else if (s->code == LW_MARK_PEER_DIED) {
 			json_u64(j, o, "pid", s->a);
 			json_digest(j, o, "process_digest", s->b);

@@ -67,6 +67,7 @@ static const struct value actions[] = { LW_ACTIONS(VE) };
 static const struct value advices[] = { LW_ADVICES(VE) };
 static const struct value payload_classes[] = { LW_PAYLOAD_CLASSES(VE) };
 static const struct value cache_ops[] = { LW_CACHE_OPS(VE) };
+static const struct value scenarios[] = { LW_SCENARIOS(VE) };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -94,6 +95,7 @@ static struct table tables[] = {
 	{ "### 14.7 ", NULL, advices, COUNT(advices), 0, 0 },
 	{ "### 14.8 ", NULL, payload_classes, COUNT(payload_classes), 0, 0 },
 	{ "### 14.9 ", NULL, cache_ops, COUNT(cache_ops), 0, 0 },
+	{ "### 14.10 ", NULL, scenarios, COUNT(scenarios), 0, 0 },
 };
 
 static int failures;

@@ -236,3 +236,13 @@ def run_bounded(cmd, timeout, cwd=None):
             kib, status = int(measured[0]), (status if status is None else int(measured[1]))
         return status, out.read(), err.read(), kib / 1024.0, secs
 
+
+
+def vocab(name):
+    """The names of one X-macro list of include/lastwords/vocab.h, in order
+    (the test runs in the source root: setup())."""
+    import re
+    with open("include/lastwords/vocab.h") as f:
+        text = f.read()
+    m = re.search(r"#define %s\(X\)(.*?)\n\n" % name, text, re.S)
+    return re.findall(r"X\(\w+, (\w+), \d+\)", m.group(1)) if m else []

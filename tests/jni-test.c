@@ -130,5 +130,8 @@ JNIEXPORT jstring JNICALL Java_TestNative_vocab(JNIEnv *env, jclass cls)
 #define X(up, name, val) vocab_add("CacheOp", #up, #name, val);
 	LW_CACHE_OPS(X)
 #undef X
+#define X(up, name, val) vocab_add("Scenario", #up, #name, val);
+	LW_SCENARIOS(X)
+#undef X
 	return (*env)->NewStringUTF(env, vocab_text);
 }

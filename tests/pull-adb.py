@@ -114,6 +114,17 @@ def test_process(e):
           "process: the device lists only that process's rings")
 
 
+def test_scenario(e):
+    """--scenario NAME goes into the manifest, for `lastwords gate`; a name
+    outside the vocabulary is a usage error before any device is asked."""
+    p, out, _ = e.pull([device(e.root)], ["--package", PKG, "--scenario", "cold_start"])
+    check(p.returncode == 0 and manifest(out).get("scenario") == "cold_start",
+          "scenario: exit %d, manifest scenario %r" % (p.returncode, manifest(out).get("scenario")))
+    p, out, cmds = e.pull([device(e.root)], ["--package", PKG, "--scenario", "warm_start"])
+    check(p.returncode == 2 and "'warm_start' is not a scenario (cold_start, first_load" in p.stderr
+          and not device_commands(cmds), "scenario: a bad name: exit %d: %s" % (p.returncode, p.stderr))
+
+
 def test_not_debuggable(e):
     p, out, cmds = e.pull([device(e.root, debuggable=False)], ["--package", PKG])
     check(p.returncode == EXIT_PARTIAL, "not debuggable: exit %d, expected %d" %
@@ -376,10 +387,10 @@ def main():
     tmp = tempfile.mkdtemp(prefix="lw-pull-")
     try:
         e = Env(lw, root, tmp)
-        for t in (test_stand_in, test_complete, test_process, test_not_debuggable, test_external,
-                  test_bundles, test_many, test_twice, test_getprop_flood, test_hostile_props, test_cut,
-                  test_short_ring,
-                  test_offline, test_timeout, test_errors):
+        for t in (test_stand_in, test_complete, test_process, test_scenario, test_not_debuggable,
+                  test_external, test_bundles, test_many, test_twice, test_getprop_flood,
+                  test_hostile_props, test_cut, test_short_ring, test_offline, test_timeout,
+                  test_errors):
             t(e)
     finally:
         shutil.rmtree(tmp)

@@ -31,11 +31,10 @@ skipped when python3-jsonschema is missing).
 """
 import json
 import os
-import re
 import sys
 import time
 
-from helpers import fail, failures, lastwords, setup
+from helpers import fail, failures, lastwords, setup, vocab
 from scenarios import SCENARIOS, read_scenario, scenario_names
 
 # scenario -> (fields expected to differ, why). Fields are named as the
@@ -54,14 +53,6 @@ def load_validator(path):
         schema = json.load(f)
     jsonschema.Draft7Validator.check_schema(schema)
     return jsonschema.Draft7Validator(schema)
-
-
-def vocab(name):
-    """The names of one X-macro list of include/lastwords/vocab.h, in order."""
-    with open("include/lastwords/vocab.h") as f:
-        text = f.read()
-    m = re.search(r"#define %s\(X\)(.*?)\n\n" % name, text, re.S)
-    return re.findall(r"X\(\w+, (\w+), \d+\)", m.group(1)) if m else []
 
 
 def check_schema_vocab():

@@ -1,7 +1,7 @@
 /*
  * The lastwords vocabulary: stages, event types, error classes, marks,
- * payload classes, cache operations, delegates, recovery actions, advice,
- * exit classes and evidence levels.
+ * payload classes, cache operations, scenarios, delegates, recovery
+ * actions, advice, exit classes and evidence levels.
  *
  * Each list is an X-macro: X(UPPER, lower_name, value). The enums below and
  * the name tables in src/vocab.c are generated from these lists, so there is
@@ -66,7 +66,8 @@ extern "C" {
 	X(IN_FLIGHT, in_flight, 9)      /* tasks executing */ \
 	X(PAYLOAD, payload, 10)         /* a: payload class, b: size bucket (lw_payload) */ \
 	X(CACHE, cache, 11)             /* a: cache op, b: the key's digest (lw_cache) */ \
-	X(RECEIPT, receipt, 12)         /* a: candidate digest, b: its files' digest (lw_receipt) */
+	X(RECEIPT, receipt, 12)         /* a: candidate digest, b: its files' digest (lw_receipt) */ \
+	X(SCENARIO, scenario, 13)       /* value: the release-gate scenario this run is, an lw_scenario */
 
 /* Payload classes (a of payload marks). */
 #define LW_PAYLOAD_CLASSES(X)                         \
@@ -83,6 +84,19 @@ extern "C" {
 	X(MISS, miss, 2)                              \
 	X(REBUILD, rebuild, 3)                        \
 	X(INVALIDATE, invalidate, 4)
+
+/* The release gate's device scenarios (value of the scenario mark; the
+ * manifest's "scenario" of `lastwords pull --scenario`), from the second
+ * seed's regression matrix. */
+#define LW_SCENARIOS(X)                               \
+	X(COLD_START, cold_start, 1)                  \
+	X(FIRST_LOAD, first_load, 2)                  \
+	X(REPEATED_ENTRY, repeated_entry, 3)          \
+	X(CONCURRENT, concurrent, 4)                  \
+	X(BACKGROUND, background, 5)                  \
+	X(MEMORY_PRESSURE, memory_pressure, 6)        \
+	X(CANDIDATE_FALLBACK, candidate_fallback, 7)  \
+	X(CACHE_REBUILD, cache_rebuild, 8)
 
 /* Delegates / execution providers (values of the delegate and fallback marks). */
 #define LW_DELEGATES(X)                               \
@@ -166,6 +180,12 @@ enum lw_payload_class {
 enum lw_cache_op {
 #define X(up, name, val) LW_VOCAB_ENUM_(LW_CACHE_, up, name, val)
 	LW_CACHE_OPS(X)
+#undef X
+};
+
+enum lw_scenario {
+#define X(up, name, val) LW_VOCAB_ENUM_(LW_SCENARIO_, up, name, val)
+	LW_SCENARIOS(X)
 #undef X
 };
 

@@ -5,6 +5,7 @@ import dev.lastwords.Delegate;
 import dev.lastwords.ErrorClass;
 import dev.lastwords.Mark;
 import dev.lastwords.PayloadClass;
+import dev.lastwords.Scenario;
 import dev.lastwords.Stage;
 
 /*
@@ -58,6 +59,7 @@ public final class JvmVocab {
 		rows(java, AdviceKind.class, AdviceKind::fromCode);
 		rows(java, PayloadClass.class, PayloadClass::fromCode);
 		rows(java, CacheOp.class, CacheOp::fromCode);
+		rows(java, Scenario.class, Scenario::fromCode);
 		String c = TestNative.vocab();
 		String[] cl = c.split("\n"), jl = java.toString().split("\n");
 		for (int i = 0; i < Math.max(cl.length, jl.length); i++) {

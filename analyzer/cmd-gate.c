@@ -1,0 +1,266 @@
+/*
+ * lastwords gate --candidate NAME|DIGEST [--stable NAME|DIGEST]
+ *                [--format text|json|html] [--tz ZONE] [--tolerance MS] INPUT...
+ *
+ * Whether a quarantined candidate may come back (gate.h): each INPUT is one
+ * bundle, one device running one scenario, reported on its own. Prints the
+ * device matrix and the checklist, each item with the runs that prove it or
+ * what is missing, and the verdict. Exit 0 for re-enable, 15 for not yet, 4
+ * when an input could not be read (whatever the verdict). It changes
+ * nothing on any device.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/digest.h"
+#include "../src/vocab.h"
+#include "bundle.h"
+#include "commands.h"
+#include "evidence/json.h"
+#include "format.h"
+#include "gate.h"
+#include "report.h"
+
+static const char usage[] =
+	"lastwords gate --candidate NAME|DIGEST [--stable NAME|DIGEST] [--format text|json|html]\n"
+	"               [--tz ZONE] [--tolerance MS] INPUT...";
+
+/* A candidate as given: 16 hex digits are a digest, anything else a name
+ * (the probe's digest of it, as `lastwords digest` prints). */
+static uint64_t candidate_arg(const char *s, int *is_name)
+{
+	char *end;
+	uint64_t d;
+
+	if (strlen(s) == 16 && strspn(s, "0123456789abcdef") == 16) {
+		d = strtoull(s, &end, 16);
+		*is_name = 0;
+		return d;
+	}
+	*is_name = 1;
+	return digest_name(s);
+}
+
+static void text_list(FILE *out, const cJSON *arr, const char *label)
+{
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, arr)
+		fprintf(out, "      %s%s\n", label, fmt_text(cJSON_GetStringValue(x)));
+}
+
+static void gate_text(const cJSON *g, FILE *out)
+{
+	const cJSON *x, *d;
+	const char *name = json_get_string(g, "candidate_name");
+	const char *stable = json_get_string(g, "stable_candidate");
+	const char *when = json_get_string(g, "quarantined_at");
+
+	fprintf(out, "gate       %s%s%s%s: %s\n", json_get_string(g, "candidate"), name ? " (" : "",
+		name ? fmt_text(name) : "", name ? ")" : "", json_get_string(g, "verdict"));
+	fprintf(out, "stable     %s%s%s%s\n", stable ? stable : "unknown", stable ? " (from the " : "",
+		stable ? json_get_string(g, "stable_from") : "", stable ? ")" : "");
+	fprintf(out, "quarantine %s\n", when ? when : "no advice of it in the inputs");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(g, "inputs"))
+		if (json_get_string(x, "unknown_scenario"))
+			fprintf(out, "note       %s: the manifest's scenario '%s' is not one of the "
+				     "vocabulary's\n",
+				fmt_text(json_get_string(x, "path")),
+				fmt_text(json_get_string(x, "unknown_scenario")));
+	cJSON_ArrayForEach(d, cJSON_GetObjectItem(g, "devices")) {
+		fprintf(out, "\n%s\n", fmt_text(cJSON_GetStringValue(d)));
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(g, "matrix")) {
+			const char *state = json_get_string(x, "state");
+
+			if (strcmp(json_get_string(x, "device"), cJSON_GetStringValue(d)) != 0)
+				continue;
+			fprintf(out, "  %-20s %s", json_get_string(x, "scenario"),
+				strcmp(state, "not_run") == 0 ? "not run" : state);
+			if (strcmp(state, "died") == 0)
+				fprintf(out, ": %s", json_get_string(cJSON_GetObjectItem(x, "death"), "text"));
+			else if (json_get_int(x, "deaths"))
+				fprintf(out, " (after %lld earlier death%s)", json_get_int(x, "deaths"),
+					json_get_int(x, "deaths") == 1 ? "" : "s");
+			fputc('\n', out);
+		}
+	}
+	fputc('\n', out);
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(g, "checklist")) {
+		fprintf(out, "%lld. [%s] %s\n", json_get_int(x, "number"),
+			cJSON_IsTrue(cJSON_GetObjectItem(x, "holds")) ? "x" : " ",
+			json_get_string(x, "title"));
+		text_list(out, cJSON_GetObjectItem(x, "proof"), "");
+		text_list(out, cJSON_GetObjectItem(x, "missing"), "missing: ");
+	}
+	fprintf(out, "\nverdict    %s%s\n", json_get_string(g, "verdict"),
+		gate_reenable(g) ? "" : ": every item must hold (this changes nothing on any device)");
+}
+
+static void html_list(FILE *out, const cJSON *arr, const char *cls)
+{
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, arr) {
+		fprintf(out, "<li%s>", cls);
+		html_escape(out, cJSON_GetStringValue(x));
+		fputs("</li>\n", out);
+	}
+}
+
+static void gate_html(const cJSON *g, FILE *out)
+{
+	const cJSON *x, *d;
+	int s;
+
+	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		     "<title>lastwords gate</title>\n<style>%s"
+		     "td.died{color:var(--confirmed)}td.passed{color:var(--clean)}</style>\n"
+		     "</head>\n<body>\n<h1>lastwords gate: ",
+		html_style());
+	html_escape(out, json_get_string(g, "candidate"));
+	fputs("</h1>\n<p class=\"verdict\" data-verdict=\"", out);
+	html_escape(out, json_get_string(g, "verdict"));
+	fputs("\">", out);
+	html_escape(out, json_get_string(g, "verdict"));
+	fputs("</p>\n<h2>Device matrix</h2>\n<table class=\"matrix\">\n<tr><th>device</th>", out);
+	for (s = 1; s < vocab_scenarios.count; s++)
+		fprintf(out, "<th>%s</th>", vocab_name(&vocab_scenarios, s));
+	fputs("</tr>\n", out);
+	cJSON_ArrayForEach(d, cJSON_GetObjectItem(g, "devices")) {
+		fputs("<tr><th>", out);
+		html_escape(out, cJSON_GetStringValue(d));
+		fputs("</th>", out);
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(g, "matrix")) {
+			const char *state = json_get_string(x, "state");
+
+			if (strcmp(json_get_string(x, "device"), cJSON_GetStringValue(d)) != 0)
+				continue;
+			fprintf(out, "<td class=\"%s\">", state);
+			if (strcmp(state, "died") == 0)
+				html_escape(out, json_get_string(cJSON_GetObjectItem(x, "death"), "text"));
+			else
+				fputs(strcmp(state, "passed") == 0 ? "passed" : "&ndash;", out);
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n<h2>Checklist</h2>\n<ol>\n", out);
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(g, "checklist")) {
+		int holds = cJSON_IsTrue(cJSON_GetObjectItem(x, "holds"));
+
+		fprintf(out, "<li data-item=\"%s\" data-holds=\"%s\"><strong>%s</strong> ",
+			json_get_string(x, "item"), holds ? "yes" : "no", holds ? "&#10003;" : "&#10007;");
+		html_escape(out, json_get_string(x, "title"));
+		fputs("\n<ul>\n", out);
+		html_list(out, cJSON_GetObjectItem(x, "proof"), "");
+		html_list(out, cJSON_GetObjectItem(x, "missing"), " class=\"missing\"");
+		fputs("</ul></li>\n", out);
+	}
+	fputs("</ol>\n<p class=\"mute\">The gate is a report: it switches and deletes nothing.</p>\n"
+	      "</body>\n</html>\n",
+	      out);
+}
+
+int cmd_gate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "candidate", required_argument, NULL, 'c' },
+		{ "stable", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "tz", required_argument, NULL, 'z' },
+		{ "tolerance", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct corr_options opt = { .tolerance_ms = CORR_DEFAULT_TOLERANCE_MS };
+	struct gate_options go = { 0 };
+	const char *format = "text", *cand = NULL;
+	struct gate_input *in = NULL;
+	struct bundle *b = NULL;
+	struct report *r = NULL;
+	size_t n, i, built = 0, errors = 0;
+	int c, status, is_name;
+	cJSON *g = NULL;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			cand = optarg;
+			break;
+		case 's':
+			go.stable = candidate_arg(optarg, &is_name);
+			break;
+		case 'f':
+			format = optarg;
+			break;
+		case 'z':
+			if ((status = parse_tz_option(optarg, usage, &opt)) >= 0)
+				return status;
+			break;
+		case 't':
+			if ((status = parse_tolerance_option(optarg, usage, &opt)) >= 0)
+				return status;
+			break;
+		default:
+			return help_or_bad_option(c, usage, argc, argv);
+		}
+	}
+	if (!cand || !*cand)
+		return usage_error(usage, "gate needs --candidate NAME|DIGEST");
+	if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0 && strcmp(format, "html") != 0)
+		return usage_error(usage, "--format is text, json or html, not '%s'", format);
+	if (optind >= argc)
+		return usage_error(usage, "gate needs at least one bundle");
+	go.candidate = candidate_arg(cand, &is_name);
+	go.candidate_name = is_name ? cand : NULL;
+	n = (size_t)(argc - optind);
+	in = calloc(n, sizeof(*in));
+	b = calloc(n, sizeof(*b));
+	r = calloc(n, sizeof(*r));
+	status = in && b && r ? LW_EXIT_OK : LW_EXIT_INPUT;
+	/* Each input is a device's bundle of its own: its own correlation. */
+	for (i = 0; status == LW_EXIT_OK && i < n; i++, built++) {
+		if (bundle_load(argv + optind + i, 1, &b[i]) != 0 || report_build(&b[i], &opt, &r[i]) != 0) {
+			bundle_release(&b[i]);
+			status = LW_EXIT_INPUT;
+			break;
+		}
+		errors += print_input_errors(&b[i], "");
+		in[i] = (struct gate_input){ argv[optind + i], &b[i], &r[i] };
+	}
+	if (status == LW_EXIT_OK && !(g = gate_decide(in, n, &go)))
+		status = LW_EXIT_INPUT;
+	if (status != LW_EXIT_OK) {
+		fprintf(stderr, "lastwords: out of memory\n");
+	} else {
+		if (strcmp(format, "json") == 0) {
+			char *text = json_serialize(g, 1);
+
+			if (text)
+				printf("%s\n", text);
+			else
+				status = LW_EXIT_INPUT;
+			free(text);
+		} else if (strcmp(format, "html") == 0) {
+			gate_html(g, stdout);
+		} else {
+			gate_text(g, stdout);
+		}
+		/* An input that could not be read never lets a candidate back. */
+		if (status == LW_EXIT_OK)
+			status = errors ? LW_EXIT_INPUT : gate_reenable(g) ? LW_EXIT_OK : LW_EXIT_GATE;
+	}
+	cJSON_Delete(g);
+	for (i = 0; i < built; i++) {
+		report_release(&r[i]);
+		bundle_release(&b[i]);
+	}
+	free(in);
+	free(b);
+	free(r);
+	return status;
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""lastwords gate on a device matrix that the real probe writes in forked
+children (tests/gate-matrix.c, two devices):
+
+- the matrix alone says re-enable (exit 0): every checklist item holds, the
+  matrix's cells are as the runs left them (first_load passed after its two
+  deaths, cache_rebuild's scenario read from the rings' mark, the
+  scenarios not run said so), and the JSON follows schemas/gate.schema.json;
+  the text and the HTML page say the same;
+- each mutation fails exactly one item (exit 15, not yet): a device's cold
+  start missing (app_starts), the suspect loaded after the quarantine in
+  another scenario (suspect_isolated), a clean run with a session left open
+  (released), a device's re-verification missing (reverified), and the
+  re-verification dying on one device (reverified);
+- a stable candidate given that never ran fails stable_revertible;
+- a manifest's scenario outside the vocabulary is named, not guessed; a
+  device model is escaped in the page; an input that cannot be read exits
+  4 whatever the verdict; a missing --candidate is a usage error.
+
+usage: gate.py LASTWORDS SOURCE_ROOT GATE_MATRIX
+"""
+import json
+import os
+import shutil
+import tempfile
+
+from helpers import check, finish, lastwords, run, schema_errors, setup, vocab
+
+ITEMS = ["app_starts", "stable_revertible", "suspect_isolated", "released", "reverified"]
+EXIT_NOT_YET = 15
+
+
+def gate(lw, inputs, extra=(), fmt="json"):
+    p = lastwords(lw, ["gate", "--candidate", "model-v3"] + list(extra) + ["--format", fmt] + inputs)
+    g = None
+    if fmt == "json" and p.stdout:
+        g = json.loads(p.stdout)
+        for e in schema_errors("schemas/gate.schema.json", g):
+            check(False, "gate %s: schema: %s" % (" ".join(extra), e))
+    return p, g
+
+
+def failing(g):
+    return [c["item"] for c in g["checklist"] if not c["holds"]]
+
+
+def main():
+    lw, root, generator = setup("usage: gate.py LASTWORDS SOURCE_ROOT GATE_MATRIX", 1)
+    generator = os.path.join(os.environ.get("LASTWORDS_BUILD_ROOT", ""), generator)
+    with open("schemas/gate.schema.json") as f:
+        enum = json.load(f)["definitions"]["scenario"]["enum"]
+    check(enum == vocab("LW_SCENARIOS"), "schemas/gate.schema.json scenarios %r, vocab.h %r"
+          % (enum, vocab("LW_SCENARIOS")))
+    tmp = tempfile.mkdtemp(prefix="lw-gate-")
+    try:
+        p = run([generator, tmp])
+        if not check(p.returncode == 0, "gate-matrix: %s%s" % (p.stdout, p.stderr)):
+            return finish("gate")
+        mdir, xdir = os.path.join(tmp, "matrix"), os.path.join(tmp, "extra")
+        matrix = sorted(os.path.join(mdir, d) for d in os.listdir(mdir))
+
+        p, g = gate(lw, matrix)
+        check(p.returncode == 0 and g and g["verdict"] == "re-enable" and not failing(g),
+              "the matrix: exit %d, %s, failing %r" % (p.returncode, g and g["verdict"],
+                                                      g and failing(g)))
+        if g:
+            cells = {(c["device"], c["scenario"]): c for c in g["matrix"]}
+            check(g["devices"] == ["Pixel 8", "SM-S918B"], "devices %r" % g["devices"])
+            for dev in g["devices"]:
+                fl = cells[(dev, "first_load")]
+                check(fl["state"] == "passed" and fl["deaths"] == 2 and fl["runs"] == 3,
+                      "%s first_load: %r" % (dev, fl))
+                check(cells[(dev, "cold_start")]["state"] == "passed" and
+                      cells[(dev, "cache_rebuild")]["state"] == "passed" and
+                      cells[(dev, "concurrent")]["state"] == "not_run",
+                      "%s: cells %r" % (dev, [(k[1], c["state"]) for k, c in cells.items()
+                                              if k[0] == dev]))
+            froms = {os.path.basename(i["path"]): i["scenario_from"] for i in g["inputs"]}
+            check(froms["Pixel_8-cache_rebuild"] == "mark" and froms["Pixel_8-cold_start"] ==
+                  "manifest" and froms["Pixel_8-history"] is None, "scenario sources %r" % froms)
+            check(g["stable_from"] == "advice" and g["stable_candidate"] ==
+                  lastwords(lw, ["digest", "model-v2"]).stdout.split()[0],
+                  "stable %r from %r" % (g["stable_candidate"], g["stable_from"]))
+            check(all(c["proof"] for c in g["checklist"]), "an item holds with no proof")
+        text = lastwords(lw, ["gate", "--candidate", "model-v3"] + matrix).stdout
+        check("verdict    re-enable" in text and "first_load           passed (after 2 earlier "
+              "deaths)" in text, "text:\n%s" % text)
+        html = lastwords(lw, ["gate", "--candidate", "model-v3", "--format", "html"] + matrix).stdout
+        check('data-verdict="re-enable"' in html and html.count('data-holds="yes"') == 5 and
+              "<script" not in html, "the page does not say re-enable")
+
+        def without(*names):
+            return [m for m in matrix if os.path.basename(m) not in names]
+
+        mutations = [
+            ("a missing cold start", without("SM-S918B-cold_start"), "app_starts"),
+            ("the suspect loaded after the quarantine",
+             matrix + [os.path.join(xdir, "Pixel_8-suspect-loaded")], "suspect_isolated"),
+            ("an unpaired stage", matrix + [os.path.join(xdir, "Pixel_8-unpaired")], "released"),
+            ("the original path not re-run", without("SM-S918B-reverify"), "reverified"),
+            ("a death on one device",
+             without("SM-S918B-reverify") + [os.path.join(xdir, "SM-S918B-reverify-died")],
+             "reverified"),
+        ]
+        for what, inputs, item in mutations:
+            p, g = gate(lw, inputs)
+            check(p.returncode == EXIT_NOT_YET and g and g["verdict"] == "not yet" and
+                  failing(g) == [item], "%s: exit %d, failing %r, expected [%r]"
+                  % (what, p.returncode, g and failing(g), item))
+        p, g = gate(lw, matrix, ["--stable", "model-v9"])
+        check(p.returncode == EXIT_NOT_YET and g and failing(g) == ["stable_revertible"],
+              "--stable model-v9: failing %r" % (g and failing(g)))
+
+        # A manifest's unknown scenario, and a device model to escape.
+        odd = os.path.join(tmp, "odd")
+        shutil.copytree(os.path.join(mdir, "Pixel_8-repeated_entry"), odd)
+        with open(os.path.join(odd, "manifest.json"), "w") as f:
+            json.dump({"kind": "lastwords-pull", "device": {"model": "<b>Pixel</b> & 'x'"},
+                       "scenario": "warm_start"}, f)
+        p, g = gate(lw, matrix + [odd])
+        unk = [i for i in (g or {}).get("inputs", []) if i["path"] == odd]
+        check(unk and unk[0]["unknown_scenario"] == "warm_start" and
+              unk[0]["scenario"] == "repeated_entry" and unk[0]["scenario_from"] == "mark",
+              "an unknown scenario: %r" % unk)
+        html = lastwords(lw, ["gate", "--candidate", "model-v3", "--format", "html"] +
+                         matrix + [odd]).stdout
+        check("&lt;b&gt;Pixel&lt;/b&gt; &amp; &#39;x&#39;" in html and "<b>Pixel" not in html,
+              "the device model is not escaped in the page")
+        p, _ = gate(lw, matrix + [os.path.join(tmp, "no-such-bundle")])
+        check(p.returncode == 4 and "no-such-bundle" in p.stderr, "an unreadable input: exit %d, %r"
+              % (p.returncode, p.stderr))
+        p = lastwords(lw, ["gate"] + matrix)
+        check(p.returncode == 2 and "--candidate" in p.stderr, "no --candidate: exit %d"
+              % p.returncode)
+    finally:
+        shutil.rmtree(tmp)
+    return finish("gate: the matrix re-enables; %d mutations each fail one item" % 5)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
