@@ -116,7 +116,7 @@ static void gate_html(const cJSON *g, FILE *out)
 
 	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		     "<title>lastwords gate</title>\n<style>%s"
-		     "td.died{color:var(--confirmed)}td.passed{color:var(--clean)}</style>\n"
+		     "td.died,li.missing{color:var(--confirmed)}td.passed{color:var(--clean)}</style>\n"
 		     "</head>\n<body>\n<h1>lastwords gate: ",
 		html_style());
 	html_escape(out, json_get_string(g, "candidate"));
