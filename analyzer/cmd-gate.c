@@ -1,6 +1,7 @@
 /*
  * lastwords gate --candidate NAME|DIGEST [--stable NAME|DIGEST]
- *                [--format text|json|html] [--tz ZONE] [--tolerance MS] INPUT...
+ *                [--format text|json|html] [--tz ZONE] [--tolerance MS]
+ *                [--package NAME]... INPUT...
  *
  * Whether a quarantined candidate may come back (gate.h): each INPUT is one
  * bundle, one device running one scenario, reported on its own. Prints the
@@ -25,7 +26,7 @@
 
 static const char usage[] =
 	"lastwords gate --candidate NAME|DIGEST [--stable NAME|DIGEST] [--format text|json|html]\n"
-	"               [--tz ZONE] [--tolerance MS] INPUT...";
+	"               [--tz ZONE] [--tolerance MS] [--package NAME]... INPUT...";
 
 /* A candidate as given: 16 hex digits are a digest, anything else a name
  * (the probe's digest of it, as `lastwords digest` prints). */
@@ -171,11 +172,13 @@ int cmd_gate(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "tz", required_argument, NULL, 'z' },
 		{ "tolerance", required_argument, NULL, 't' },
+		{ "package", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct corr_options opt = { .tolerance_ms = CORR_DEFAULT_TOLERANCE_MS };
 	struct gate_options go = { 0 };
+	char *packages[PACKAGES_MAX];
 	const char *format = "text", *cand = NULL;
 	struct gate_input *in = NULL;
 	struct bundle *b = NULL;
@@ -203,6 +206,10 @@ int cmd_gate(int argc, char **argv)
 			break;
 		case 't':
 			if ((status = parse_tolerance_option(optarg, usage, &opt)) >= 0)
+				return status;
+			break;
+		case 'p':
+			if ((status = parse_package_option(optarg, usage, packages, &opt)) >= 0)
 				return status;
 			break;
 		default:

@@ -263,7 +263,9 @@ struct item {
 	int holds;
 };
 
-__attribute__((format(printf, 2, 3))) static void proof(struct item *it, const char *fmt, ...)
+/* A line of an item's proof, or of what it misses: then it does not hold. */
+__attribute__((format(printf, 3, 4))) static void item_line(struct item *it, int lacking,
+							    const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -271,20 +273,13 @@ __attribute__((format(printf, 2, 3))) static void proof(struct item *it, const c
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	json_text(it->j, it->proof, NULL, buf);
+	json_text(it->j, lacking ? it->missing : it->proof, NULL, buf);
+	if (lacking)
+		it->holds = 0;
 }
 
-__attribute__((format(printf, 2, 3))) static void lack(struct item *it, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	json_text(it->j, it->missing, NULL, buf);
-	it->holds = 0;
-}
+#define proof(it, ...) item_line(it, 0, __VA_ARGS__)
+#define lack(it, ...) item_line(it, 1, __VA_ARGS__)
 
 static void app_starts(const struct gate *g, struct item *it)
 {
