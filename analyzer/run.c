@@ -33,7 +33,24 @@ void run_release(struct run *r)
 		return;
 	free(r->path);
 	free(r->events);
+	free(r->sessions);
 	memset(r, 0, sizeof(*r));
+}
+
+/* r's sessions: a copy of the n of v. Returns 0, or -1 on ENOMEM. */
+static int set_sessions(struct run *r, const struct ring_session *v, size_t n)
+{
+	free(r->sessions);
+	r->sessions = NULL;
+	r->nsessions = 0;
+	if (!n)
+		return 0;
+	r->sessions = malloc(n * sizeof(*v));
+	if (!r->sessions)
+		return -1;
+	memcpy(r->sessions, v, n * sizeof(*v));
+	r->nsessions = n;
+	return 0;
 }
 
 /* Append a record of ticket (below 2^63, as a ring's are). */
@@ -64,6 +81,7 @@ int run_is_binary(struct span head)
 
 int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 {
+	struct ring_session ses[LW_RING_SESSION_SLOTS_MAX];
 	struct ring_file *rf;
 	int rc = ring_file_open(path, &rf, err);
 
@@ -78,8 +96,8 @@ int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 	out->outcome = ring_file_outcome(rf);
 	out->open_stage = ring_open_stage(rf->hdr);
 	out->header_damaged = rf->header_damaged;
-	out->nsessions = ring_file_sessions(rf, out->sessions, LW_RING_SESSION_SLOTS_MAX);
 	if (!out->path ||
+	    set_sessions(out, ses, ring_file_sessions(rf, ses, LW_RING_SESSION_SLOTS_MAX)) != 0 ||
 	    ring_file_take_records(rf, &out->events, &out->nevents, &out->scan) != 0) {
 		ring_file_free(rf);
 		run_release(out);
@@ -179,24 +197,26 @@ static int fail(struct ev_error *err, size_t line, const char *what)
 static int load_sessions(struct run *r, const cJSON *o, size_t lineno, struct ev_error *err)
 {
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "sessions"), *e, *st;
-	struct ring_session *out;
+	struct ring_session ses[LW_RING_SESSION_SLOTS_MAX], *out;
 	const char *state;
+	size_t n = 0;
 	int v;
 
+	memset(ses, 0, sizeof(ses));
 	if (!arr) {
-		r->nsessions = ring_header_sessions(&r->hdr, r->sessions, LW_RING_SESSION_SLOTS_MAX);
-		if (r->open_stage != LW_STAGE_NONE) {
-			r->sessions[0].open_stage = r->open_stage;
-			r->sessions[0].open_count[r->open_stage] = 1;
+		n = ring_header_sessions(&r->hdr, ses, LW_RING_SESSION_SLOTS_MAX);
+		if (n && r->open_stage != LW_STAGE_NONE) {
+			ses[0].open_stage = r->open_stage;
+			ses[0].open_count[r->open_stage] = 1;
 		}
-		return 0;
+		return set_sessions(r, ses, n) ? fail(err, lineno, "out of memory") : 0;
 	}
 	if (!cJSON_IsArray(arr))
 		return fail(err, lineno, "expected sessions as an array");
 	cJSON_ArrayForEach(e, arr) {
-		if (r->nsessions == LW_RING_SESSION_SLOTS_MAX)
+		if (n == LW_RING_SESSION_SLOTS_MAX)
 			return fail(err, lineno, "expected at most 56 sessions");
-		out = &r->sessions[r->nsessions++];
+		out = &ses[n++];
 		state = json_get_string(e, "state");
 		if (!cJSON_IsObject(e) || !state || json_get_int(e, "id") < 0 ||
 		    json_get_int(e, "id") >= LW_RING_SESSION_SLOTS_MAX)
@@ -217,7 +237,7 @@ static int load_sessions(struct run *r, const cJSON *o, size_t lineno, struct ev
 		out->result = v > 0 ? (enum lw_error)v : LW_ERR_NONE;
 		out->opens = (uint32_t)json_get_int(e, "opens");
 	}
-	return 0;
+	return set_sessions(r, ses, n) ? fail(err, lineno, "out of memory") : 0;
 }
 
 static int load_ring_line(struct run *r, const cJSON *o, struct span line, size_t lineno,

@@ -44,9 +44,11 @@ struct run {
 	int header_damaged;
 	/* Its model sessions ever opened, in id order (ring_file_sessions(),
 	 * or the ring line's "sessions" when read from JSON lines): a version 1
-	 * ring's is session 0 alone; a seed or ring-less run has none. hdr
-	 * holds no session table (its session_slots is 0): they are here. */
-	struct ring_session sessions[LW_RING_SESSION_SLOTS_MAX];
+	 * ring's is session 0 alone; a seed or ring-less run has none (NULL).
+	 * hdr holds no session table (its session_slots is 0): they are here,
+	 * on the heap, nsessions of them, as many as the ring has: a report
+	 * holds thousands of ring-less runs. */
+	struct ring_session *sessions;
 	size_t nsessions;
 	/* Its valid records in ticket order, whatever form the run came in,
 	 * as a ring's slots hold them: seq is 2 * ticket + 2 (R9, see
