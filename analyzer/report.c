@@ -9,6 +9,7 @@
 #include "evidence/json.h"
 #include "format.h"
 #include "ring-event.h"
+#include "timeline.h"
 
 static void find_loops(struct report *r)
 {
@@ -236,13 +237,15 @@ static void add_time(struct json *j, cJSON *o, const char *k, int64_t ms)
 /* One entry of the stage timeline. */
 struct stage_span {
 	enum lw_stage stage;
+	uint32_t session;        /* the record's (section 8 of the ring format: d) */
 	double begin_ms, end_ms; /* from the run's start */
 	int error;               /* enum lw_error; -1 while no end closed it */
 };
 
 /* The stage timeline: one entry per begin, closed by the matching end (the
- * latest open entry of that stage: sessions may overlap). *out is NULL
- * when there is none; free() it. -1 on ENOMEM. */
+ * latest open entry of that stage in that session: sessions overlap, and
+ * so may one session's stages). *out is NULL when there is none; free()
+ * it. -1 on ENOMEM. */
 static int stage_spans(const struct run *r, struct stage_span **out, size_t *n)
 {
 	size_t open[LW_STAGE_COUNT][OPEN_STAGES_MAX], depth[LW_STAGE_COUNT] = { 0 }, i, cap = 0;
@@ -265,16 +268,22 @@ static int stage_spans(const struct run *r, struct stage_span **out, size_t *n)
 				}
 				v = grown;
 			}
-			v[*n] = (struct stage_span){ (enum lw_stage)s->stage, ms, 0, -1 };
+			v[*n] = (struct stage_span){ (enum lw_stage)s->stage, s->d, ms, 0, -1 };
 			/* one too deep to be matched stays open */
 			if (depth[s->stage] < OPEN_STAGES_MAX)
 				open[s->stage][depth[s->stage]++] = *n;
 			++*n;
-		} else if (s->type == LW_EV_STAGE_END && depth[s->stage] > 0) {
-			struct stage_span *o = &v[open[s->stage][--depth[s->stage]]];
+		} else if (s->type == LW_EV_STAGE_END) {
+			size_t *st = open[s->stage], k = depth[s->stage];
 
-			o->end_ms = ms;
-			o->error = s->code;
+			while (k > 0 && v[st[k - 1]].session != s->d)
+				k--;
+			if (k == 0)
+				continue;
+			v[st[k - 1]].end_ms = ms;
+			v[st[k - 1]].error = s->code;
+			memmove(&st[k - 1], &st[k], (depth[s->stage] - k) * sizeof(*st));
+			depth[s->stage]--;
 		}
 	}
 	*out = v;
@@ -286,6 +295,7 @@ static void stage_json(struct json *j, cJSON *arr, const struct stage_span *s)
 	cJSON *o = json_object(j, arr, NULL);
 
 	json_name(j, o, "stage", &vocab_stages, (int)s->stage, "unknown");
+	json_number(j, o, "session", s->session);
 	json_number(j, o, "begin_ms", s->begin_ms);
 	if (s->error < 0) {
 		json_null(j, o, "end_ms");
@@ -406,7 +416,15 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 	json_u64(j, m, "peak_kb", f->peak_kb);
 	json_name(j, m, "peak_stage", &vocab_stages, f->peak_stage, "unknown");
 	json_bool(j, m, "over_budget", f->budget_kb && f->peak_kb > f->budget_kb);
-	json_number(j, m, "slope_kb_per_s", (double)(int64_t)f->slope_kb_per_s);
+	if (f->have_slope) {
+		json_number(j, m, "slope_kb_per_s", (double)(int64_t)f->slope_kb_per_s);
+		json_number(j, m, "slope_window_ms", (double)(int64_t)(f->slope_window_ms * 1000) / 1000);
+		json_number(j, m, "slope_samples", (double)f->slope_samples);
+	} else {
+		json_null(j, m, "slope_kb_per_s");
+		json_null(j, m, "slope_window_ms");
+		json_null(j, m, "slope_samples");
+	}
 	a = json_array(j, o, "exit_records");
 	for (k = 0; k < cr->exits.n; k++)
 		exit_record_json(j, a, &cr->exits.v[k]);
@@ -436,6 +454,7 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 		json_name(j, x, "action", &vocab_actions, (int)v->actions[k].action, NULL);
 		json_text(j, x, "why", v->actions[k].why);
 	}
+	timeline_json(j, o, "timeline", cr, f, &rep->corr);
 }
 
 static void boot_loop_json(struct json *j, cJSON *arr, const struct report *r,
@@ -1004,11 +1023,13 @@ void report_text(const struct report *r, FILE *out)
 			if (f->budget_kb)
 				fprintf(out, ", budget %s%s", budget,
 					f->peak_kb > f->budget_kb ? ": over budget" : "");
-			if (f->slope_kb_per_s >= 1 && run_facts_died(f)) {
-				char rate[24];
+			if (f->have_slope && f->slope_kb_per_s >= 1 && run_facts_died(f)) {
+				char rate[24], window[24];
 
 				fmt_kb(rate, sizeof(rate), (uint64_t)f->slope_kb_per_s);
-				fprintf(out, ", rising %s/s at the end", rate);
+				fmt_ms(window, sizeof(window), f->slope_window_ms);
+				fprintf(out, ", rising %s/s over its last %s (%zu samples)", rate, window,
+					f->slope_samples);
 			}
 			fputc('\n', out);
 		}
