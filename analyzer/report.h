@@ -56,4 +56,9 @@ void report_text(const struct report *r, FILE *out);
  * (report-html.c). */
 void report_html(const cJSON *report, FILE *out);
 
+/* One run of the report's JSON (an element of "runs") drawn as an inline
+ * SVG from its timeline and stages (report-svg.c); nothing for a run
+ * without a timeline. */
+void report_svg_timeline(FILE *out, const cJSON *run);
+
 #endif

@@ -304,9 +304,15 @@ static void evidence_what(const struct corr_list *l, size_t k, const struct corr
 	} else {
 		const struct log_event *e = &m->file->logs[m->index];
 
+		const char *sig = e->signo > 0 ? signal_name((int)e->signo) : NULL;
+
 		*kind = log_event_name(e->type);
-		snprintf(buf, len, "%s%s%s", log_event_name(e->type), e->reason ? ": " : "",
-			 e->reason ? e->reason : "");
+		if (e->reason)
+			snprintf(buf, len, "%s", e->reason);
+		else if (sig)
+			snprintf(buf, len, "%s", sig);
+		else
+			snprintf(buf, len, "logged at %s", e->time_text ? e->time_text : "no time");
 	}
 }
 
