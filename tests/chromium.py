@@ -18,6 +18,20 @@ WIDTH = 1000
 MAX_HEIGHT = 15000      # px of one screenshot
 CLOSE = 40              # per channel, for anti-aliasing
 
+MEASURE = """<script>
+(function () {
+  var box = function (e) {
+    var r = e.getBoundingClientRect();
+    return [r.left, r.top, r.width, r.height];
+  };
+  var m = {};
+%s
+  m.height = document.documentElement.scrollHeight;
+  document.body.setAttribute("data-measure", JSON.stringify(m));
+})();
+</script>
+"""
+
 
 def chromium_cmd():
     for name in ("chromium", "chromium-browser"):
@@ -111,9 +125,10 @@ def page_parts(text):
 
 def draw(cmd, tmp, name, pages, measure_js):
     """Draw pages ([(name, html)]) as one page, each page's body in a <div
-    data-page="name">: (measure, png, path) or None. measure_js is a
-    <script> that sets the body's data-measure to JSON with at least the
-    page's "height"; it is added to a copy that --dump-dom loads."""
+    data-page="name">: (measure, png, path) or None. measure_js is
+    JavaScript that fills the object m (box(element) gives an element's
+    [left, top, width, height]); it runs in a copy that --dump-dom loads,
+    and measure is m with the page's "height"."""
     head = page_parts(pages[0][1])[0]
     body = "".join('<div data-page="%s">\n%s</div>\n' % (html.escape(n), page_parts(t)[1])
                    for n, t in pages)
@@ -122,7 +137,7 @@ def draw(cmd, tmp, name, pages, measure_js):
     with open(plain, "w") as f:
         f.write(head + "<body>\n" + body + "</body>\n</html>\n")
     with open(measured, "w") as f:
-        f.write(head + "<body>\n" + body + measure_js + "</body>\n</html>\n")
+        f.write(head + "<body>\n" + body + MEASURE % measure_js + "</body>\n</html>\n")
     p = chromium(cmd, ["--window-size=%d,800" % WIDTH, "--dump-dom", "file://" + measured])
     if p is None:
         return None

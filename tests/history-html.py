@@ -33,22 +33,14 @@ from html_check import SafePage, check_page
 EVIL = '<img src=x onerror=alert(1)>&amp;\'"'
 CLASS_RGB = {"low_memory": (0xd3, 0x2f, 0x2f), "native_crash": (0x6a, 0x1b, 0x9a)}
 
-MEASURE = """<script>
-(function () {
-  var box = function (e) {
-    var r = e.getBoundingClientRect();
-    return [r.left, r.top, r.width, r.height];
-  };
-  var charts = [];
+MEASURE = """
+  m.charts = [];
   document.querySelectorAll("div.chart").forEach(function (d) {
     var svg = d.querySelector("svg.trend");
-    charts.push({dimension: d.getAttribute("data-dimension"), package: d.getAttribute("data-package"),
-                 group: d.getAttribute("data-group"), svg: svg ? box(svg) : null});
+    m.charts.push({dimension: d.getAttribute("data-dimension"),
+                   package: d.getAttribute("data-package"),
+                   group: d.getAttribute("data-group"), svg: svg ? box(svg) : null});
   });
-  document.body.setAttribute("data-measure", JSON.stringify({
-    height: document.documentElement.scrollHeight, charts: charts}));
-})();
-</script>
 """
 
 

@@ -37,17 +37,12 @@ from scenarios import read_scenario, scenario_names
 RSS = (0x15, 0x65, 0xc0)
 MIN_PIXELS = 12
 
-MEASURE = """<script>
-(function () {
-  var box = function (e) {
-    var r = e.getBoundingClientRect();
-    return [r.left, r.top, r.width, r.height];
-  };
-  var runs = [];
+MEASURE = """
+  m.runs = [];
   document.querySelectorAll("section.run").forEach(function (s) {
     var page = s.closest("[data-page]");
     var rss = s.querySelector("svg.timeline polyline.rss");
-    runs.push({
+    m.runs.push({
       page: page ? page.getAttribute("data-page") : "",
       pid: s.getAttribute("data-pid"),
       cls: s.getAttribute("data-class"),
@@ -57,10 +52,6 @@ MEASURE = """<script>
       rss: rss ? box(rss) : null
     });
   });
-  document.body.setAttribute("data-measure", JSON.stringify({
-    height: document.documentElement.scrollHeight, runs: runs}));
-})();
-</script>
 """
 
 
