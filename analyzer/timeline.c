@@ -62,17 +62,15 @@ static int clock_init(struct clock *c, const struct run *r)
 }
 
 /*
- * The one conversion of a UTC time (ms since the epoch, as correlate.c
- * gives each piece of evidence it joined: read in the device's zone, at
- * the precision the record states) onto the run's clock, in ms from its
- * start: by the clock triple nearest to it in CLOCK_REALTIME (the later on
+ * The one conversion of a UTC time (ns since the epoch: correlate.c gives
+ * each piece of evidence it joined in ms, read in the device's zone at the
+ * precision the record states) onto the run's clock, in ms from its start: by the clock triple nearest to it in CLOCK_REALTIME (the later on
  * a tie), so that a wall clock stepped during the run (NTP, the user)
  * moves only what came after the step. Without a step every triple gives
  * the same time.
  */
-static double timeline_run_ms(const struct clock *c, const struct run *r, int64_t utc_ms)
+static double timeline_run_ms(const struct clock *c, const struct run *r, int64_t real)
 {
-	int64_t real = utc_ms * 1000000;
 	size_t lo = 0, hi = c->n, k;
 
 	/* the first triple later than real */
@@ -255,7 +253,7 @@ static void death_json(struct json *j, cJSON *o, const struct run *r, const stru
  * it was read, its time (UTC, and on the run's clock) and how far that may
  * be off: the clock tolerance and the record's own precision. */
 static void evidence_item(struct json *j, cJSON *arr, const char *kind, const char *what,
-			  const char *file, size_t line, int64_t utc_ms, int64_t within_ms,
+			  const char *file, size_t line, int64_t utc_ns, int64_t within_ms,
 			  const struct clock *clk, const struct run *r)
 {
 	cJSON *x = json_object(j, arr, NULL);
@@ -265,13 +263,13 @@ static void evidence_item(struct json *j, cJSON *arr, const char *kind, const ch
 	json_text(j, x, "what", what);
 	json_text(j, x, "file", file);
 	json_int_or_null(j, x, "line", (int64_t)line, 0);
-	if (utc_ms == EV_NO_TIME) {
+	if (utc_ns == EV_NO_TIME) {
 		json_null(j, x, "time");
 		json_null(j, x, "t_ms");
 	} else {
-		fmt_iso(iso, sizeof(iso), (uint64_t)utc_ms * 1000000u);
+		fmt_iso(iso, sizeof(iso), (uint64_t)utc_ns);
 		json_text(j, x, "time", iso);
-		json_number(j, x, "t_ms", timeline_run_ms(clk, r, utc_ms));
+		json_number(j, x, "t_ms", timeline_run_ms(clk, r, utc_ns));
 	}
 	json_number(j, x, "within_ms", (double)within_ms);
 }
@@ -357,13 +355,16 @@ static void evidence_json(struct json *j, cJSON *o, const struct corr_run *cr,
 				corr_exit_time(&m->file->exits[m->index], &c->opt, &slack);
 			evidence_what(l, k, cr, what, sizeof(what), &kind);
 			evidence_item(j, a, kind, what, m->file->path, evidence_line(l, k, cr),
-				      m->time_utc_ms, c->opt.tolerance_ms + slack, clk, cr->run);
+				      m->time_utc_ms == EV_NO_TIME ? EV_NO_TIME : m->time_utc_ms * 1000000,
+				      c->opt.tolerance_ms + slack, clk, cr->run);
 		}
 	}
 	if (cr->peer.witness) {
-		snprintf(what, sizeof(what), "seen dying by %s (pid %u)", cr->peer.witness->hdr.process,
-			 cr->peer.witness->hdr.pid);
-		evidence_item(j, a, "peer_died", what, cr->peer.witness->path, 0, cr->peer.time_ms,
+		const struct run *w = cr->peer.witness;
+
+		snprintf(what, sizeof(what), "seen dying by %s (pid %u)", w->hdr.process, w->hdr.pid);
+		evidence_item(j, a, "peer_died", what, w->path, 0,
+			      (int64_t)ring_event_real_ns(&w->hdr, &w->events[cr->peer.event]),
 			      c->opt.tolerance_ms, clk, cr->run);
 	}
 	json_number(j, o, "evidence_left_out", (double)left);

@@ -11,8 +11,9 @@ what a picture of the run needs, on the run's clock (ms from its start).
   of the crash's run, whose 3 samples span 36 ms: too few.
 - Every scenario: a timeline exactly for the runs with a ring; at most 512
   points, in time order, min <= max, whose max is the run's peak; each
-  joined exit record is in the evidence, with its file and line; every
-  stage names its session.
+  joined exit record is in the evidence, with its file and line, and the
+  main process's peer_died mark where one joined; each piece of evidence
+  at its UTC time less the run's start; every stage names its session.
 - A ring of 40,000 memory samples and 30,000 marks: at most 512 points,
   whose max and min are the spike and the dip, and marks folded per kind
   and bucket whose counts add up to 30,000.
@@ -71,6 +72,16 @@ def invariants(where, r):
     for x in r["exit_records"]:
         check((x["file"], x["line"]) in ev, "%s: exit record %s:%d on the timeline" %
               (where, x["file"], x["line"]))
+    if r.get("peer_died"):
+        peer = [e for e in t["evidence"] if e["kind"] == "peer_died"]
+        check(len(peer) == 1 and peer[0]["time"] == r["peer_died"]["time"] and
+              peer[0]["file"] == r["peer_died"]["file"],
+              "%s: the peer_died mark on the timeline: %s" % (where, peer))
+    if r["start"]:
+        for e in t["evidence"]:
+            if e["t_ms"] is not None:
+                check(abs(e["t_ms"] - (iso_ms(e["time"]) - iso_ms(r["start"]))) < 1,
+                      "%s: %s at its time less the run's start: %s" % (where, e["kind"], e))
     check(all("session" in s for s in r["stages"]), "%s: every stage names its session" % where)
     if r["outcome"] == "clean":
         check(t["death"] is None, "%s: a clean run has no death" % where)
