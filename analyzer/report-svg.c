@@ -3,9 +3,10 @@
  * the run's JSON (its "timeline" and "stages", schemas/report.schema.json)
  * so that it shows what the JSON says. From the top: the evidence markers,
  * the RSS line against the budget line, one lane of stage bands per
- * session, the marks, and the time axis; the death is a line across all of
- * them. Every marker has a <title> saying what it is. No script, no
- * reference outside the page, every text escaped.
+ * session, the marks, the time axis (with a break before evidence far from
+ * the run) and a legend; the death is a line across all of them. Every
+ * marker has a <title> saying what it is. No script, no reference outside
+ * the page, every text escaped.
  */
 #include <math.h>
 #include <stdlib.h>
