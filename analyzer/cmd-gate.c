@@ -22,6 +22,7 @@
 #include "evidence/json.h"
 #include "format.h"
 #include "gate.h"
+#include "html.h"
 #include "report.h"
 
 static const char usage[] =
@@ -105,7 +106,7 @@ static void html_list(FILE *out, const cJSON *arr, const char *cls)
 
 	cJSON_ArrayForEach(x, arr) {
 		fprintf(out, "<li%s>", cls);
-		html_escape(out, cJSON_GetStringValue(x));
+		html_esc(out, cJSON_GetStringValue(x));
 		fputs("</li>\n", out);
 	}
 }
@@ -120,18 +121,18 @@ static void gate_html(const cJSON *g, FILE *out)
 		     "td.died,li.missing{color:var(--confirmed)}td.passed{color:var(--clean)}</style>\n"
 		     "</head>\n<body>\n<h1>lastwords gate: ",
 		html_style());
-	html_escape(out, json_get_string(g, "candidate"));
+	html_esc(out, json_get_string(g, "candidate"));
 	fputs("</h1>\n<p class=\"verdict\" data-verdict=\"", out);
-	html_escape(out, json_get_string(g, "verdict"));
+	html_esc(out, json_get_string(g, "verdict"));
 	fputs("\">", out);
-	html_escape(out, json_get_string(g, "verdict"));
+	html_esc(out, json_get_string(g, "verdict"));
 	fputs("</p>\n<h2>Device matrix</h2>\n<table class=\"matrix\">\n<tr><th>device</th>", out);
 	for (s = 1; s < vocab_scenarios.count; s++)
 		fprintf(out, "<th>%s</th>", vocab_name(&vocab_scenarios, s));
 	fputs("</tr>\n", out);
 	cJSON_ArrayForEach(d, cJSON_GetObjectItem(g, "devices")) {
 		fputs("<tr><th>", out);
-		html_escape(out, cJSON_GetStringValue(d));
+		html_esc(out, cJSON_GetStringValue(d));
 		fputs("</th>", out);
 		cJSON_ArrayForEach(x, cJSON_GetObjectItem(g, "matrix")) {
 			const char *state = json_get_string(x, "state");
@@ -140,7 +141,7 @@ static void gate_html(const cJSON *g, FILE *out)
 				continue;
 			fprintf(out, "<td class=\"%s\">", state);
 			if (strcmp(state, "died") == 0)
-				html_escape(out, json_get_string(cJSON_GetObjectItem(x, "death"), "text"));
+				html_esc(out, json_get_string(cJSON_GetObjectItem(x, "death"), "text"));
 			else
 				fputs(strcmp(state, "passed") == 0 ? "passed" : "&ndash;", out);
 			fputs("</td>", out);
@@ -153,7 +154,7 @@ static void gate_html(const cJSON *g, FILE *out)
 
 		fprintf(out, "<li data-item=\"%s\" data-holds=\"%s\"><strong>%s</strong> ",
 			json_get_string(x, "item"), holds ? "yes" : "no", holds ? "&#10003;" : "&#10007;");
-		html_escape(out, json_get_string(x, "title"));
+		html_esc(out, json_get_string(x, "title"));
 		fputs("\n<ul>\n", out);
 		html_list(out, cJSON_GetObjectItem(x, "proof"), "");
 		html_list(out, cJSON_GetObjectItem(x, "missing"), " class=\"missing\"");

@@ -1,12 +1,14 @@
 /*
  * lastwords history --db FILE [--by candidate|app_version|stage|class|device|process|ring]
- *                   [--since DATE] [--format text|json]
+ *                   [--since DATE] [--format text|json|html]
  *
  * Rates of each class and evidence level per group, and regressions: a
  * candidate or app version whose rate of confirmed low_memory or
  * native_crash verdicts rose over the one before it. The figures come from
  * the statements "totals", "rates" and "regressions" of
  * schemas/history-queries.sql, run as written; this file only lays them out.
+ * --format html draws, instead of the rates, the statement "trends": a page
+ * of charts per candidate and app version (history-html.c).
  */
 #include <ctype.h>
 #include <getopt.h>
@@ -21,10 +23,11 @@
 #include "evidence/json.h"
 #include "format.h"
 #include "history/history-db.h"
+#include "history/history-html.h"
 
 static const char usage[] =
 	"lastwords history --db FILE [--by candidate|app_version|stage|class|device|process|ring]\n"
-	"                  [--since DATE] [--format text|json]";
+	"                  [--since DATE] [--format text|json|html]";
 
 static const char *const groupings[] = { "candidate", "app_version", "stage", "class",
 					 "device",    "process",     "ring" };
@@ -206,25 +209,41 @@ static void regression_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
 	json_item(j, o, "stages", stages);
 }
 
-/* The regressions as a JSON array (free with cJSON_Delete) in *out. */
-static int read_regressions(struct history *h, const char *since, cJSON **out, char *err,
-			    size_t errlen)
+/* One trends row (see the statement) as JSON, into arr. */
+static void trend_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
+{
+	cJSON *o = json_object(j, arr, NULL);
+
+	json_text(j, o, "dimension", (const char *)sqlite3_column_text(st, 0));
+	json_text(j, o, "package", (const char *)sqlite3_column_text(st, 1));
+	json_text(j, o, "group", (const char *)sqlite3_column_text(st, 2));
+	json_text(j, o, "day", (const char *)sqlite3_column_text(st, 3));
+	json_text(j, o, "class", (const char *)sqlite3_column_text(st, 4));
+	json_text(j, o, "evidence_level", (const char *)sqlite3_column_text(st, 5));
+	json_number(j, o, "runs", (double)sqlite3_column_int64(st, 6));
+}
+
+/* The rows of the statement name (regressions, trends), each made an
+ * object by row(), as a JSON array (free with cJSON_Delete) in *out. */
+static int read_rows(struct history *h, const char *name, const char *since,
+		     void (*row)(struct json *j, cJSON *arr, sqlite3_stmt *st), cJSON **out,
+		     char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	struct json j;
 	cJSON *arr;
 	int rc;
 
-	if (history_prepare(h, "regressions", NULL, since, &st, err, errlen) != 0)
+	if (history_prepare(h, name, NULL, since, &st, err, errlen) != 0)
 		return -1;
 	arr = json_begin_array(&j);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		regression_json(&j, arr, st);
+		row(&j, arr, st);
 	sqlite3_finalize(st);
 	arr = json_end(&j);
 	if (rc != SQLITE_DONE) {
 		cJSON_Delete(arr);
-		return history_error(h, "regressions", err, errlen);
+		return history_error(h, name, err, errlen);
 	}
 	if (!arr) {
 		snprintf(err, errlen, "out of memory");
@@ -335,7 +354,7 @@ int cmd_history(int argc, char **argv)
 	};
 	const char *db = NULL, *by = "candidate", *format = "text", *since = NULL;
 	struct history_figures f = { 0 };
-	cJSON *regressions = NULL;
+	cJSON *regressions = NULL, *trends = NULL;
 	char since_buf[32], err[512];
 	struct history h;
 	size_t i;
@@ -367,8 +386,9 @@ int cmd_history(int argc, char **argv)
 			break;
 		case 'f':
 			format = optarg;
-			if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
-				return usage_error(usage, "--format is text or json, not '%s'", format);
+			if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0 &&
+			    strcmp(format, "html") != 0)
+				return usage_error(usage, "--format is text, json or html, not '%s'", format);
 			break;
 		default:
 			return help_or_bad_option(c, usage, argc, argv);
@@ -384,7 +404,9 @@ int cmd_history(int argc, char **argv)
 	 * ingest writes. */
 	if (sqlite3_exec(h.db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
 	    read_rates(&h, by, since, &f, err, sizeof(err)) != 0 ||
-	    read_regressions(&h, since, &regressions, err, sizeof(err)) != 0) {
+	    read_rows(&h, "regressions", since, regression_json, &regressions, err, sizeof(err)) != 0 ||
+	    (strcmp(format, "html") == 0 &&
+	     read_rows(&h, "trends", since, trend_json, &trends, err, sizeof(err)) != 0)) {
 		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
 		status = LW_EXIT_DATABASE;
 	}
@@ -396,11 +418,17 @@ int cmd_history(int argc, char **argv)
 				fprintf(stderr, "lastwords: out of memory\n");
 				status = LW_EXIT_DATABASE;
 			}
+		} else if (strcmp(format, "html") == 0) {
+			if (history_html(since, f.runs, f.bundles, regressions, trends, stdout) != 0) {
+				fprintf(stderr, "lastwords: out of memory\n");
+				status = LW_EXIT_DATABASE;
+			}
 		} else {
 			print_text(by, since, &f, regressions, stdout);
 		}
 	}
 	cJSON_Delete(regressions);
+	cJSON_Delete(trends);
 	figures_release(&f);
 	return status;
 }

@@ -18,6 +18,20 @@ void fmt_kb(char *buf, size_t len, uint64_t kb)
 		snprintf(buf, len, "%.2f GiB", (double)kb / (1024.0 * 1024.0));
 }
 
+void fmt_ms(char *buf, size_t len, double ms)
+{
+	double a = ms < 0 ? -ms : ms;
+
+	if (a < 10)
+		snprintf(buf, len, "%.1f ms", ms);
+	else if (a < 1000)
+		snprintf(buf, len, "%.0f ms", ms);
+	else if (a < 60000)
+		snprintf(buf, len, "%.1f s", ms / 1000);
+	else
+		snprintf(buf, len, "%.1f min", ms / 60000);
+}
+
 void fmt_utc(char *buf, size_t len, uint64_t real_ns, int with_date)
 {
 	time_t secs = (time_t)(real_ns / 1000000000u);

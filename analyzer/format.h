@@ -9,6 +9,10 @@
 /* "163.1 MiB", "1.50 GiB", "512 KiB". */
 void fmt_kb(char *buf, size_t len, uint64_t kb);
 
+/* A duration or a time on a run's clock: "0.2 ms", "116 ms", "2.4 s",
+ * "12.5 min", "-3.0 s". */
+void fmt_ms(char *buf, size_t len, double ms);
+
 /* "2026-11-29 23:15:00.123 UTC" (with_date) or "23:15:00.123". */
 void fmt_utc(char *buf, size_t len, uint64_t real_ns, int with_date);
 

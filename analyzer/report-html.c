@@ -2,17 +2,19 @@
  * The report as one self-contained HTML page, written from the report's
  * JSON (report_json(), schemas/report.schema.json) so that it says exactly
  * what the JSON says: no script, no external resource, every text escaped.
- * Each run is a <section class="run"> whose data-process, data-pid,
- * data-ring, data-class and data-level attributes carry its verdict for
- * tools.
+ * A summary table comes first: the deaths, surest first, then the clean
+ * runs folded in a <details>. Each run is a <section class="run"> whose
+ * data-process, data-pid, data-ring, data-class and data-level attributes
+ * carry its verdict for tools, with its timeline drawn as an inline SVG
+ * (report-svg.c); a clean run's section is folded in a <details>.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "evidence/json.h"
 #include "format.h"
+#include "html.h"
 #include "report.h"
 
 #define TIMELINE_MAX 40 /* stage rows shown; the middle of longer runs is folded */
@@ -33,58 +35,17 @@ static const char style[] =
 	".verdict{font-weight:600;font-size:1.05em}.mute{color:var(--mute)}"
 	"table{border-collapse:collapse;margin:.4em 0}td,th{text-align:left;padding:.15em .8em .15em 0;"
 	"vertical-align:top}th{font-weight:500;color:var(--mute)}"
-	".bar{position:relative;height:.9em;background:var(--line);border-radius:3px;min-width:240px}"
-	".bar span{position:absolute;top:0;bottom:0;background:var(--fg);opacity:.55;"
-	"border-radius:3px;min-width:2px}"
-	".bar span.open{background:var(--confirmed);opacity:.9}"
-	".bar span.over{background:var(--confirmed)}"
-	".bar i{position:absolute;top:-3px;bottom:-3px;width:2px;margin-left:-1px;background:var(--fg)}"
+	"svg.timeline{color:var(--fg);margin:.6em 0;font-family:system-ui,sans-serif}"
+	"table.summary td,table.summary th{padding-right:1.2em}"
+	"td.confirmed{color:var(--confirmed);font-weight:600}td.supported{color:var(--supported)}"
+	"details.clean>summary{cursor:pointer;color:var(--mute);margin:.6em 0}"
+	".open{color:var(--confirmed);font-weight:600}"
 	"ol,ul{margin:.3em 0;padding-left:1.4em}code{font-size:.95em}";
 
-/* Text with &, <, >, " and ' escaped, and what fmt_text() escapes for a
- * terminal (control characters, a NUL) shown as it shows them. */
+/* Text escaped for HTML (html_esc()). */
 static void esc(FILE *out, const char *s)
 {
-	for (s = fmt_text(s); *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&#39;", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-	}
-}
-
-/* Milliseconds since the epoch of "2026-11-30T00:28:04.509000Z"; -1 if
- * it is not that. */
-static double iso_ms(const char *s)
-{
-	struct tm tm;
-	double frac = 0;
-	int n = 0;
-
-	memset(&tm, 0, sizeof(tm));
-	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6)
-		return -1;
-	if (s[n] == '.')
-		frac = strtod(s + n, NULL);
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	return (double)timegm(&tm) * 1000.0 + frac * 1000.0;
+	html_esc(out, s);
 }
 
 static void row(FILE *out, const char *name, const char *value)
@@ -119,85 +80,84 @@ static void list(FILE *out, const char *title, const cJSON *arr, const char *tag
 	fprintf(out, "</%s>\n", tag);
 }
 
-static void stage_row(FILE *out, const cJSON *s, double span)
+static void stage_row(FILE *out, const cJSON *s)
 {
 	const cJSON *end = cJSON_GetObjectItem(s, "end_ms");
 	double begin = cJSON_GetNumberValue(cJSON_GetObjectItem(s, "begin_ms"));
-	double stop = cJSON_IsNumber(end) ? end->valuedouble : span;
 	const char *err = json_get_string(s, "error");
+	char t[32];
 
 	fputs("<tr><td>", out);
 	esc(out, json_get_string(s, "stage"));
-	fprintf(out, "</td><td><div class=\"bar\"><span%s style=\"left:%.2f%%;width:%.2f%%\"></span>"
-		     "</div></td><td>",
-		cJSON_IsNumber(end) ? "" : " class=\"open\"", span > 0 ? 100.0 * begin / span : 0.0,
-		span > 0 ? 100.0 * (stop - begin) / span : 100.0);
+	fmt_ms(t, sizeof(t), begin);
+	fprintf(out, "</td><td>%lld</td><td>%s</td><td>", json_get_int(s, "session"), t);
 	if (cJSON_IsNumber(end)) {
-		fprintf(out, "%.1f ms", stop - begin);
+		fmt_ms(t, sizeof(t), end->valuedouble - begin);
+		fputs(t, out);
 		if (err && strcmp(err, "none") != 0) {
 			fputs(", ", out);
 			esc(out, err);
 		}
 	} else {
-		fputs("<strong>open when the run ended</strong>", out);
+		fputs("<span class=\"open\">open when the run ended</span>", out);
 	}
 	fputs("</td></tr>\n", out);
 }
 
-/* The stages on one time axis, from the run's start to its last record
- * (an open stage lasts until then). */
-static void timeline(FILE *out, const cJSON *run)
+/* The stages as a table (the timeline draws them): when each began on the
+ * run's clock, and how long it lasted or that it was open. */
+static void stage_table(FILE *out, const cJSON *run)
 {
 	const cJSON *stages = cJSON_GetObjectItem(run, "stages"), *s;
-	double start = iso_ms(json_get_string(run, "start")), end = iso_ms(json_get_string(run, "end"));
 	int n = cJSON_GetArraySize(stages), i = 0;
-	double span = start >= 0 && end >= start ? end - start : 0;
 
 	if (!n)
 		return;
-	cJSON_ArrayForEach(s, stages) {
-		const cJSON *end = cJSON_GetObjectItem(s, "end_ms");
-		double t = cJSON_IsNumber(end) ? end->valuedouble
-						 : cJSON_GetNumberValue(cJSON_GetObjectItem(s, "begin_ms"));
-
-		if (t > span)
-			span = t;
-	}
-	fputs("<h3>Stages</h3>\n<table class=\"stages\">\n", out);
+	fputs("<h3>Stages</h3>\n<table class=\"stages\">\n<tr><th>stage</th><th>session</th>"
+	      "<th>began</th><th>lasted</th></tr>\n",
+	      out);
 	cJSON_ArrayForEach(s, stages) {
 		if (n > TIMELINE_MAX && i == TIMELINE_MAX / 2)
-			fprintf(out, "<tr><td colspan=\"3\" class=\"mute\">&hellip; %d more stages "
+			fprintf(out, "<tr><td colspan=\"4\" class=\"mute\">&hellip; %d more stages "
 				     "&hellip;</td></tr>\n",
 				n - TIMELINE_MAX);
 		if (n <= TIMELINE_MAX || i < TIMELINE_MAX / 2 || i >= n - TIMELINE_MAX / 2)
-			stage_row(out, s, span);
+			stage_row(out, s);
 		i++;
 	}
 	fputs("</table>\n", out);
 }
 
+/* The peak against the budget, and the slope at the end over its window. */
 static void memory(FILE *out, const cJSON *m)
 {
 	double peak = (double)json_get_int(m, "peak_kb");
 	double budget = (double)json_get_int(m, "budget_kb");
-	double scale = peak > budget ? peak : budget;
+	const cJSON *slope = cJSON_GetObjectItem(m, "slope_kb_per_s");
+	char a[24], b[24];
 
 	if (!peak)
 		return;
-	fprintf(out, "<h3>Memory</h3>\n<p>peak %.1f MiB", peak / 1024.0);
-	if (budget)
-		fprintf(out, " against a budget of %.1f MiB", budget / 1024.0);
+	fmt_kb(a, sizeof(a), (uint64_t)peak);
+	fprintf(out, "<h3>Memory</h3>\n<p>peak %s", a);
+	if (budget) {
+		fmt_kb(a, sizeof(a), (uint64_t)budget);
+		fprintf(out, " against a budget of %s%s", a,
+			cJSON_IsTrue(cJSON_GetObjectItem(m, "over_budget")) ? ": <strong>over budget</strong>"
+									    : "");
+	}
 	if (json_get_string(m, "peak_stage") && strcmp(json_get_string(m, "peak_stage"), "none") != 0) {
 		fputs(" (in ", out);
 		esc(out, json_get_string(m, "peak_stage"));
 		fputs(")", out);
 	}
-	fprintf(out, "</p>\n<div class=\"bar\"><span%s style=\"left:0;width:%.2f%%\"></span>",
-		cJSON_IsTrue(cJSON_GetObjectItem(m, "over_budget")) ? " class=\"over\"" : "",
-		100.0 * peak / scale);
-	if (budget)
-		fprintf(out, "<i title=\"budget\" style=\"left:%.2f%%\"></i>", 100.0 * budget / scale);
-	fputs("</div>\n", out);
+	if (cJSON_IsNumber(slope) && slope->valuedouble >= 1) {
+		fmt_kb(a, sizeof(a), (uint64_t)slope->valuedouble);
+		fmt_ms(b, sizeof(b), cJSON_GetNumberValue(cJSON_GetObjectItem(m, "slope_window_ms")));
+		fprintf(out, "; rising %s/s over its last %s (%lld samples)", a, b,
+			json_get_int(m, "slope_samples"));
+	}
+	fputs("</p>\n", out);
 }
 
 /* The run's model sessions (issue 13), when the app opened its own:
@@ -333,6 +293,10 @@ static void run_section(FILE *out, const cJSON *r, int index)
 		esc(out, contradiction);
 		fputs("</p>\n", out);
 	}
+	if (cJSON_IsObject(cJSON_GetObjectItem(r, "timeline")))
+		report_svg_timeline(out, r);
+	else
+		fputs("<p class=\"mute\">No timeline: a ring-less run has no clock of its own.</p>\n", out);
 	fputs("<table>\n", out);
 	if (cJSON_IsObject(no_ring)) {
 		/* A ring-less run: where its death was read, and why no ring has
@@ -363,12 +327,89 @@ static void run_section(FILE *out, const cJSON *r, int index)
 	list(out, "Recovery", cJSON_GetObjectItem(cJSON_GetObjectItem(r, "recovery"), "actions"), "ol");
 	list(out, "Evidence", cJSON_GetObjectItem(r, "evidence"), "ul");
 	list(out, "Missing evidence", cJSON_GetObjectItem(r, "missing"), "ul");
-	timeline(out, r);
+	stage_table(out, r);
 	sessions_table(out, r);
 	memory(out, cJSON_GetObjectItem(r, "memory"));
 	exit_records(out, cJSON_GetObjectItem(r, "exit_records"));
 	list(out, "Rules", cJSON_GetObjectItem(r, "rules"), "ul");
 	fputs("</section>\n", out);
+}
+
+/* One row of the summary: the run (a link to its section), its process,
+ * verdict, the stage it died in and its candidate. */
+static void summary_row(FILE *out, const cJSON *r, int index)
+{
+	const char *level = json_get_string(r, "evidence_level");
+	const char *stage = cJSON_IsTrue(cJSON_GetObjectItem(r, "stage_open"))
+				    ? json_get_string(r, "open_stage")
+				    : json_get_string(r, "last_stage");
+	int ringless = cJSON_IsObject(cJSON_GetObjectItem(r, "no_ring"));
+
+	fprintf(out, "<tr><td><a href=\"#run-%d\">%d</a></td><td>", index, index + 1);
+	esc(out, json_get_string(r, "process"));
+	fprintf(out, " <span class=\"mute\">pid %lld</span></td><td>", json_get_int(r, "pid"));
+	esc(out, json_get_string(r, "classification") ? json_get_string(r, "classification") : "none");
+	fputs("</td><td class=\"", out);
+	esc(out, level ? level : "");
+	fputs("\">", out);
+	esc(out, level ? level : "-");
+	fputs("</td><td>", out);
+	if (ringless)
+		fputs("<span class=\"mute\">unknown (no ring)</span>", out);
+	else
+		esc(out, stage);
+	if (cJSON_IsTrue(cJSON_GetObjectItem(r, "stage_open")))
+		fputs(" (open)", out);
+	fputs("</td><td>", out);
+	esc(out, json_get_string(r, "candidate") ? json_get_string(r, "candidate")
+		 : ringless                        ? "unknown"
+						   : "none");
+	fputs("</td></tr>\n", out);
+}
+
+/* The runs at a glance: the deaths, surest first (then in the report's
+ * order), then the clean runs, folded. */
+static void summary(FILE *out, const cJSON *runs)
+{
+	static const char *const levels[] = { "confirmed", "supported", "unconfirmed", NULL };
+	static const char head[] = "<tr><th>run</th><th>process</th><th>class</th><th>level</th>"
+				   "<th>stage</th><th>candidate</th></tr>\n";
+	const cJSON *x;
+	int i, k, clean = 0, deaths = 0;
+
+	cJSON_ArrayForEach(x, runs) {
+		clean += json_get_string(x, "classification") == NULL;
+		deaths += json_get_string(x, "classification") != NULL;
+	}
+	if (!clean && !deaths)
+		return;
+	fprintf(out, "<h2>Summary</h2>\n<table class=\"summary\">\n%s", head);
+	for (k = 0; k <= 3; k++) {
+		i = 0;
+		cJSON_ArrayForEach(x, runs) {
+			const char *level = json_get_string(x, "evidence_level");
+			int known = level && (strcmp(level, levels[0]) == 0 || strcmp(level, levels[1]) == 0 ||
+					      strcmp(level, levels[2]) == 0);
+
+			if (json_get_string(x, "classification") &&
+			    (k < 3 ? known && strcmp(level, levels[k]) == 0 : !known))
+				summary_row(out, x, i);
+			i++;
+		}
+	}
+	fputs("</table>\n", out);
+	if (!clean)
+		return;
+	fprintf(out, "<details class=\"clean\"><summary>%d run%s that ended cleanly</summary>\n"
+		     "<table class=\"summary\">\n%s",
+		clean, clean == 1 ? "" : "s", head);
+	i = 0;
+	cJSON_ArrayForEach(x, runs) {
+		if (!json_get_string(x, "classification"))
+			summary_row(out, x, i);
+		i++;
+	}
+	fputs("</table>\n</details>\n", out);
 }
 
 static void boot_loops(FILE *out, const cJSON *arr)
@@ -498,9 +539,21 @@ void report_html(const cJSON *rep, FILE *out)
 		esc(out, x->valuestring);
 		fputs("</p>\n", out);
 	}
+	summary(out, runs);
 	boot_loops(out, cJSON_GetObjectItem(rep, "boot_loops"));
-	cJSON_ArrayForEach(x, runs)
+	/* A clean run, folded: the deaths are what a reader came for. */
+	cJSON_ArrayForEach(x, runs) {
+		int clean = json_get_string(x, "classification") == NULL;
+
+		if (clean) {
+			fputs("<details class=\"clean\"><summary>", out);
+			esc(out, json_get_string(x, "process"));
+			fprintf(out, " pid %lld: no verdict</summary>\n", json_get_int(x, "pid"));
+		}
 		run_section(out, x, i++);
+		if (clean)
+			fputs("</details>\n", out);
+	}
 	unmatched(out, cJSON_GetObjectItem(rep, "unmatched_exit_records"));
 	fputs("<h2>Inputs</h2>\n<table>\n", out);
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "inputs")) {
@@ -542,13 +595,7 @@ void report_html(const cJSON *rep, FILE *out)
 	fputs("</table>\n</body>\n</html>\n", out);
 }
 
-/* The page's escaping and style, for the other pages written like it
- * (the gate's, gate-html.c). */
-void html_escape(FILE *out, const char *s)
-{
-	esc(out, s);
-}
-
+/* The page's style, for the pages written like it (the gate's, cmd-gate.c). */
 const char *html_style(void)
 {
 	return style;

@@ -10,6 +10,7 @@
 #include "format.h"
 #include "ring-event.h"
 #include "sessions.h"
+#include "timeline.h"
 
 static void find_loops(struct report *r)
 {
@@ -458,7 +459,15 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 	json_u64(j, m, "peak_kb", f->peak_kb);
 	json_name(j, m, "peak_stage", &vocab_stages, f->peak_stage, "unknown");
 	json_bool(j, m, "over_budget", f->budget_kb && f->peak_kb > f->budget_kb);
-	json_number(j, m, "slope_kb_per_s", (double)(int64_t)f->slope_kb_per_s);
+	if (f->have_slope) {
+		json_number(j, m, "slope_kb_per_s", (double)(int64_t)f->slope_kb_per_s);
+		json_number(j, m, "slope_window_ms", (double)(int64_t)(f->slope_window_ms * 1000) / 1000);
+		json_number(j, m, "slope_samples", (double)f->slope_samples);
+	} else {
+		json_null(j, m, "slope_kb_per_s");
+		json_null(j, m, "slope_window_ms");
+		json_null(j, m, "slope_samples");
+	}
 	a = json_array(j, o, "exit_records");
 	for (k = 0; k < cr->exits.n; k++)
 		exit_record_json(j, a, &cr->exits.v[k]);
@@ -488,6 +497,7 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 		json_name(j, x, "action", &vocab_actions, (int)v->actions[k].action, NULL);
 		json_text(j, x, "why", v->actions[k].why);
 	}
+	timeline_json(j, o, "timeline", cr, f, &rep->corr);
 }
 
 static void boot_loop_json(struct json *j, cJSON *arr, const struct report *r,
@@ -1108,11 +1118,13 @@ void report_text(const struct report *r, FILE *out)
 			if (f->budget_kb)
 				fprintf(out, ", budget %s%s", budget,
 					f->peak_kb > f->budget_kb ? ": over budget" : "");
-			if (f->slope_kb_per_s >= 1 && run_facts_died(f)) {
-				char rate[24];
+			if (f->have_slope && f->slope_kb_per_s >= 1 && run_facts_died(f)) {
+				char rate[24], window[24];
 
 				fmt_kb(rate, sizeof(rate), (uint64_t)f->slope_kb_per_s);
-				fprintf(out, ", rising %s/s at the end", rate);
+				fmt_ms(window, sizeof(window), f->slope_window_ms);
+				fprintf(out, ", rising %s/s over its last %s (%zu samples)", rate, window,
+					f->slope_samples);
 			}
 			fputc('\n', out);
 		}

@@ -56,9 +56,13 @@ void report_text(const struct report *r, FILE *out);
  * (report-html.c). */
 void report_html(const cJSON *report, FILE *out);
 
-/* For pages written like it (report-html.c): s escaped for HTML text and
- * attributes, what fmt_text() escapes shown as it shows it; and the CSS. */
-void html_escape(FILE *out, const char *s);
+/* One run of the report's JSON (an element of "runs") drawn as an inline
+ * SVG from its timeline and stages (report-svg.c); nothing for a run
+ * without a timeline. */
+void report_svg_timeline(FILE *out, const cJSON *run);
+
+/* The report page's CSS, for the pages written like it (cmd-gate.c); the
+ * escaping they share is html.h's. */
 const char *html_style(void);
 
 #endif

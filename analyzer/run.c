@@ -13,6 +13,7 @@
 #include "evidence/input.h"
 #include "evidence/json.h"
 #include "evidence/text.h"
+#include "ring-event.h"
 
 const char *run_ring_name(enum run_ring r)
 {
@@ -559,9 +560,61 @@ int run_facts_died(const struct run_facts *f)
 	       f->outcome == RING_OUTCOME_UNKNOWN;
 }
 
+int run_next_sample(const struct run *r, size_t *i, const struct run_sample *prev,
+		    struct run_sample *out)
+{
+	for (; *i < r->nevents; ++*i) {
+		const struct lw_ring_slot *s = &r->events[*i];
+		int64_t t = ring_event_rel_ns(&r->hdr, s) - (int64_t)s->rss_age_ms * 1000000;
+
+		if (!s->rss_kb)
+			continue;
+		/* The age is in whole ms: the same sample, carried again. */
+		if (s->rss_kb == prev->rss_kb && llabs(t - prev->rel_ns) <= 1000000)
+			continue;
+		out->rel_ns = t;
+		out->rss_kb = s->rss_kb;
+		++*i;
+		return 1;
+	}
+	return 0;
+}
+
+/* The slope at the end (struct run_facts): the samples after the last
+ * one's time less the window, fitted by least squares, in kB/s. */
+static void end_slope(const struct run *r, int64_t last_ns, struct run_facts *f)
+{
+	struct run_sample s = { 0, 0 }, prev = { 0, 0 };
+	double n = 0, st = 0, sv = 0, stt = 0, stv = 0, first = 0, den;
+	size_t i = 0;
+
+	while (run_next_sample(r, &i, &prev, &s)) {
+		/* seconds before the last sample */
+		double t = (double)(s.rel_ns - last_ns) / 1e9;
+
+		prev = s;
+		if (last_ns - s.rel_ns > (int64_t)RUN_SLOPE_WINDOW_MS * 1000000)
+			continue;
+		if (n == 0)
+			first = t;
+		n++;
+		st += t;
+		sv += s.rss_kb;
+		stt += t * t;
+		stv += t * s.rss_kb;
+	}
+	den = n * stt - st * st;
+	if (n < 2 || den <= 0 || (-first * 1000 < RUN_SLOPE_MIN_MS && n < RUN_SLOPE_MIN_SAMPLES))
+		return;
+	f->have_slope = 1;
+	f->slope_kb_per_s = (n * stv - st * sv) / den;
+	f->slope_window_ms = -first * 1000;
+	f->slope_samples = (size_t)n;
+}
+
 void run_facts_get(const struct run *r, struct run_facts *f)
 {
-	const struct lw_ring_slot *last_rss = NULL, *back = NULL;
+	struct run_sample s = { 0, 0 }, last = { 0, 0 };
 	struct ring_facts rec;
 	size_t i;
 
@@ -584,25 +637,16 @@ void run_facts_get(const struct run *r, struct run_facts *f)
 		if (s->type == LW_EV_CRASH)
 			f->crash_signo = s->code;
 		if (s->rss_kb)
-			last_rss = &r->events[i];
+			f->last_rss_kb = s->rss_kb;
 		ring_facts_add(&rec, s);
 	}
-	if (!last_rss)
+	if (!f->last_rss_kb)
 		return;
 	f->have_rss = 1;
 	f->peak_kb = rec.peak_rss_kb;
 	f->peak_stage = (enum lw_stage)rec.peak.stage;
-	f->last_rss_kb = last_rss->rss_kb;
-	/* The slope over the last 10 s of samples before the last one. */
-	for (i = 0; i < r->nevents; i++) {
-		const struct lw_ring_slot *e = &r->events[i];
-
-		if (e->rss_kb && last_rss->t_mono_ns - e->t_mono_ns <= 10000000000ull) {
-			back = e;
-			break;
-		}
-	}
-	if (back && last_rss->t_mono_ns > back->t_mono_ns)
-		f->slope_kb_per_s = ((double)last_rss->rss_kb - (double)back->rss_kb) /
-				    ((double)(last_rss->t_mono_ns - back->t_mono_ns) / 1e9);
+	i = 0;
+	while (run_next_sample(r, &i, &last, &s))
+		last = s;
+	end_slope(r, last.rel_ns, f);
 }

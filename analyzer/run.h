@@ -111,9 +111,35 @@ struct run_facts {
 	int crash_signo;               /* from the ring's crash record or header */
 	uint32_t budget_kb, peak_kb, last_rss_kb;
 	enum lw_stage peak_stage;
-	double slope_kb_per_s;         /* over the last 10 s of samples; 0 if unknown */
+	/* The RSS slope at the end (run_facts_get()): a least-squares fit
+	 * over the samples of the last RUN_SLOPE_WINDOW_MS up to the last
+	 * one, given only when that window spans at least RUN_SLOPE_MIN_MS or
+	 * holds at least RUN_SLOPE_MIN_SAMPLES samples (have_slope). */
+	int have_slope;
+	double slope_kb_per_s;
+	double slope_window_ms;        /* from the window's first sample to its last */
+	size_t slope_samples;          /* the samples in the window */
 	int have_rss;
 };
+
+#define RUN_SLOPE_WINDOW_MS 10000
+#define RUN_SLOPE_MIN_MS 100
+#define RUN_SLOPE_MIN_SAMPLES 5
+
+/* One RSS sample: the records that carry one (all but a few types) hold
+ * the latest sample and its age, so one sample may be carried by several
+ * records; it was taken at the record's time less its age. */
+struct run_sample {
+	int64_t rel_ns;  /* since the run's start */
+	uint32_t rss_kb;
+};
+
+/* The next distinct sample of r from record *i on: 1 with *out set and *i
+ * past the record that carries it, or 0 when there is none. Start with *i
+ * at 0 and prev zeroed; prev is the last sample returned, which a record
+ * that carries it again does not repeat. Does not allocate or block. */
+int run_next_sample(const struct run *r, size_t *i, const struct run_sample *prev,
+		    struct run_sample *out);
 
 /* The facts of a run, from its records: the peak by ring_facts_add()'s
  * rule, whatever form the run came in. Never fails. */

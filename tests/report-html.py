@@ -5,69 +5,104 @@ the JSON report says.
 For each scenario bundle of fixtures/scenarios/ (with its args), the demo,
 and a bundle whose exit record's description is markup:
 - the page is well formed (every element closed in order, void elements
-  aside), holds no script, no event handler, no link or source outside it;
+  aside), holds no script, no event handler, no link or source outside it
+  (a link goes to an id of the page);
+- a summary table first: the deaths, confirmed before supported before
+  unconfirmed, then the clean runs inside a <details>, each row linking to
+  its run's section; a clean run's section is folded in a <details>;
+- each run with a ring has one <svg class="timeline"> in its section (a
+  ring-less run none, and a note saying why), with an RSS line when the run
+  has samples, a death marker when the JSON has a death, and one evidence
+  marker per placed piece of evidence, each marker with a non-empty
+  <title>;
 - one <section class="run"> per run of the JSON report, in order, whose
   data-process, data-pid, data-ring, data-class and data-level give the
   run's verdict; a ring-less run's section says why no ring has it;
 - each evidence line, missing line, rule and recovery action of the run is
   in its section as escaped text, and the open stage is marked;
 - the exit status is the JSON report's;
-- markup in a description comes out as text, never as elements.
+- markup in a description, and in a file name that the timeline's
+  tooltips show, comes out as text, never as elements.
 
 usage: report-html.py LASTWORDS SOURCE_ROOT
 Exit status: 0 pass, 1 fail.
 """
-import html.parser
 import json
 import os
-import re
 import shlex
 import shutil
 import sys
 import tempfile
 
 from helpers import check, finish, run, setup
-
-VOID = {"meta", "br", "hr", "img", "input", "link", "wbr", "col", "area", "base", "source"}
+from html_check import SafePage, check_page
 EVIL = '</td></tr></table><script>alert("x")</script><img src=x onerror=alert(1)>&amp;\''
+EVIL_NAME = '<img src=x onerror=alert(1)>&amp;\'"<title>.json'
 
 
-class Page(html.parser.HTMLParser):
-    """Checks nesting and collects the run sections with their text."""
+class Page(SafePage):
+    """Collects the run sections with their text, the summary's rows and
+    the timelines' markers."""
 
     def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.stack, self.errors, self.sections, self.tags = [], [], [], set()
-        self.current = None
+        super().__init__()
+        self.sections, self.current = [], None
+        self.summary = []      # (in a <details>, the row's cells' text, its link)
+        self.row = None
+        self.in_summary = False
+        self.marker = None     # a marker waiting for its <title>
+        self.title = None      # the text of the <title> being read
 
-    def handle_starttag(self, tag, attrs):
-        self.tags.add(tag)
-        a = dict(attrs)
-        for k, v in attrs:
-            if k.startswith("on") or k in ("href", "src", "action") or "javascript:" in (v or ""):
-                self.errors.append("attribute %s=%r on <%s>" % (k, v, tag))
+    def where(self):
+        return "details" in self.stack
+
+    def start(self, tag, a):
         if tag == "section" and a.get("class") == "run":
-            self.current = {"attrs": a, "text": []}
+            self.current = {"attrs": a, "text": [], "svgs": 0, "rss": 0, "death": [],
+                            "evidence": [], "folded": self.where()}
             self.sections.append(self.current)
-        if tag not in VOID:
-            self.stack.append(tag)
+        if tag == "table" and a.get("class") == "summary":
+            self.in_summary = True
+        if tag == "tr" and "table" in self.stack and self.in_summary:
+            self.row = {"folded": self.where(), "cells": [], "link": None}
+        if tag == "td" and self.row is not None:
+            self.row["cells"].append("")
+        if tag == "a" and self.row is not None:
+            self.row["link"] = a.get("href", "")[1:]
+        if self.current is not None and tag == "svg" and a.get("class") == "timeline":
+            self.current["svgs"] += 1
+        if self.current is not None and tag == "polyline" and a.get("class") == "rss":
+            self.current["rss"] += 1
+        if self.marker is not None:
+            if tag != "title":
+                self.errors.append("a %s marker without a <title>" % self.marker)
+            if tag == "title":
+                self.title = ""
+                self.marker_kind = self.marker
+            self.marker = None
+        if self.current is not None and tag == "g" and a.get("class") in ("evidence", "death"):
+            self.marker = a["class"]
 
-    def handle_startendtag(self, tag, attrs):
-        self.handle_starttag(tag, attrs)
-        if tag not in VOID:
-            self.stack.pop()
-
-    def handle_endtag(self, tag):
-        if not self.stack or self.stack[-1] != tag:
-            self.errors.append("</%s> closes <%s>" % (tag, self.stack[-1] if self.stack else "nothing"))
-            return
-        self.stack.pop()
+    def end(self, tag):
         if tag == "section":
             self.current = None
+        if tag == "table":
+            self.in_summary = False
+        if tag == "tr" and self.row is not None:
+            if self.row["cells"]:
+                self.summary.append(self.row)
+            self.row = None
+        if tag == "title" and self.title is not None and self.current is not None:
+            self.current[self.marker_kind].append(self.title)
+            self.title = None
 
     def handle_data(self, data):
         if self.current is not None:
             self.current["text"].append(data)
+        if self.title is not None:
+            self.title += data
+        if self.row is not None and self.row["cells"]:
+            self.row["cells"][-1] += data
 
 
 def bundles(root, tmp):
@@ -86,9 +121,52 @@ def bundles(root, tmp):
     p = os.path.join(evil, "exit-info.json")
     doc = json.load(open(p))
     doc["records"][0]["description"] = EVIL
-    json.dump(doc, open(p, "w"))
+    json.dump(doc, open(os.path.join(evil, EVIL_NAME), "w"))
+    os.unlink(p)
     out.append(("markup-description", [evil]))
     return out
+
+
+LEVELS = ["confirmed", "supported", "unconfirmed"]
+
+
+def summary(name, page, rep):
+    """The summary rows: deaths surest first, then the clean runs folded."""
+    runs = rep["runs"]
+    deaths = [i for i, r in enumerate(runs) if r["classification"]]
+    deaths.sort(key=lambda i: LEVELS.index(runs[i]["evidence_level"]))
+    clean = [i for i, r in enumerate(runs) if not r["classification"]]
+    rows = [(row["folded"], row["link"]) for row in page.summary]
+    want = [(False, "run-%d" % i) for i in deaths] + [(True, "run-%d" % i) for i in clean]
+    check(rows == want, "%s: summary rows %s, expected %s" % (name, rows, want))
+    for row in page.summary:
+        r = runs[int(row["link"][4:])]
+        check(r["process"] in row["cells"][1] and
+              row["cells"][2] == (r["classification"] or "none") and
+              row["cells"][3] == (r["evidence_level"] or "-"),
+              "%s: summary row %s for %s" % (name, row["cells"], r["process"]))
+    for sec, r in zip(page.sections, runs):
+        check(sec["folded"] == (r["classification"] is None),
+              "%s: %s pid %d folded only when clean" % (name, r["process"], r["pid"]))
+
+
+def timeline(where, sec, r):
+    """The run's SVG and its markers, against its JSON timeline."""
+    t = r["timeline"]
+    text = "".join(sec["text"])
+    if t is None:
+        check(sec["svgs"] == 0 and "No timeline" in text, "%s: no timeline, and why" % where)
+        return
+    check(sec["svgs"] == 1, "%s: %d timelines" % (where, sec["svgs"]))
+    check(sec["rss"] == (1 if t["points"] else 0), "%s: the RSS line" % where)
+    check(len(sec["death"]) == (1 if t["death"] else 0) and all(sec["death"]),
+          "%s: the death marker and its title: %s" % (where, sec["death"]))
+    placed = [e for e in t["evidence"] if e["t_ms"] is not None]
+    check(len(sec["evidence"]) == len(placed) and all(sec["evidence"]),
+          "%s: %d evidence markers with titles for %d" % (where, len(sec["evidence"]), len(placed)))
+    for title, e in zip(sec["evidence"], placed):
+        check(title.startswith(e["kind"] + ": ") and e["what"] in title and e["file"] in title,
+              "%s: the %s marker says what it is: %r" % (where, e["kind"], title))
 
 
 def main():
@@ -104,16 +182,10 @@ def main():
                 continue
             rep = json.loads(j.stdout)
             page = Page()
-            page.feed(h.stdout)
-            page.close()
-            check(h.stdout.startswith("<!DOCTYPE html>") and h.stdout.rstrip().endswith("</html>"),
-                  "%s: a whole page" % name)
-            check(not page.errors and not page.stack, "%s: well formed: %s %s" % (name, page.errors[:3], page.stack))
-            check("script" not in page.tags and "img" not in page.tags and "link" not in page.tags,
-                  "%s: no script, image or link elements: %s" % (name, sorted(page.tags)))
-            check(not re.search(r"https?://|url\(", h.stdout), "%s: nothing outside the page" % name)
+            check_page(name, h.stdout, page)
             check(len(page.sections) == len(rep["runs"]),
                   "%s: %d run sections for %d runs" % (name, len(page.sections), len(rep["runs"])))
+            summary(name, page, rep)
             for sec, r in zip(page.sections, rep["runs"]):
                 a, text = sec["attrs"], "".join(sec["text"])
                 where = "%s: %s pid %d" % (name, r["process"], r["pid"])
@@ -130,6 +202,7 @@ def main():
                 for act in r["recovery"]["actions"]:
                     check(act["action"] in text and act["why"] in text,
                           "%s: the action %s and why" % (where, act["action"]))
+                timeline(where, sec, r)
                 if r["stage_open"]:
                     check("open stage" + r["open_stage"] in text, "%s: the open stage is named" % where)
                 for rec in r["exit_records"]:
@@ -139,6 +212,9 @@ def main():
                 text = "".join("".join(sec["text"]) for sec in page.sections)
                 check(EVIL in text and "<script" not in h.stdout and "<img" not in h.stdout,
                       "markup in a description is text: %s" % h.stdout[h.stdout.find("alert") - 80:][:200])
+                titles = [t for sec in page.sections for t in sec["evidence"]]
+                check(any(EVIL_NAME in t for t in titles),
+                      "markup in a file name is text in the timeline's tooltips: %s" % titles)
         r = run([lw, "report", "--format", "htm", os.path.join(root, "fixtures", "demo")])
         check(r.returncode == 2 and "html" in r.stderr, "--format htm: usage error listing html: %s" % r.stderr)
     return finish("report-html: %d reports checked" % len(cases))

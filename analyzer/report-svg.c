@@ -1,0 +1,588 @@
+/*
+ * A run's timeline as an inline SVG (report_svg_timeline()), drawn from
+ * the run's JSON (its "timeline" and "stages", schemas/report.schema.json)
+ * so that it shows what the JSON says. From the top: the evidence markers,
+ * the RSS line against the budget line, one lane of stage bands per
+ * session, the marks, the time axis (with a break before evidence far from
+ * the run) and a legend; the death is a line across all of them. Every
+ * marker has a <title> saying what it is. No script, no reference outside
+ * the page, every text escaped.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evidence/json.h"
+#include "format.h"
+#include "html.h"
+#include "report.h"
+
+#define SVG_W 900.0
+#define SVG_LEFT 92.0   /* lane names and memory labels */
+#define SVG_RIGHT 14.0
+#define EV_Y 4.0        /* evidence markers: 4 to 16 */
+#define MEM_TOP 22.0
+#define MEM_H 140.0
+#define LANE_TOP (MEM_TOP + MEM_H + 10.0)
+#define LANE_H 20.0
+#define MARK_H 14.0
+#define AXIS_H 28.0
+#define LEGEND_H 18.0
+#define LANES_MAX 64    /* sessions drawn; the ring format has 16 */
+
+/* The RSS line's colour, which tests look for on the rendered page. */
+#define RSS_COLOUR "#1565c0"
+
+/*
+ * Time to x, and kB to y. The run itself (its samples, stages, marks, death,
+ * and the evidence near it) is drawn to scale; evidence far before or after
+ * it (an exit record written minutes after a cached process's last record)
+ * goes to a narrow piece of its own on either side, past a break in the
+ * axis, so that the run is not squashed to a pixel.
+ */
+struct piece {
+	double t0, t1, x0, x1;
+};
+
+struct svg_frame {
+	struct piece p[3]; /* in time order: [before,] the run[, after] */
+	int n, core;       /* how many; which is the run's */
+	double ymax;
+};
+
+#define PLOT_X0 SVG_LEFT
+#define PLOT_X1 (SVG_W - SVG_RIGHT)
+#define FAR_W 110.0      /* the width of a piece of far evidence */
+#define BREAK_W 14.0     /* the gap of a break */
+#define NEAR_MIN_MS 10   /* evidence this near the run, or twice its span, is drawn to scale */
+
+static double fx(const struct svg_frame *f, double t)
+{
+	const struct piece *p = &f->p[f->n - 1];
+	int i;
+
+	for (i = 0; i < f->n - 1; i++)
+		if (t <= f->p[i].t1 || t < f->p[i + 1].t0) {
+			p = &f->p[i];
+			break;
+		}
+	t = t < p->t0 ? p->t0 : t > p->t1 ? p->t1 : t;
+	return p->x0 + (t - p->t0) / (p->t1 - p->t0) * (p->x1 - p->x0);
+}
+
+static double fy(const struct svg_frame *f, double kb)
+{
+	return MEM_TOP + MEM_H - kb / f->ymax * MEM_H;
+}
+
+static double num(const cJSON *o, const char *k, double absent)
+{
+	const cJSON *x = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsNumber(x) ? x->valuedouble : absent;
+}
+
+static void widen(struct piece *p, double t)
+{
+	if (t < p->t0)
+		p->t0 = t;
+	if (t > p->t1)
+		p->t1 = t;
+}
+
+/* The pieces drawn: the run's records and stages, the evidence near them,
+ * and that far before or after. */
+static void frame_of(const cJSON *run, const cJSON *tl, struct svg_frame *f)
+{
+	struct piece core = { 0, num(tl, "end_ms", 0), 0, 0 }, before = { 1, 0, 0, 0 },
+		     after = { 1, 0, 0, 0 };
+	const cJSON *x;
+	double near;
+
+	f->ymax = (double)json_get_int(tl, "budget_kb");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(tl, "points")) {
+		widen(&core, cJSON_GetNumberValue(cJSON_GetArrayItem(x, 0)));
+		if (cJSON_GetNumberValue(cJSON_GetArrayItem(x, 2)) > f->ymax)
+			f->ymax = cJSON_GetNumberValue(cJSON_GetArrayItem(x, 2));
+	}
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(run, "stages")) {
+		widen(&core, num(x, "begin_ms", 0));
+		widen(&core, num(x, "end_ms", 0));
+	}
+	if (cJSON_IsObject(cJSON_GetObjectItem(tl, "death")))
+		widen(&core, num(cJSON_GetObjectItem(tl, "death"), "t_ms", 0));
+	near = 2 * (core.t1 - core.t0) > NEAR_MIN_MS ? 2 * (core.t1 - core.t0) : NEAR_MIN_MS;
+	{
+		struct piece run = core;
+
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(tl, "evidence")) {
+			double t = num(x, "t_ms", 0);
+
+			if (!cJSON_IsNumber(cJSON_GetObjectItem(x, "t_ms")))
+				continue;
+			if (t < run.t0 - near) {
+				if (before.t0 > before.t1)
+					before.t0 = before.t1 = t;
+				widen(&before, t);
+			} else if (t > run.t1 + near) {
+				if (after.t0 > after.t1)
+					after.t0 = after.t1 = t;
+				widen(&after, t);
+			} else {
+				widen(&core, t);
+			}
+		}
+	}
+	/* a margin, and never an empty span */
+	if (core.t1 - core.t0 < 1e-3)
+		core.t1 = core.t0 + 1;
+	core.t1 += (core.t1 - core.t0) * 0.02;
+	core.x0 = PLOT_X0;
+	core.x1 = PLOT_X1;
+	f->n = 0;
+	if (before.t0 <= before.t1) {
+		before.x0 = PLOT_X0;
+		before.x1 = PLOT_X0 + FAR_W;
+		core.x0 = before.x1 + BREAK_W;
+		f->p[f->n++] = before;
+	}
+	f->core = f->n;
+	f->p[f->n++] = core;
+	if (after.t0 <= after.t1) {
+		after.x0 = PLOT_X1 - FAR_W;
+		after.x1 = PLOT_X1;
+		f->p[f->core].x1 = after.x0 - BREAK_W;
+		f->p[f->n++] = after;
+	}
+	for (int i = 0; i < f->n; i++) {
+		struct piece *p = &f->p[i];
+		double pad = i == f->core ? 0 : (p->t1 - p->t0) * 0.1 + 0.5;
+
+		p->t0 -= pad;
+		p->t1 += pad;
+	}
+	f->ymax = f->ymax > 0 ? f->ymax * 1.08 : 1;
+}
+
+/* The sessions that have stages, in order: one lane each. */
+static size_t lanes_of(const cJSON *run, long long *lanes)
+{
+	const cJSON *x;
+	size_t n = 0, i, k;
+
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(run, "stages")) {
+		long long s = json_get_int(x, "session");
+
+		for (i = 0; i < n && lanes[i] < s; i++)
+			;
+		if ((i < n && lanes[i] == s) || n == LANES_MAX)
+			continue;
+		for (k = n++; k > i; k--)
+			lanes[k] = lanes[k - 1];
+		lanes[i] = s;
+	}
+	return n;
+}
+
+static size_t lane_index(const long long *lanes, size_t n, long long s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (lanes[i] == s)
+			return i;
+	return SIZE_MAX;
+}
+
+static const char *stage_colour(const char *stage)
+{
+	static const char *const colours[][2] = {
+		{ "download", "#90a4ae" }, { "load", "#81c784" },    { "runtime_prepare", "#4db6ac" },
+		{ "delegate_prepare", "#ffb74d" }, { "inference", "#b39ddb" }, { "cache", "#bcaaa4" },
+		{ "exit", "#e0e0e0" },
+	};
+	size_t i;
+
+	for (i = 0; stage && i < sizeof(colours) / sizeof(colours[0]); i++)
+		if (strcmp(stage, colours[i][0]) == 0)
+			return colours[i][1];
+	return "#cfd8dc";
+}
+
+static const char *evidence_colour(const char *kind)
+{
+	if (!kind)
+		return "#546e7a";
+	if (strcmp(kind, "exit_record") == 0)
+		return "#6a1b9a";
+	if (strcmp(kind, "lmkd_kill") == 0 || strcmp(kind, "killinfo") == 0)
+		return "#e65100";
+	if (strcmp(kind, "tombstone") == 0)
+		return "#b71c1c";
+	if (strcmp(kind, "anr_trace") == 0)
+		return "#f9a825";
+	if (strcmp(kind, "peer_died") == 0)
+		return "#00838f";
+	return "#546e7a";
+}
+
+/* A time on the run's clock, for people. */
+static void time_text(FILE *out, double ms)
+{
+	char buf[32];
+
+	fmt_ms(buf, sizeof(buf), ms);
+	html_esc(out, buf);
+}
+
+/* The ticks of one piece of the axis: the run's at a step of about 8
+ * ticks, labelled in one unit; a piece of far evidence's one, at its
+ * middle. */
+static void axis_piece(FILE *out, const struct piece *p, int core, const struct svg_frame *f,
+		       double y)
+{
+	double step = html_axis_step(p->t1 - p->t0, 8), t, div = 1;
+	const char *unit = "ms";
+	int decimals;
+
+	if (step >= 60000) {
+		div = 60000;
+		unit = "min";
+	} else if (step >= 1000) {
+		div = 1000;
+		unit = "s";
+	}
+	decimals = step / div >= 1 ? 0 : (int)ceil(-log10(step / div));
+	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		     "stroke=\"currentColor\" stroke-width=\"1\"/>\n",
+		p->x0, y, p->x1, y);
+	if (!core) {
+		t = (p->t0 + p->t1) / 2;
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"currentColor\"/>"
+			     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" "
+			     "fill=\"currentColor\">",
+			fx(f, t), y, fx(f, t), y + 4, fx(f, t), y + 16);
+		time_text(out, t);
+		fputs("</text>\n", out);
+		return;
+	}
+	for (t = ceil(p->t0 / step) * step; t <= p->t1; t += step)
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"currentColor\"/>"
+			     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" "
+			     "fill=\"currentColor\">%.*f %s</text>\n",
+			fx(f, t), y, fx(f, t), y + 4, fx(f, t), y + 16, decimals,
+			fabs(t) < step / 2 ? 0.0 : t / div, unit);
+}
+
+/* The time axis under the lanes, with a break before and after a piece of
+ * far evidence. */
+static void axis(FILE *out, const struct svg_frame *f, double y)
+{
+	int i;
+
+	fputs("<g class=\"axis\">\n", out);
+	for (i = 0; i < f->n; i++) {
+		axis_piece(out, &f->p[i], i == f->core, f, y);
+		if (i + 1 < f->n)
+			fprintf(out, "<path class=\"break\" d=\"M%.1f %.1f l4 -8 M%.1f %.1f l4 -8\" "
+				     "stroke=\"currentColor\"/>\n",
+				f->p[i].x1 + 3, y + 4, f->p[i].x1 + 7, y + 4);
+	}
+	fputs("</g>\n", out);
+}
+
+/* The RSS line, the budget line and the memory scale. */
+static void memory(FILE *out, const cJSON *tl, const struct svg_frame *f)
+{
+	const cJSON *p, *points = cJSON_GetObjectItem(tl, "points");
+	double budget = (double)json_get_int(tl, "budget_kb");
+	char kb[24];
+	int n = cJSON_GetArraySize(points), i;
+
+	fmt_kb(kb, sizeof(kb), (uint64_t)(f->ymax / 1.08));
+	fprintf(out, "<g class=\"memory-scale\" font-size=\"11\" fill=\"currentColor\">"
+		     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>"
+		     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">0</text>"
+		     "<text x=\"4\" y=\"%.1f\">RSS</text></g>\n",
+		SVG_LEFT - 4, fy(f, f->ymax / 1.08) + 4, kb, SVG_LEFT - 4, MEM_TOP + MEM_H,
+		MEM_TOP + MEM_H / 2);
+	for (i = 0; i < f->n; i++)
+		fprintf(out, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			     "height=\"%.1f\" fill=\"none\" stroke=\"currentColor\" "
+			     "stroke-opacity=\"0.25\"/>\n",
+			f->p[i].x0, MEM_TOP, f->p[i].x1 - f->p[i].x0, MEM_H);
+	if (budget > 0) {
+		fmt_kb(kb, sizeof(kb), (uint64_t)budget);
+		fprintf(out, "<g class=\"budget\"><title>budget %s</title><line x1=\"%.1f\" y1=\"%.1f\" "
+			     "x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d32f2f\" stroke-width=\"1.5\" "
+			     "stroke-dasharray=\"6 4\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+			     "text-anchor=\"end\" fill=\"#d32f2f\">budget %s</text></g>\n",
+			kb, SVG_LEFT, fy(f, budget), SVG_W - SVG_RIGHT, fy(f, budget), f->p[f->core].x1 - 2,
+			fy(f, budget) - 3, kb);
+	}
+	if (!n) {
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"currentColor\">"
+			     "no RSS sample</text>\n",
+			SVG_LEFT + 8, MEM_TOP + MEM_H / 2);
+		return;
+	}
+	fprintf(out, "<polyline class=\"rss\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\" "
+		     "stroke-linejoin=\"round\" points=\"",
+		RSS_COLOUR);
+	cJSON_ArrayForEach(p, points) {
+		double x = fx(f, cJSON_GetNumberValue(cJSON_GetArrayItem(p, 0)));
+		double lo = cJSON_GetNumberValue(cJSON_GetArrayItem(p, 1));
+		double hi = cJSON_GetNumberValue(cJSON_GetArrayItem(p, 2));
+
+		if (lo != hi)
+			fprintf(out, "%.1f,%.1f ", x, fy(f, lo));
+		fprintf(out, "%.1f,%.1f%s", x, fy(f, hi), p->next ? " " : "");
+	}
+	/* one sample: a short mark, so that it shows */
+	if (n == 1)
+		fprintf(out, " %.1f,%.1f", fx(f, cJSON_GetNumberValue(cJSON_GetArrayItem(points->child, 0))) + 4,
+			fy(f, cJSON_GetNumberValue(cJSON_GetArrayItem(points->child, 2))));
+	fputs("\"><title>RSS", out);
+	fprintf(out, " (%lld samples", json_get_int(tl, "samples"));
+	fputs(n < json_get_int(tl, "samples") ? ", each point a bucket's min and max)" : ")", out);
+	fputs("</title></polyline>\n", out);
+}
+
+/* A band waiting to be drawn: stage bands of one lane that fall in the
+ * same pixels are drawn as one, with how many it stands for. */
+struct band {
+	const cJSON *first;
+	double begin, end;
+	int open, error, count;
+};
+
+static void band_draw(FILE *out, const struct band *b, const struct svg_frame *f, size_t lane,
+		      long long session)
+{
+	const char *stage = json_get_string(b->first, "stage");
+	const char *err = json_get_string(b->first, "error");
+	double x0 = fx(f, b->begin), x1 = fx(f, b->end), y = LANE_TOP + (double)lane * LANE_H;
+
+	if (!b->count)
+		return;
+	fprintf(out, "<rect class=\"stage%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		     "fill=\"%s\"%s><title>",
+		b->open ? " open" : b->error ? " error" : "", x0, y + 2, x1 - x0 < 1 ? 1.0 : x1 - x0,
+		LANE_H - 5, stage_colour(stage),
+		b->open    ? " stroke=\"#c62828\" stroke-width=\"2\""
+		: b->error ? " stroke=\"#c62828\" stroke-dasharray=\"3 2\""
+			   : "");
+	html_esc(out, stage);
+	if (b->count > 1)
+		fprintf(out, " x%d", b->count);
+	fprintf(out, ", session %lld: ", session);
+	time_text(out, b->begin);
+	fputs(" to ", out);
+	if (b->open) {
+		time_text(out, b->end);
+		fputs(", open when the run ended", out);
+	} else {
+		time_text(out, b->end);
+		fputs(b->count > 1 ? ", the last " : ", ", out);
+		html_esc(out, err && strcmp(err, "none") != 0 ? err : "ok");
+	}
+	fputs("</title></rect>\n", out);
+}
+
+/* The stage bands, one lane per session; an open stage lasts until the
+ * death, or the last record. */
+static void lanes(FILE *out, const cJSON *run, const cJSON *tl, const struct svg_frame *f,
+		  const long long *lane, size_t nlanes)
+{
+	struct band pending[LANES_MAX];
+	const cJSON *s, *death = cJSON_GetObjectItem(tl, "death");
+	double until = cJSON_IsObject(death) ? num(death, "t_ms", 0) : num(tl, "end_ms", 0);
+	const struct piece *core = &f->p[f->core];
+	double px = (core->t1 - core->t0) / (core->x1 - core->x0);
+	size_t i;
+
+	memset(pending, 0, sizeof(pending));
+	for (i = 0; i < nlanes; i++) {
+		fprintf(out, "<text class=\"lane\" x=\"4\" y=\"%.1f\" font-size=\"11\" "
+			     "fill=\"currentColor\">",
+			LANE_TOP + (double)i * LANE_H + 13);
+		if (nlanes == 1 && lane[0] == 0)
+			fputs("stages", out);
+		else
+			fprintf(out, "session %lld", lane[i]);
+		fputs("</text>\n", out);
+	}
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(run, "stages")) {
+		size_t k = lane_index(lane, nlanes, json_get_int(s, "session"));
+		const char *err = json_get_string(s, "error");
+		int open = !cJSON_IsNumber(cJSON_GetObjectItem(s, "end_ms"));
+		struct band b = { s, num(s, "begin_ms", 0), open ? until : num(s, "end_ms", 0), open,
+				  err && strcmp(err, "none") != 0, 1 };
+		struct band *p;
+
+		if (k == SIZE_MAX)
+			continue;
+		p = &pending[k];
+		/* the same stage, closed the same way, within a pixel of the last */
+		if (p->count && !open && !p->open && !b.error && !p->error &&
+		    strcmp(json_get_string(p->first, "stage"), json_get_string(s, "stage")) == 0 &&
+		    b.begin - p->end < px) {
+			p->end = b.end > p->end ? b.end : p->end;
+			p->count++;
+			continue;
+		}
+		band_draw(out, p, f, k, lane[k]);
+		*p = b;
+	}
+	for (i = 0; i < nlanes; i++)
+		band_draw(out, &pending[i], f, i, lane[i]);
+}
+
+static void marks(FILE *out, const cJSON *tl, const struct svg_frame *f, double y)
+{
+	const cJSON *m;
+
+	cJSON_ArrayForEach(m, cJSON_GetObjectItem(tl, "marks")) {
+		double x = fx(f, num(m, "t_ms", 0));
+		long long count = json_get_int(m, "count");
+
+		fputs("<g class=\"mark\"><title>mark ", out);
+		html_esc(out, json_get_string(m, "mark"));
+		fputs(" ", out);
+		html_esc(out, json_get_string(m, "detail"));
+		if (count > 1)
+			fprintf(out, " (the last of %lld)", count);
+		fputs(" at ", out);
+		time_text(out, num(m, "t_ms", 0));
+		fprintf(out, "</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			     "stroke=\"#757575\" stroke-width=\"1.5\"/></g>\n",
+			x, y + 2, x, y + MARK_H - 2);
+	}
+}
+
+static void death_line(FILE *out, const cJSON *tl, const struct svg_frame *f, double bottom)
+{
+	const cJSON *d = cJSON_GetObjectItem(tl, "death");
+	const char *src;
+	double x;
+
+	if (!cJSON_IsObject(d))
+		return;
+	x = fx(f, num(d, "t_ms", 0));
+	src = json_get_string(d, "source");
+	fputs("<g class=\"death\"><title>death: ", out);
+	if (src && strcmp(src, "crash_record") == 0) {
+		fputs("the crash record, ", out);
+		html_esc(out, json_get_string(d, "detail"));
+	} else {
+		fputs("after the last record (", out);
+		html_esc(out, json_get_string(d, "detail"));
+		fputs("): the evidence says when", out);
+	}
+	fputs(", at ", out);
+	time_text(out, num(d, "t_ms", 0));
+	fputs(", ", out);
+	html_esc(out, json_get_string(d, "stage"));
+	fprintf(out, " open</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		     "stroke=\"#c62828\" stroke-width=\"2\"/>"
+		     "<path d=\"M%.1f %.1f l8 8 m0 -8 l-8 8\" stroke=\"#c62828\" stroke-width=\"2\"/></g>\n",
+		x, MEM_TOP, x, bottom, x - 4, MEM_TOP - 12);
+}
+
+static void evidence(FILE *out, const cJSON *tl, const struct svg_frame *f, double bottom)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(tl, "evidence")) {
+		const char *kind = json_get_string(e, "kind");
+		char line[32] = "";
+		double x;
+
+		if (!cJSON_IsNumber(cJSON_GetObjectItem(e, "t_ms")))
+			continue;
+		x = fx(f, num(e, "t_ms", 0));
+		if (json_get_int(e, "line"))
+			snprintf(line, sizeof(line), " line %lld", json_get_int(e, "line"));
+		fputs("<g class=\"evidence\" data-kind=\"", out);
+		html_esc(out, kind);
+		fputs("\"><title>", out);
+		html_esc(out, kind);
+		fputs(": ", out);
+		html_esc(out, json_get_string(e, "what"));
+		fputs(" at ", out);
+		time_text(out, num(e, "t_ms", 0));
+		fputs(" (", out);
+		html_esc(out, json_get_string(e, "time"));
+		fprintf(out, ", within %lld ms), ", json_get_int(e, "within_ms"));
+		html_esc(out, json_get_string(e, "file"));
+		fprintf(out, "%s</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			     "stroke-dasharray=\"2 3\"/><path d=\"M%.1f %.1f l5 9 l-10 0 z\" fill=\"%s\"/></g>\n",
+			line, x, EV_Y + 9, x, bottom, evidence_colour(kind), x, EV_Y, evidence_colour(kind));
+	}
+}
+
+/* What the markers are, for those the timeline has: the death, then each
+ * kind of evidence once, in the order first placed. */
+static void legend(FILE *out, const cJSON *tl, double y)
+{
+	const cJSON *e, *d;
+	double x = SVG_LEFT;
+
+	fputs("<g class=\"legend\" font-size=\"11\" fill=\"currentColor\">", out);
+	if (cJSON_IsObject(cJSON_GetObjectItem(tl, "death"))) {
+		fprintf(out, "<path d=\"M%.1f %.1f l8 8 m0 -8 l-8 8\" stroke=\"#c62828\" "
+			     "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\">death</text>",
+			x, y - 8, x + 12, y);
+		x += 60;
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(tl, "evidence")) {
+		const char *kind = json_get_string(e, "kind");
+		int seen = 0;
+
+		if (!cJSON_IsNumber(cJSON_GetObjectItem(e, "t_ms")) || !kind)
+			continue;
+		for (d = cJSON_GetObjectItem(tl, "evidence")->child; d != e && !seen; d = d->next)
+			seen = cJSON_IsNumber(cJSON_GetObjectItem(d, "t_ms")) &&
+			       json_get_string(d, "kind") && strcmp(json_get_string(d, "kind"), kind) == 0;
+		if (seen || x + 20 + 6.5 * (double)strlen(kind) > PLOT_X1)
+			continue;
+		fprintf(out, "<path d=\"M%.1f %.1f l5 9 l-10 0 z\" fill=\"%s\"/><text x=\"%.1f\" "
+			     "y=\"%.1f\">",
+			x + 5, y - 9, evidence_colour(kind), x + 14, y);
+		html_esc(out, kind);
+		fputs("</text>", out);
+		x += 24 + 6.5 * (double)strlen(kind);
+	}
+	fputs("</g>\n", out);
+}
+
+void report_svg_timeline(FILE *out, const cJSON *run)
+{
+	const cJSON *tl = cJSON_GetObjectItem(run, "timeline");
+	long long lane[LANES_MAX];
+	size_t nlanes;
+	struct svg_frame f;
+	double marks_y, axis_y, height;
+
+	if (!cJSON_IsObject(tl))
+		return;
+	frame_of(run, tl, &f);
+	nlanes = lanes_of(run, lane);
+	marks_y = LANE_TOP + (double)nlanes * LANE_H;
+	axis_y = marks_y + MARK_H + 2;
+	height = axis_y + AXIS_H + LEGEND_H;
+	fprintf(out, "<svg class=\"timeline\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" role=\"img\" "
+		     "aria-label=\"memory, stages, marks, death and evidence on the run's clock\" "
+		     "style=\"max-width:%.0fpx;display:block\">\n",
+		SVG_W, height, SVG_W);
+	memory(out, tl, &f);
+	lanes(out, run, tl, &f, lane, nlanes);
+	fprintf(out, "<text x=\"4\" y=\"%.1f\" font-size=\"11\" fill=\"currentColor\">marks</text>\n",
+		marks_y + 11);
+	marks(out, tl, &f, marks_y);
+	axis(out, &f, axis_y);
+	evidence(out, tl, &f, axis_y);
+	death_line(out, tl, &f, axis_y);
+	legend(out, tl, axis_y + AXIS_H + 10);
+	fputs("</svg>\n", out);
+}

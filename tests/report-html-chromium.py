@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""`lastwords report --format html` drawn by a real browser: Debian's
+headless Chromium renders the demo's page and every scenario's.
+
+For each page, a copy with a measuring script added (the page itself has
+none) is loaded with --dump-dom, which gives the layout: each run section's
+box, its <svg class="timeline"> boxes and its RSS line's box. Then the page
+itself is drawn with --screenshot at the height it measured, and the PNG is
+decoded (zlib, the PNG filters: no module beyond the standard library).
+
+- each dead run with a ring (data-class set, data-ring not none) has one
+  timeline, whose box is drawn (at least 400 x 100 px), and a ring-less dead
+  run none;
+- where the run's JSON timeline has RSS points, the RSS line's colour
+  (#1565c0) shows in the screenshot inside the line's box;
+- the demo: both deaths, the crash and the kill, show their timeline.
+
+The scenarios are drawn a few at a time, their pages' bodies one after the
+other in one page (they share its style), so that Chromium starts a few
+times, not twice per scenario. The screenshots stay in the build directory
+(report-html-chromium/*.png) for a person to look at.
+
+Skipped (77) when chromium is not installed (.ci/install-deps --tests).
+
+usage: report-html-chromium.py LASTWORDS SOURCE_ROOT
+"""
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+from chromium import MAX_HEIGHT, WIDTH, chromium_cmd, colour_pixels, draw
+from helpers import check, fail, finish, lastwords, setup, skip
+from scenarios import read_scenario, scenario_names
+
+RSS = (0x15, 0x65, 0xc0)
+MIN_PIXELS = 12
+
+MEASURE = """
+  m.runs = [];
+  document.querySelectorAll("section.run").forEach(function (s) {
+    var page = s.closest("[data-page]");
+    var rss = s.querySelector("svg.timeline polyline.rss");
+    m.runs.push({
+      page: page ? page.getAttribute("data-page") : "",
+      pid: s.getAttribute("data-pid"),
+      cls: s.getAttribute("data-class"),
+      ring: s.getAttribute("data-ring"),
+      box: box(s),
+      svgs: Array.prototype.map.call(s.querySelectorAll("svg.timeline"), box),
+      rss: rss ? box(rss) : null
+    });
+  });
+"""
+
+
+def check_page(name, rep, runs, png):
+    """One report's runs, as measured and drawn."""
+    check(len(runs) == len(rep["runs"]), "%s: %d sections for %d runs" % (name, len(runs), len(rep["runs"])))
+    drawn = 0
+    for m, r in zip(runs, rep["runs"]):
+        where = "%s: %s pid %d" % (name, r["process"], r["pid"])
+        check(m["pid"] == str(r["pid"]), "%s: the sections in the runs' order" % where)
+        if not r["classification"]:
+            continue
+        if r["timeline"] is None:
+            check(not m["svgs"], "%s: a ring-less death has no timeline" % where)
+            continue
+        if not check(len(m["svgs"]) == 1, "%s: %d timelines for one death" % (where, len(m["svgs"]))):
+            continue
+        box = m["svgs"][0]
+        check(box[2] >= 400 and box[3] >= 100, "%s: the timeline's box %s" % (where, box))
+        if r["timeline"]["points"]:
+            n = colour_pixels(png, m["rss"], RSS) if m["rss"] and box[1] + box[3] <= png[1] else 0
+            if check(n >= MIN_PIXELS, "%s: the RSS line's colour in its box %s: %d pixels" %
+                     (where, m["rss"], n)):
+                drawn += 1
+    return drawn
+
+
+def main():
+    lw, root = setup(__doc__)
+    cmd = chromium_cmd()
+    if not cmd:
+        skip("chromium is not installed (.ci/install-deps --tests)")
+    keep = os.path.join(os.environ.get("LASTWORDS_BUILD_ROOT", tempfile.gettempdir()),
+                        "report-html-chromium")
+    shutil.rmtree(keep, ignore_errors=True)
+    os.makedirs(keep)
+    reports = [("demo", ["--tz", "+01:00", "fixtures/demo"])]
+    for n in scenario_names():
+        _, args, forms = read_scenario(n)
+        reports.append((n, args + forms[0]))
+    pages = []
+    for name, args in reports:
+        j = lastwords(lw, ["report", "--format", "json"] + args)
+        h = lastwords(lw, ["report", "--format", "html"] + args)
+        try:
+            pages.append((name, json.loads(j.stdout), h.stdout))
+        except ValueError:
+            fail("%s: no JSON report: %s" % (name, j.stderr[-300:]))
+    deaths = drawn = 0
+    # the demo alone, as a person sees it; then the scenarios a few at a time
+    batches = [pages[:1]] + [pages[i:i + 6] for i in range(1, len(pages), 6)]
+    for k, batch in enumerate(batches):
+        name = "demo" if k == 0 else "scenarios-%d" % k
+        got = draw(cmd, keep, name, [(n, h) for n, _, h in batch], MEASURE)
+        if got is None:
+            continue
+        measure, png, path = got
+        check(png[0] == WIDTH and png[1] >= min(int(measure["height"]), MAX_HEIGHT),
+              "%s: a screenshot of %dx%d" % (name, png[0], png[1]))
+        for n, rep, _ in batch:
+            runs = [m for m in measure["runs"] if m["page"] == n]
+            deaths += sum(1 for r in rep["runs"] if r["classification"] and r["timeline"]
+                          and r["timeline"]["points"])
+            drawn += check_page(n, rep, runs, png)
+        if k == 0:
+            demo = [r for r in batch[0][1]["runs"] if r["outcome"] in ("crashed", "died")]
+            check(len(demo) == 2, "demo: the crash and the kill")
+    return finish("report-html-chromium: %d pages, %d deaths' RSS lines drawn of %d (screenshots "
+                  "in %s)" % (len(pages), drawn, deaths, keep))
+
+
+sys.exit(main())
