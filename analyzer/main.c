@@ -25,6 +25,7 @@ static const char usage_text[] =
 	"  digest NAME...               the candidate digest the probe records for a name\n"
 	"  inspect [--json] FILE...     what kind of evidence each file is, and its records\n"
 	"  report [options] INPUT...    what killed each run, how sure, and what to do next\n"
+	"  check EXPECT.json INPUT...   the report against what a team expects of it; 14 if not\n"
 	"  rules                        the classification rules, with their ids\n"
 	"  pull --package PKG -o DIR    collect a bundle from a device with adb\n"
 	"  ingest --db FILE BUNDLE...   store each bundle's report in the history database\n"
@@ -37,7 +38,8 @@ static const char usage_text[] =
 	"             7 several devices, 8 no such package, 9 partial, 10 output exists;\n"
 	"             11 the history database cannot be opened, upgraded or written;\n"
 	"             12 report --fail-on on no data (no run and no exit record)\n"
-	"             13 the output could not be written\n"
+	"             13 the output could not be written;\n"
+	"             14 check: the report differs from the expectation\n"
 	"see lastwords(1)\n";
 
 struct command {
@@ -51,6 +53,7 @@ static const struct command commands[] = {
 	{ "digest", cmd_digest },
 	{ "inspect", cmd_inspect },
 	{ "report", cmd_report },
+	{ "check", cmd_check },
 	{ "rules", cmd_rules },
 	{ "pull", cmd_pull },
 	{ "ingest", cmd_ingest },
