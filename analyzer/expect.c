@@ -606,7 +606,7 @@ static void matches(struct expect_diffs *d, const char *prefix, const char *who,
 		cJSON_ArrayForEach(line, lines)
 			hit |= cJSON_IsString(line) && strstr(line->valuestring, t->valuestring) != NULL;
 		if (!hit)
-			add(d, prefix, who, "no %s line mentions '%s'", what, t->valuestring);
+			add(d, prefix, who, "no %s mentions '%s'", what, t->valuestring);
 	}
 }
 
@@ -619,7 +619,7 @@ static void objects_in_order(struct expect_diffs *d, const char *prefix, const c
 	char a[512], b[512];
 
 	if (nw != ng) {
-		add(d, prefix, who, "%d %s, expected %d", ng, what, nw);
+		add(d, prefix, who, "%s: %d, expected %d", what, ng, nw);
 		return;
 	}
 	for (i = 0; i < nw; i++) {
@@ -627,7 +627,7 @@ static void objects_in_order(struct expect_diffs *d, const char *prefix, const c
 		const char *m = members_differ(w, g);
 
 		if (m)
-			add(d, prefix, who, "%s %d: %s %s, expected %s", what, i + 1, m,
+			add(d, prefix, who, "%s[%d].%s %s, expected %s", what, i, m,
 			    show(get(g, m), 0, a, sizeof(a)), show(get(w, m), 0, b, sizeof(b)));
 	}
 }
@@ -686,7 +686,7 @@ static void compare_run(struct expect_diffs *d, const char *prefix, const char *
 			add(d, prefix, who, "action %s is recommended, and must not be", v->valuestring);
 	if ((v = get(e, "exit_records")) &&
 	    cJSON_GetArraySize(get(r, "exit_records")) != (int)v->valuedouble)
-		add(d, prefix, who, "%d exit records joined, expected %d",
+		add(d, prefix, who, "exit_records %d, expected %d",
 		    cJSON_GetArraySize(get(r, "exit_records")), (int)v->valuedouble);
 	if ((v = get(e, "joins"))) {
 		const cJSON *one = cJSON_IsObject(v) ? v : v->child;
@@ -715,9 +715,9 @@ static void compare_run(struct expect_diffs *d, const char *prefix, const char *
 	}
 	exact(d, prefix, who, "stage_open", get(e, "stage_open"), get(r, "stage_open"));
 	exact(d, prefix, who, "last_stage", get(e, "last_stage"), get(r, "last_stage"));
-	matches(d, prefix, who, "evidence", get(e, "evidence_match"), get(r, "evidence"));
-	matches(d, prefix, who, "missing", get(e, "missing_match"), get(r, "missing"));
-	matches(d, prefix, who, "recovery", get(e, "recovery_match"), whys);
+	matches(d, prefix, who, "evidence line", get(e, "evidence_match"), get(r, "evidence"));
+	matches(d, prefix, who, "missing line", get(e, "missing_match"), get(r, "missing"));
+	matches(d, prefix, who, "recovery line", get(e, "recovery_match"), whys);
 	exact(d, prefix, who, "resident_candidates", get(e, "resident_candidates"),
 	      get(r, "resident_candidates"));
 	if ((v = get(e, "sessions")))
@@ -804,7 +804,7 @@ static void compare_unmatched(struct expect_diffs *d, const char *prefix, const 
 		return;
 	}
 	if (nw != ng)
-		add(d, prefix, "", "%d unmatched exit records, expected %d", ng, nw);
+		add(d, prefix, "", "unmatched_exit_records: %d, expected %d", ng, nw);
 	cJSON_ArrayForEach(e, want) {
 		for (k = 0; k < ng; k++)
 			if (!used[k] && !members_differ(e, cJSON_GetArrayItem(got, k)))
@@ -824,20 +824,20 @@ void expect_compare(const cJSON *exp, const cJSON *report, int status, const cha
 	char a[512], b[512];
 
 	if ((v = get(exp, "exit_status")) && (int)v->valuedouble != status)
-		add(d, prefix, "", "exit status %d, expected %d", status, (int)v->valuedouble);
+		add(d, prefix, "", "exit_status %d, expected %d", status, (int)v->valuedouble);
 	if ((v = get(exp, "run_count")) &&
 	    cJSON_GetArraySize(get(report, "runs")) != (int)v->valuedouble)
-		add(d, prefix, "", "%d runs, expected %d", cJSON_GetArraySize(get(report, "runs")),
+		add(d, prefix, "", "run_count %d, expected %d", cJSON_GetArraySize(get(report, "runs")),
 		    (int)v->valuedouble);
 	if ((v = get(exp, "runs")))
 		compare_runs(d, prefix, v, get(report, "runs"));
 	if ((v = get(exp, "boot_loops")))
-		objects_in_order(d, prefix, "", "boot loops", v, get(report, "boot_loops"));
+		objects_in_order(d, prefix, "", "boot_loops", v, get(report, "boot_loops"));
 	if ((v = get(exp, "unmatched_exit_records")))
 		compare_unmatched(d, prefix, v, get(report, "unmatched_exit_records"));
 	cJSON_ArrayForEach(m, get(exp, "timezone"))
 		if (!get(tz, m->string) || !cJSON_Compare(m, get(tz, m->string), 1))
-			add(d, prefix, "", "timezone %s %s, expected %s", m->string,
+			add(d, prefix, "", "timezone.%s %s, expected %s", m->string,
 			    show(get(tz, m->string), 0, a, sizeof(a)), show(m, 0, b, sizeof(b)));
 	matches(d, prefix, "", "device note", get(exp, "device_notes"),
 		get(get(report, "device"), "notes"));
