@@ -566,6 +566,14 @@ static void exact(struct expect_diffs *d, const char *prefix, const char *who, c
 		    show(want, 0, b, sizeof(b)));
 }
 
+/* A count or status given as an integer (of any size the file holds). */
+static void number(struct expect_diffs *d, const char *prefix, const char *who, const char *name,
+		   const cJSON *want, int got)
+{
+	if (want && want->valuedouble != got)
+		add(d, prefix, who, "%s %d, expected %.0f", name, got, want->valuedouble);
+}
+
 /* classification or evidence_level: one value or a list of them. */
 static void verdict(struct expect_diffs *d, const char *prefix, const char *who, const char *name,
 		    const cJSON *want, const cJSON *got)
@@ -684,10 +692,8 @@ static void compare_run(struct expect_diffs *d, const char *prefix, const char *
 	cJSON_ArrayForEach(v, get(e, "actions_forbidden"))
 		if (has_string(actions, v->valuestring))
 			add(d, prefix, who, "action %s is recommended, and must not be", v->valuestring);
-	if ((v = get(e, "exit_records")) &&
-	    cJSON_GetArraySize(get(r, "exit_records")) != (int)v->valuedouble)
-		add(d, prefix, who, "exit_records %d, expected %d",
-		    cJSON_GetArraySize(get(r, "exit_records")), (int)v->valuedouble);
+	number(d, prefix, who, "exit_records", get(e, "exit_records"),
+	       cJSON_GetArraySize(get(r, "exit_records")));
 	if ((v = get(e, "joins"))) {
 		const cJSON *one = cJSON_IsObject(v) ? v : v->child;
 
@@ -823,12 +829,8 @@ void expect_compare(const cJSON *exp, const cJSON *report, int status, const cha
 	const cJSON *v, *m, *tz = get(report, "timezone");
 	char a[512], b[512];
 
-	if ((v = get(exp, "exit_status")) && (int)v->valuedouble != status)
-		add(d, prefix, "", "exit_status %d, expected %d", status, (int)v->valuedouble);
-	if ((v = get(exp, "run_count")) &&
-	    cJSON_GetArraySize(get(report, "runs")) != (int)v->valuedouble)
-		add(d, prefix, "", "run_count %d, expected %d", cJSON_GetArraySize(get(report, "runs")),
-		    (int)v->valuedouble);
+	number(d, prefix, "", "exit_status", get(exp, "exit_status"), status);
+	number(d, prefix, "", "run_count", get(exp, "run_count"), cJSON_GetArraySize(get(report, "runs")));
 	if ((v = get(exp, "runs")))
 		compare_runs(d, prefix, v, get(report, "runs"));
 	if ((v = get(exp, "boot_loops")))
