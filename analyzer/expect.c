@@ -566,6 +566,26 @@ static void exact(struct expect_diffs *d, const char *prefix, const char *who, c
 		    show(want, 0, b, sizeof(b)));
 }
 
+/* Names that must be in list (need) and names that must not (avoid): a
+ * rule or action of what (rules, actions) "rule X did not fire (rules
+ * [...])". */
+static void among(struct expect_diffs *d, const char *prefix, const char *who, const char *what,
+		  const cJSON *list, const cJSON *need, const char *not_there, const cJSON *avoid,
+		  const char *there)
+{
+	size_t one = strlen(what) - 1; /* "rules" names "rule X" */
+	const cJSON *v;
+	char a[512];
+
+	cJSON_ArrayForEach(v, need)
+		if (!has_string(list, v->valuestring))
+			add(d, prefix, who, "%.*s %s %s (%s %s)", (int)one, what, v->valuestring,
+			    not_there, what, show(list, 0, a, sizeof(a)));
+	cJSON_ArrayForEach(v, avoid)
+		if (has_string(list, v->valuestring))
+			add(d, prefix, who, "%.*s %s %s", (int)one, what, v->valuestring, there);
+}
+
 /* A count or status given as an integer (of any size the file holds). */
 static void number(struct expect_diffs *d, const char *prefix, const char *who, const char *name,
 		   const cJSON *want, int got)
@@ -677,21 +697,11 @@ static void compare_run(struct expect_diffs *d, const char *prefix, const char *
 	verdict(d, prefix, who, "classification", get(e, "classification"), get(r, "classification"));
 	verdict(d, prefix, who, "evidence_level", get(e, "evidence_level"), get(r, "evidence_level"));
 	exact(d, prefix, who, "rules", get(e, "rules"), rules);
-	cJSON_ArrayForEach(v, get(e, "rules_fired"))
-		if (!has_string(rules, v->valuestring))
-			add(d, prefix, who, "rule %s did not fire (rules %s)", v->valuestring,
-			    show(rules, 0, a, sizeof(a)));
-	cJSON_ArrayForEach(v, get(e, "rules_not_fired"))
-		if (has_string(rules, v->valuestring))
-			add(d, prefix, who, "rule %s fired, and must not", v->valuestring);
+	among(d, prefix, who, "rules", rules, get(e, "rules_fired"), "did not fire",
+	      get(e, "rules_not_fired"), "fired, and must not");
 	exact(d, prefix, who, "actions", get(e, "actions"), actions);
-	cJSON_ArrayForEach(v, get(e, "actions_required"))
-		if (!has_string(actions, v->valuestring))
-			add(d, prefix, who, "action %s is not recommended (actions %s)", v->valuestring,
-			    show(actions, 0, a, sizeof(a)));
-	cJSON_ArrayForEach(v, get(e, "actions_forbidden"))
-		if (has_string(actions, v->valuestring))
-			add(d, prefix, who, "action %s is recommended, and must not be", v->valuestring);
+	among(d, prefix, who, "actions", actions, get(e, "actions_required"), "is not recommended",
+	      get(e, "actions_forbidden"), "is recommended, and must not be");
 	number(d, prefix, who, "exit_records", get(e, "exit_records"),
 	       cJSON_GetArraySize(get(r, "exit_records")));
 	if ((v = get(e, "joins"))) {
