@@ -37,7 +37,7 @@ static const char usage_text[] =
 	"             4 an input could not be read; pull: 5 no adb, 6 no device,\n"
 	"             7 several devices, 8 no such package, 9 partial, 10 output exists;\n"
 	"             11 the history database cannot be opened, upgraded or written;\n"
-	"             12 report --fail-on on no data (no run and no exit record)\n"
+	"             12 report --fail-on on no data (no run and no exit record);\n"
 	"             13 the output could not be written;\n"
 	"             14 check: the report differs from the expectation\n"
 	"see lastwords(1)\n";
