@@ -212,7 +212,8 @@ def main():
     files = sorted(os.path.join("fixtures/scenarios", d, "expected.json")
                    for d in os.listdir("fixtures/scenarios")
                    if os.path.exists(os.path.join("fixtures/scenarios", d, "expected.json")))
-    files += sorted(os.path.join("fixtures/check", f) for f in os.listdir("fixtures/check"))
+    files += sorted(os.path.join("fixtures/check", f) for f in os.listdir("fixtures/check")
+                    if f.endswith(".json"))
     for path in files:
         with open(path) as f:
             text = f.read()
