@@ -26,13 +26,6 @@ static const char usage[] =
 	"lastwords report [--format text|json|html|seed] [--tz ZONE] [--tolerance MS]\n"
 	"                 [--package NAME]... [--fail-on CLASS[:LEVEL],...] INPUT...";
 
-#define FAIL_ON_MAX 16
-
-struct fail_on {
-	int cls;
-	int level; /* 0: any level; else at least this sure (confirmed = 1) */
-};
-
 /* "low_memory:supported,native_crash" */
 static int parse_fail_on(const char *s, struct fail_on *out, size_t *n)
 {
@@ -74,7 +67,7 @@ static int fails(const struct report *r, const struct fail_on *fo, size_t n)
 	return 0;
 }
 
-int cmd_report(int argc, char **argv)
+int parse_report_options(int argc, char **argv, const char *usage, struct report_options *ro)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -85,14 +78,58 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct corr_options opt = { .tolerance_ms = CORR_DEFAULT_TOLERANCE_MS };
-	char *packages[PACKAGES_MAX];
-	struct fail_on fo[FAIL_ON_MAX];
-	const char *format = "text";
+	int c, status;
+
+	memset(ro, 0, sizeof(*ro));
+	ro->corr.tolerance_ms = CORR_DEFAULT_TOLERANCE_MS;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			ro->format = optarg;
+			break;
+		case 'z':
+			if ((status = parse_tz_option(optarg, usage, &ro->corr)) >= 0)
+				return status;
+			break;
+		case 't':
+			if ((status = parse_tolerance_option(optarg, usage, &ro->corr)) >= 0)
+				return status;
+			break;
+		case 'p':
+			if ((status = parse_package_option(optarg, usage, ro->packages, &ro->corr)) >= 0)
+				return status;
+			break;
+		case 'F':
+			if (parse_fail_on(optarg, ro->fail_on, &ro->nfail_on) != 0)
+				return usage_error(usage, "--fail-on takes CLASS[:LEVEL],... such as "
+							  "low_memory:supported, not '%s'",
+						   optarg);
+			break;
+		default:
+			return help_or_bad_option(c, usage, argc, argv);
+		}
+	}
+	return -1;
+}
+
+int report_status(const struct bundle *b, const struct report *r, const struct report_options *ro)
+{
+	/* A gate passes on data, never on its absence. */
+	return ro->nfail_on && fails(r, ro->fail_on, ro->nfail_on) ? LW_EXIT_FAIL_ON
+	       : bundle_errors(b)                                   ? LW_EXIT_INPUT
+	       : ro->nfail_on && r->corr.nruns == 0 && bundle_exit_records(b) == 0 ? LW_EXIT_NO_DATA
+										: LW_EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_options ro;
+	const char *format;
 	struct bundle b;
 	struct report r;
-	size_t nfo = 0;
-	int c, status;
+	int status;
 
 	/* --format seed takes the script's command line as it is: one file,
 	 * whatever its name looks like. */
@@ -107,35 +144,9 @@ int cmd_report(int argc, char **argv)
 		}
 		return seed_report(argv[first], stdout, stderr);
 	}
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			format = optarg;
-			break;
-		case 'z':
-			if ((status = parse_tz_option(optarg, usage, &opt)) >= 0)
-				return status;
-			break;
-		case 't':
-			if ((status = parse_tolerance_option(optarg, usage, &opt)) >= 0)
-				return status;
-			break;
-		case 'p':
-			if ((status = parse_package_option(optarg, usage, packages, &opt)) >= 0)
-				return status;
-			break;
-		case 'F':
-			if (parse_fail_on(optarg, fo, &nfo) != 0)
-				return usage_error(usage, "--fail-on takes CLASS[:LEVEL],... such as "
-							  "low_memory:supported, not '%s'",
-						   optarg);
-			break;
-		default:
-			return help_or_bad_option(c, usage, argc, argv);
-		}
-	}
+	if ((status = parse_report_options(argc, argv, usage, &ro)) >= 0)
+		return status;
+	format = ro.format ? ro.format : "text";
 	if (strcmp(format, "seed") == 0) {
 		/* The script's own argument check: exactly one file. */
 		if (argc - optind != 1) {
@@ -152,7 +163,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "lastwords: out of memory\n");
 		return LW_EXIT_INPUT;
 	}
-	if (report_build(&b, &opt, &r) != 0) {
+	if (report_build(&b, &ro.corr, &r) != 0) {
 		fprintf(stderr, "lastwords: out of memory\n");
 		bundle_release(&b);
 		return LW_EXIT_INPUT;
@@ -179,11 +190,7 @@ int cmd_report(int argc, char **argv)
 	} else {
 		report_text(&r, stdout);
 	}
-	/* A gate passes on data, never on its absence. */
-	status = nfo && fails(&r, fo, nfo) ? LW_EXIT_FAIL_ON
-		 : bundle_errors(&b)        ? LW_EXIT_INPUT
-		 : nfo && r.corr.nruns == 0 && bundle_exit_records(&b) == 0 ? LW_EXIT_NO_DATA
-					    : LW_EXIT_OK;
+	status = report_status(&b, &r, &ro);
 	if (status == LW_EXIT_NO_DATA)
 		fprintf(stderr, "lastwords: no data: the inputs hold no run and no exit record, so "
 				"--fail-on has nothing to judge\n");

@@ -12,6 +12,7 @@
 #include "correlate.h"
 #include "evidence/json.h"
 #include "history/history-db.h"
+#include "report.h"
 
 /* Exit statuses, documented in lastwords(1). */
 enum lastwords_exit {
@@ -24,7 +25,7 @@ enum lastwords_exit {
 	LW_EXIT_DATABASE = 11, /* the history database cannot be opened, upgraded or written */
 	LW_EXIT_NO_DATA = 12,  /* report --fail-on: the inputs hold no run and no exit record */
 	LW_EXIT_OUTPUT = 13,   /* the output could not be written (whatever else happened) */
-	/* 14: reserved (lastwords check) */
+	LW_EXIT_DIFFERS = 14,  /* check: the report differs from the expectation */
 	LW_EXIT_GATE = 15,     /* gate: not yet, the candidate may not come back */
 };
 
@@ -39,6 +40,7 @@ int cmd_pull(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 /* Print "lastwords: 'FILE': REASON" (or "cannot open") for a ring_file_open()
  * failure to stderr. */
@@ -72,6 +74,32 @@ int parse_tolerance_option(const char *arg, const char *usage, struct corr_optio
  * error's exit status (the error printed). */
 #define PACKAGES_MAX 32
 int parse_package_option(char *arg, const char *usage, char **list, struct corr_options *opt);
+
+/* The options of report, which check takes too (cmd-report.c): --format
+ * (format, NULL when not given), --tz, --tolerance, --package and
+ * --fail-on. */
+#define FAIL_ON_MAX 16
+struct fail_on {
+	int cls;
+	int level; /* 0: any level; else at least this sure (confirmed = 1) */
+};
+struct report_options {
+	struct corr_options corr; /* its packages point into packages */
+	char *packages[PACKAGES_MAX];
+	struct fail_on fail_on[FAIL_ON_MAX];
+	size_t nfail_on;
+	const char *format;
+};
+
+/* Parse report's options into *ro, which must not move afterwards (corr
+ * points into it). Returns -1 to go on, optind at the first operand, or
+ * the exit status to return (help printed, or a usage error). */
+int parse_report_options(int argc, char **argv, const char *usage, struct report_options *ro);
+
+/* The exit status of report for the report r of b under ro: 3 when a
+ * --fail-on verdict matches, 4 when an input could not be read, 12 when
+ * --fail-on has no data to judge, else 0. Prints nothing. */
+int report_status(const struct bundle *b, const struct report *r, const struct report_options *ro);
 
 /* Print each input of b that could not be read, one line each:
  * "lastwords: PREFIXcannot open 'FILE': REASON" for one that could not be

@@ -25,6 +25,7 @@ static const char usage_text[] =
 	"  digest NAME...               the candidate digest the probe records for a name\n"
 	"  inspect [--json] FILE...     what kind of evidence each file is, and its records\n"
 	"  report [options] INPUT...    what killed each run, how sure, and what to do next\n"
+	"  check EXPECT.json INPUT...   the report against what a team expects of it; 14 if not\n"
 	"  rules                        the classification rules, with their ids\n"
 	"  gate --candidate C INPUT...  may a quarantined candidate come back: device matrix, checklist\n"
 	"  pull --package PKG -o DIR    collect a bundle from a device with adb\n"
@@ -37,8 +38,9 @@ static const char usage_text[] =
 	"             4 an input could not be read; pull: 5 no adb, 6 no device,\n"
 	"             7 several devices, 8 no such package, 9 partial, 10 output exists;\n"
 	"             11 the history database cannot be opened, upgraded or written;\n"
-	"             12 report --fail-on on no data (no run and no exit record)\n"
-	"             13 the output could not be written; 15 gate: not yet\n"
+	"             12 report --fail-on on no data (no run and no exit record);\n"
+	"             13 the output could not be written;\n"
+	"             14 check: the report differs from the expectation; 15 gate: not yet\n"
 	"see lastwords(1)\n";
 
 struct command {
@@ -52,6 +54,7 @@ static const struct command commands[] = {
 	{ "digest", cmd_digest },
 	{ "inspect", cmd_inspect },
 	{ "report", cmd_report },
+	{ "check", cmd_check },
 	{ "rules", cmd_rules },
 	{ "gate", cmd_gate },
 	{ "pull", cmd_pull },

@@ -2,7 +2,8 @@
 """A file that is not there gets the one message lastwords(1) documents,
 whichever command was given it: "lastwords: cannot open 'FILE': No such
 file or directory" (ingest puts "refused 'BUNDLE': " before it), with the
-command's exit status: 4 for an input, 11 for the history database.
+command's exit status: 4 for an input, 11 for the history database (check: 14,
+when the run expected is then missing).
 
 usage: analyzer-missing-file.py LASTWORDS SOURCE_ROOT
 """
@@ -23,6 +24,8 @@ def main():
             (["dump", gone], 4, line), (["verify", gone], 4, line), (["inspect", gone], 4, line),
             (["dump", "--json", gone], 4, line), (["inspect", "--json", gone], 4, line),
             (["report", gone], 4, line), (["report", "--format", "json", gone], 4, line),
+            (["check", gone, "fixtures/demo"], 4, line),
+            (["check", "fixtures/check/minimal.json", gone], 14, line),  # and its run missing
             (["ingest", "--db", db, gone], 4, "lastwords: refused '%s': %s" % (gone, line[len("lastwords: "):])),
             (["history", "--db", gone], 11, line), (["export", "--db", gone, "--format", "csv"], 11, line),
         ]

@@ -76,6 +76,7 @@ def main():
             ["report", "fixtures/demo"], ["report", "--format", "json", "fixtures/demo"],
             ["report", "--format", "html", "fixtures/demo"],
             ["report", "--format", "seed", "fixtures/scenarios/seed-ring-less/bundle/events.json"],
+            ["check", "fixtures/check/demo-differs.json", "fixtures/demo"],
             ["ingest", "--db", os.path.join(tmp, "other.db"), "fixtures/demo"],
             ["history", "--db", db], ["history", "--db", db, "--format", "json"],
             ["export", "--db", db, "--format", "ndjson"], ["export", "--db", db, "--format", "csv"],

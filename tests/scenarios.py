@@ -17,7 +17,8 @@ def scenario_names():
 def read_scenario(name):
     """(expected, args, forms) of a scenario: its expected.json, its args as
     a list, and the inputs report gets after the args, one list per report:
-    the bundle with each ring of ring_forms, else the bundle alone."""
+    the bundle with each ring of ring_forms (relative to the scenario's
+    directory), else the bundle alone."""
     d = os.path.join(SCENARIOS, name)
     with open(os.path.join(d, "expected.json")) as f:
         exp = json.load(f)
@@ -26,4 +27,5 @@ def read_scenario(name):
         with open(os.path.join(d, "args")) as f:
             args = shlex.split(f.read())
     bundle = [os.path.join(d, "bundle")]
-    return exp, args, [bundle + [ring] for ring in exp.get("ring_forms", [])] or [bundle]
+    return exp, args, [bundle + [os.path.normpath(os.path.join(d, ring))]
+                       for ring in exp.get("ring_forms", [])] or [bundle]
