@@ -5,8 +5,10 @@
  * Rates of each class and evidence level per group, and regressions: a
  * candidate or app version whose rate of confirmed low_memory or
  * native_crash verdicts rose over the one before it. The figures come from
- * the statements "totals", "rates" and "regressions" of
- * schemas/history-queries.sql, run as written; this file only lays them out.
+ * the statements "totals-tallied", "rates-tallied" and "regressions-tallied"
+ * of schemas/history-queries.sql (the figures of "totals", "rates" and
+ * "regressions", read from the tallies), run as written; this file only
+ * lays them out.
  */
 #include <ctype.h>
 #include <getopt.h>
@@ -100,14 +102,14 @@ static int read_rates(struct history *h, const char *by, const char *since,
 	sqlite3_stmt *st;
 	int rc;
 
-	if (history_prepare(h, "totals", by, since, &st, err, errlen) != 0)
+	if (history_prepare(h, "totals-tallied", by, since, &st, err, errlen) != 0)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		f->runs = sqlite3_column_int64(st, 0);
 		f->bundles = sqlite3_column_int64(st, 1);
 	}
 	sqlite3_finalize(st);
-	if (history_prepare(h, "rates", by, since, &st, err, errlen) != 0)
+	if (history_prepare(h, "rates-tallied", by, since, &st, err, errlen) != 0)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
@@ -215,7 +217,7 @@ static int read_regressions(struct history *h, const char *since, cJSON **out, c
 	cJSON *arr;
 	int rc;
 
-	if (history_prepare(h, "regressions", NULL, since, &st, err, errlen) != 0)
+	if (history_prepare(h, "regressions-tallied", NULL, since, &st, err, errlen) != 0)
 		return -1;
 	arr = json_begin_array(&j);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
