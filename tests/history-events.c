@@ -2,10 +2,10 @@
  * history-events LASTWORDS: `lastwords ingest --events` stores each of a
  * ring's records as the row of its own ticket. A child writes a ring of
  * 1 + MARKS + 1 records (open, MARKS queue-depth marks whose values count
- * from 0, close; not a multiple of the store's rows per INSERT, so that
- * both its paths run); the ring is ingested; the event table must hold one
- * row per record with tickets 0..MARKS+1 in order, each mark's value equal
- * to its ticket - 1, its kind, its tid, and times that never go back.
+ * from 0, close); the ring is ingested; the view event (over run_event's
+ * one row of JSON per run) must give one row per record with tickets
+ * 0..MARKS+1 in order, each mark's value equal to its ticket - 1, its
+ * kind, its tid, and times that never go back.
  */
 #include <lastwords/probe.h>
 #include <sqlite3.h>

@@ -16,7 +16,9 @@ triggers remove and add them):
   column is refused.
 Then a database of schema version 4 holding the same rows (written by the
 steps before 5, as an older lastwords left it) is upgraded by `lastwords
-history`, which gives the same JSON as on the database ingest made.
+history`, which gives the same JSON as on the database ingest made, and
+the same records in the view event (a row per record in version 4, one
+row per run in run_event from version 6).
 
 usage: history-tallies.py LASTWORDS SOURCE_ROOT
 """
@@ -79,7 +81,7 @@ def check_statements(c, stmts, where):
 
 
 def ingest(lw, db, bundles):
-    r = lastwords(lw, ["ingest", "--db", db] + bundles)
+    r = lastwords(lw, ["ingest", "--db", db, "--events"] + bundles)
     check(r.returncode == 0, "ingest exits %d: %s" % (r.returncode, r.stderr))
 
 
@@ -163,6 +165,12 @@ def main():
         c = sqlite3.connect(old)
         check(c.execute("PRAGMA user_version").fetchone()[0] >= 5, "the version-4 database is upgraded")
         check_fresh(c, "the upgraded version-4 database")
+        # Its records, a row each in version 4, one row per run from 6.
+        c.execute("ATTACH ? AS src", (dbs["in order"],))
+        got = c.execute("SELECT * FROM main.event ORDER BY run_id, ticket").fetchall()
+        want = c.execute("SELECT * FROM src.event ORDER BY run_id, ticket").fetchall()
+        check(got == want and len(want) > 100, "the upgraded database's events: %d rows, %d before; "
+              "first differing %s" % (len(got), len(want), next((g for g, w in zip(got, want) if g != w), None)))
         c.close()
     return finish("%d statement pairs compared, %d history outputs of an upgraded database"
                   % (compared, upgraded))

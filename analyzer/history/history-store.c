@@ -36,36 +36,11 @@ static const struct {
 		    "VALUES (?, ?, ?, ?, ?)"),
 	S(find_death, "SELECT id FROM run WHERE death_key = ? AND ring = 'probe'"),
 	S(drop_ringless, "DELETE FROM run WHERE run_key = ? AND ring = 'none'"),
-	S(add_event, "INSERT INTO event (run_id, ticket, t_ms, type, stage, code, tid, rss_kb, a, b, "
-		     "c, d) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+	S(add_records, "INSERT INTO run_event (run_id, records) VALUES (?, ?)"),
 #undef S
 };
 
 #define NSTATEMENTS (sizeof(statements) / sizeof(statements[0]))
-
-/* A ring's records are stored EVENT_ROWS rows to an INSERT: one step, and
- * one run of the statement's program, for that many rows, about a fifth
- * less time for the million records of 1000 bundles (tests/bench-history.c).
- * 32 rows of 12 parameters stay under SQLite's oldest limit of 999. */
-#define EVENT_ROWS 32
-#define EVENT_COLS 12
-
-/* add_event's INSERT with EVENT_ROWS rows of values; free with free(). */
-static char *events_sql(void)
-{
-	static const char head[] = "INSERT INTO event (run_id, ticket, t_ms, type, stage, code, tid, "
-				   "rss_kb, a, b, c, d) VALUES ";
-	static const char row[] = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-	char *sql = malloc(sizeof(head) + EVENT_ROWS * sizeof(row)), *p;
-	int j;
-
-	if (!sql)
-		return NULL;
-	p = sql + sprintf(sql, "%s", head);
-	for (j = 0; j < EVENT_ROWS; j++)
-		p += sprintf(p, "%s%s", j ? "," : "", row);
-	return sql;
-}
 
 static sqlite3_stmt **slot_of(struct history_store *s, size_t i)
 {
@@ -74,23 +49,17 @@ static sqlite3_stmt **slot_of(struct history_store *s, size_t i)
 
 int history_store_open(struct history *h, struct history_store *s, char *err, size_t errlen)
 {
-	char *events = events_sql();
-	int rc = events ? SQLITE_OK : SQLITE_NOMEM;
 	size_t i;
 
 	memset(s, 0, sizeof(*s));
 	s->h = h;
-	for (i = 0; i < NSTATEMENTS && rc == SQLITE_OK; i++)
-		rc = sqlite3_prepare_v3(h->db, statements[i].sql, -1, SQLITE_PREPARE_PERSISTENT,
-					slot_of(s, i), NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v3(h->db, events, -1, SQLITE_PREPARE_PERSISTENT, &s->add_events,
-					NULL);
-	free(events);
-	if (rc != SQLITE_OK) {
-		history_error(h, "cannot prepare the store", err, errlen);
-		history_store_close(s);
-		return -1;
+	for (i = 0; i < NSTATEMENTS; i++) {
+		if (sqlite3_prepare_v3(h->db, statements[i].sql, -1, SQLITE_PREPARE_PERSISTENT,
+				       slot_of(s, i), NULL) != SQLITE_OK) {
+			history_error(h, "cannot prepare the store", err, errlen);
+			history_store_close(s);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -103,8 +72,9 @@ void history_store_close(struct history_store *s)
 		sqlite3_finalize(*slot_of(s, i));
 		*slot_of(s, i) = NULL;
 	}
-	sqlite3_finalize(s->add_events);
-	s->add_events = NULL;
+	free(s->text);
+	s->text = NULL;
+	s->text_cap = 0;
 }
 
 /* Binding: text (NULL binds SQL NULL), integers. Each returns the SQLite code. */
@@ -197,45 +167,109 @@ static int add_exits(struct history_store *s, long long run, const char *source,
 	return 0;
 }
 
-/* Bind record e of run r (stored as run id) to the 12 parameters of st
- * from base + 1 on. Returns the SQLite code. */
-static int bind_event(sqlite3_stmt *st, int base, long long id, const struct run *r,
-		      const struct lw_ring_slot *e)
-{
-	const char *type = vocab_name(&vocab_event_types, e->type);
-	const char *stage = e->stage ? vocab_name(&vocab_stages, e->stage) : NULL;
-	char unknown_type[16];
+/* The most one record takes as JSON (records_json): 9 numbers of up to 20
+ * characters, two names of up to 31 and their quotes, and punctuation. */
+#define RECORD_JSON_MAX (9 * 21 + 2 * 34 + 8)
 
-	if (!type) {
-		snprintf(unknown_type, sizeof(unknown_type), "type_%u", e->type);
-		type = unknown_type;
-	}
-	return bi(st, base + 1, id) || bi(st, base + 2, (long long)run_event_ticket(e)) ||
-	       sqlite3_bind_double(st, base + 3, (double)ring_event_rel_ns(&r->hdr, e) / 1e6) ||
-	       (type == unknown_type ? bt(st, base + 4, type) : bs(st, base + 4, type)) ||
-	       bs(st, base + 5, stage) || bi(st, base + 6, e->code) || bi(st, base + 7, e->tid) ||
-	       bi(st, base + 8, e->rss_kb) || bi(st, base + 9, (long long)e->a) ||
-	       bi(st, base + 10, (long long)e->b) || bi(st, base + 11, (long long)e->c) ||
-	       bi(st, base + 12, e->d);
+/* v in decimal at p; returns the end. */
+static char *put_int(char *p, long long v)
+{
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	char digits[20];
+	int n = 0;
+
+	if (v < 0)
+		*p++ = '-';
+	do {
+		digits[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	while (n)
+		*p++ = digits[--n];
+	return p;
 }
 
-/* The records go in EVENT_ROWS to a statement (add_events), the rest one
- * by one (add_event). */
+/* A vocabulary name (letters, digits and '_', under 32 bytes) as a JSON
+ * string at p, or null; returns the end. */
+static char *put_name(char *p, const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	if (!name || n > 31) {
+		memcpy(p, "null", 4);
+		return p + 4;
+	}
+	*p++ = '"';
+	memcpy(p, name, n);
+	p[n] = '"';
+	return p + n + 1;
+}
+
+/* Run r's records as run_event.records (schemas/history.sql, version 6)
+ * in s->text; its length, or -1 on ENOMEM. */
+static long long records_json(struct history_store *s, const struct run *r)
+{
+	size_t need = r->nevents * RECORD_JSON_MAX + 3, k;
+	char *p;
+
+	if (need > s->text_cap) {
+		char *nt = realloc(s->text, need);
+
+		if (!nt)
+			return -1;
+		s->text = nt;
+		s->text_cap = need;
+	}
+	p = s->text;
+	*p++ = '[';
+	for (k = 0; k < r->nevents; k++) {
+		const struct lw_ring_slot *e = &r->events[k];
+		const char *type = vocab_name(&vocab_event_types, e->type);
+		char unknown_type[16];
+
+		if (!type) {
+			snprintf(unknown_type, sizeof(unknown_type), "type_%u", e->type);
+			type = unknown_type;
+		}
+		if (k)
+			*p++ = ',';
+		*p++ = '[';
+		p = put_int(p, (long long)run_event_ticket(e));
+		*p++ = ',';
+		p = put_int(p, (long long)ring_event_rel_ns(&r->hdr, e));
+		*p++ = ',';
+		p = put_name(p, type);
+		*p++ = ',';
+		p = put_name(p, e->stage ? vocab_name(&vocab_stages, e->stage) : NULL);
+		*p++ = ',';
+		p = put_int(p, e->code);
+		*p++ = ',';
+		p = put_int(p, e->tid);
+		*p++ = ',';
+		p = put_int(p, e->rss_kb);
+		*p++ = ',';
+		p = put_int(p, (long long)e->a);
+		*p++ = ',';
+		p = put_int(p, (long long)e->b);
+		*p++ = ',';
+		p = put_int(p, (long long)e->c);
+		*p++ = ',';
+		p = put_int(p, e->d);
+		*p++ = ']';
+	}
+	*p++ = ']';
+	return p - s->text;
+}
+
+/* Run r's records, as one row of run_event. */
 static int add_events(struct history_store *s, long long id, const struct run *r, size_t *n)
 {
-	size_t k = 0;
-	int j;
+	long long len = records_json(s, r);
 
-	for (; k + EVENT_ROWS <= r->nevents; k += EVENT_ROWS) {
-		for (j = 0; j < EVENT_ROWS; j++)
-			if (bind_event(s->add_events, j * EVENT_COLS, id, r, &r->events[k + j]))
-				return -1;
-		if (run_stmt(s->add_events))
-			return -1;
-	}
-	for (; k < r->nevents; k++)
-		if (bind_event(s->add_event, 0, id, r, &r->events[k]) || run_stmt(s->add_event))
-			return -1;
+	if (len < 0 || bi(s->add_records, 1, id) ||
+	    sqlite3_bind_text(s->add_records, 2, s->text, (int)len, SQLITE_STATIC) ||
+	    run_stmt(s->add_records))
+		return -1;
 	*n += r->nevents;
 	return 0;
 }
