@@ -5,10 +5,11 @@
  * Rates of each class and evidence level per group, and regressions: a
  * candidate or app version whose rate of confirmed low_memory or
  * native_crash verdicts rose over the one before it. The figures come from
- * the statements "totals", "rates" and "regressions" of
- * schemas/history-queries.sql, run as written; this file only lays them out.
- * --format html draws, instead of the rates, the statement "trends": a page
- * of charts per candidate and app version (history-html.c).
+ * the statements "totals-tallied", "rates-tallied" and "regressions-tallied"
+ * of schemas/history-queries.sql (the figures of "totals", "rates" and
+ * "regressions", read from the tallies), run as written; this file only
+ * lays them out. --format html draws, instead of the rates, the statement
+ * "trends": a page of charts per candidate and app version (history-html.c).
  */
 #include <ctype.h>
 #include <getopt.h>
@@ -103,14 +104,14 @@ static int read_rates(struct history *h, const char *by, const char *since,
 	sqlite3_stmt *st;
 	int rc;
 
-	if (history_prepare(h, "totals", by, since, &st, err, errlen) != 0)
+	if (history_prepare(h, "totals-tallied", by, since, &st, err, errlen) != 0)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		f->runs = sqlite3_column_int64(st, 0);
 		f->bundles = sqlite3_column_int64(st, 1);
 	}
 	sqlite3_finalize(st);
-	if (history_prepare(h, "rates", by, since, &st, err, errlen) != 0)
+	if (history_prepare(h, "rates-tallied", by, since, &st, err, errlen) != 0)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
@@ -404,7 +405,7 @@ int cmd_history(int argc, char **argv)
 	 * ingest writes. */
 	if (sqlite3_exec(h.db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
 	    read_rates(&h, by, since, &f, err, sizeof(err)) != 0 ||
-	    read_rows(&h, "regressions", since, regression_json, &regressions, err, sizeof(err)) != 0 ||
+	    read_rows(&h, "regressions-tallied", since, regression_json, &regressions, err, sizeof(err)) != 0 ||
 	    (strcmp(format, "html") == 0 &&
 	     read_rows(&h, "trends", since, trend_json, &trends, err, sizeof(err)) != 0)) {
 		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));

@@ -11,6 +11,9 @@
  */
 #include <getopt.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +148,15 @@ int cmd_ingest(int argc, char **argv)
 		history_close(&h);
 		return LW_EXIT_DATABASE;
 	}
+#if defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+	/* Each bundle allocates and frees buffers of the same sizes (a
+	 * ring's bytes, its records, the report). glibc would map the large
+	 * ones afresh, and give freed memory back to the kernel, at each
+	 * bundle, which then faults it in again: 184k page faults for 1000
+	 * bundles of a 1 MiB ring, a sixth of ingest's time. Keep it. */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 128 << 20);
+#endif
 	for (i = optind; i < argc; i++) {
 		enum outcome o = ingest_one(&s, argv[i], opt, with_events);
 

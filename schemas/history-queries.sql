@@ -148,6 +148,101 @@ SELECT count(*) AS runs, count(DISTINCT bundle_id) AS bundles
 FROM run
 WHERE :since IS NULL OR coalesce(start_time, end_time) >= :since;
 
+-- name: totals-tallied
+-- "totals" from the tallies of schemas/history.sql (version 5): whole days
+-- from them, and the runs of the day that :since cuts, from :since on,
+-- one by one. lastwords runs the "-tallied" statements; each gives the
+-- figures of the statement of its name without "-tallied", which reads
+-- run alone (the one to run in a warehouse). Day d holds the times
+-- d || 'T...', all below d || 'U'.
+WITH t AS (
+	SELECT grp, runs FROM run_tally
+	WHERE dimension = 'bundle' AND (:since IS NULL OR day >= :since)
+	UNION ALL
+	SELECT grp, 1 FROM run_group
+	WHERE dimension = 'bundle' AND seen >= :since AND seen < substr(:since, 1, 10) || 'U'
+	  AND substr(seen, 1, 10) < :since
+)
+SELECT coalesce(sum(runs), 0) AS runs, count(DISTINCT grp) AS bundles FROM t;
+
+-- name: rates-tallied
+-- "rates" from the tallies.
+WITH t AS (
+	SELECT grp, class AS cls, evidence_level AS lvl, runs, first_seen FROM run_tally
+	WHERE dimension = :by AND (:since IS NULL OR day >= :since)
+	UNION ALL
+	SELECT grp, class, evidence_level, 1, seen FROM run_group
+	WHERE dimension = :by AND seen >= :since AND seen < substr(:since, 1, 10) || 'U'
+	  AND substr(seen, 1, 10) < :since
+), c AS (
+	SELECT grp, nullif(cls, '') AS class, nullif(lvl, '') AS evidence_level, sum(runs) AS n,
+	       min(first_seen) AS first_seen
+	FROM t GROUP BY grp, cls, lvl
+), g AS (
+	SELECT grp, sum(n) AS runs, coalesce(sum(n) FILTER (WHERE class IS NOT NULL), 0) AS died,
+	       min(first_seen) AS first_seen
+	FROM c GROUP BY grp
+)
+SELECT g.grp, g.runs, g.died, g.first_seen, c.class, c.evidence_level, c.n
+FROM g JOIN c USING (grp)
+ORDER BY CASE :by WHEN 'app_version' THEN CAST(g.grp AS INTEGER) END,
+	 CASE :by WHEN 'candidate' THEN g.first_seen END,
+	 g.grp, c.class, c.evidence_level;
+
+-- name: regressions-tallied
+-- "regressions" from the tallies.
+WITH v AS (
+	SELECT package, candidate AS cand, app_version, open_stage AS stage, class AS cls,
+	       evidence_level AS lvl, runs, first_seen
+	FROM version_tally WHERE :since IS NULL OR day >= :since
+	UNION ALL
+	SELECT package, coalesce(candidate, ''), app_version, coalesce(open_stage, ''),
+	       coalesce(class, ''), coalesce(evidence_level, ''), 1, coalesce(start_time, end_time)
+	FROM run
+	WHERE coalesce(start_time, end_time) >= :since
+	  AND coalesce(start_time, end_time) < substr(:since, 1, 10) || 'U'
+	  AND substr(coalesce(start_time, end_time), 1, 10) < :since
+), base AS (
+	SELECT package, nullif(cand, '') AS candidate, app_version, min(first_seen) AS first_seen,
+	       sum(runs) AS runs,
+	       coalesce(sum(runs) FILTER (WHERE cls = 'low_memory' AND lvl = 'confirmed'), 0) AS low_memory,
+	       coalesce(sum(runs) FILTER (WHERE cls = 'native_crash' AND lvl = 'confirmed'), 0) AS native_crash
+	FROM v GROUP BY package, cand, app_version
+), g AS (
+	SELECT 'candidate' AS dimension, package, candidate AS grp, NULL AS num,
+	       min(first_seen) AS first_seen, sum(runs) AS runs,
+	       sum(low_memory) AS low_memory, sum(native_crash) AS native_crash
+	FROM base WHERE candidate IS NOT NULL GROUP BY package, candidate
+	UNION ALL
+	SELECT 'app_version', package, CAST(app_version AS TEXT), app_version,
+	       min(first_seen), sum(runs), sum(low_memory), sum(native_crash)
+	FROM base WHERE app_version != 0 GROUP BY package, app_version
+), o AS (
+	SELECT g.*,
+	       lag(grp) OVER w AS prev, lag(runs) OVER w AS prev_runs,
+	       lag(low_memory) OVER w AS prev_low_memory, lag(native_crash) OVER w AS prev_native_crash
+	FROM g
+	WINDOW w AS (PARTITION BY dimension, package ORDER BY num, first_seen, grp)
+), flags AS (
+	SELECT dimension, package, prev, grp, num, first_seen, 'low_memory' AS class,
+	       prev_low_memory AS prev_count, prev_runs, low_memory AS count, runs
+	FROM o WHERE prev IS NOT NULL AND low_memory * prev_runs > prev_low_memory * runs
+	UNION ALL
+	SELECT dimension, package, prev, grp, num, first_seen, 'native_crash',
+	       prev_native_crash, prev_runs, native_crash, runs
+	FROM o WHERE prev IS NOT NULL AND native_crash * prev_runs > prev_native_crash * runs
+)
+SELECT dimension, package, prev, grp, class, prev_count, prev_runs, count, runs,
+       (SELECT json_group_object(stage, n) FROM (
+		SELECT coalesce(nullif(v.stage, ''), 'none') AS stage, sum(v.runs) AS n
+		FROM v
+		WHERE v.package = flags.package AND v.cls = flags.class AND v.lvl = 'confirmed'
+		  AND CASE flags.dimension WHEN 'candidate' THEN v.cand
+					   ELSE CAST(v.app_version AS TEXT) END = flags.grp
+		GROUP BY 1 ORDER BY 2 DESC, 1)) AS stages
+FROM flags
+ORDER BY dimension, package, num, first_seen, grp, class;
+
 -- name: export
 -- One row per run: its verdict (class NULL for a run that ended cleanly),
 -- the device and the run's facts. The row is documented, with BigQuery and

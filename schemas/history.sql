@@ -149,3 +149,165 @@ CREATE INDEX run_death ON run(death_key) WHERE death_key IS NOT NULL;
 DROP INDEX run_history;
 CREATE INDEX run_history ON run(package, candidate, app_version, class, evidence_level, open_stage,
 				start_time, end_time, process, bundle_id, ring);
+
+-- version 5
+-- Tallies, so that `lastwords history` reads a few rows per group and day
+-- rather than every run: how many runs each group of each grouping of
+-- `history --by` has per day, class and evidence level (run_tally), and
+-- per package, candidate, app version, day, stage, class and evidence
+-- level (version_tally, for the regressions). Triggers on run keep them in
+-- the transaction that writes or removes the run, so they hold what run
+-- holds; ingest never updates a run (it replaces it), and updating what
+-- they count is refused. The statements of schemas/history-queries.sql
+-- named "...-tallied" read them; the others give the same figures from
+-- run alone. In the tallies, '' stands for none (no candidate, no verdict,
+-- no stage open, no time: a seed run).
+-- A run's time ("seen") is its start, or a ring-less run's death; its day
+-- is that time's UTC date. A query --since a time of day reads the
+-- tallies of the days after it and that day's runs from the index
+-- run_seen.
+DROP INDEX run_start;
+CREATE INDEX run_seen ON run(coalesce(start_time, end_time));
+
+-- Each run once in each grouping of `history --by`, and in "bundle" (for
+-- the count of bundles).
+CREATE VIEW run_group AS
+SELECT run.id AS run_id, d.dimension,
+       CASE d.dimension
+	WHEN 'candidate'   THEN coalesce(run.candidate, 'none')
+	WHEN 'app_version' THEN CAST(run.app_version AS TEXT)
+	WHEN 'stage'       THEN coalesce(run.open_stage, 'none')
+	WHEN 'class'       THEN coalesce(run.class, 'clean')
+	WHEN 'device'      THEN coalesce(bundle.device_model, 'unknown')
+	WHEN 'process'     THEN run.process
+	WHEN 'ring'        THEN run.ring
+	WHEN 'bundle'      THEN CAST(run.bundle_id AS TEXT)
+	END AS grp,
+       coalesce(run.start_time, run.end_time) AS seen,
+       coalesce(run.class, '') AS class, coalesce(run.evidence_level, '') AS evidence_level
+FROM run JOIN bundle ON bundle.id = run.bundle_id
+CROSS JOIN (SELECT 'candidate' AS dimension UNION ALL SELECT 'app_version' UNION ALL
+	    SELECT 'stage' UNION ALL SELECT 'class' UNION ALL SELECT 'device' UNION ALL
+	    SELECT 'process' UNION ALL SELECT 'ring' UNION ALL SELECT 'bundle') AS d;
+
+CREATE TABLE run_tally (
+	dimension      TEXT NOT NULL,   -- a grouping of `history --by`, or bundle
+	grp            TEXT NOT NULL,   -- as the statement "rates" names it
+	day            TEXT NOT NULL,   -- YYYY-MM-DD
+	class          TEXT NOT NULL,
+	evidence_level TEXT NOT NULL,
+	runs           INTEGER NOT NULL,
+	first_seen     TEXT,            -- the earliest time of those runs
+	PRIMARY KEY (dimension, grp, day, class, evidence_level)
+) WITHOUT ROWID;
+
+CREATE TABLE version_tally (
+	package        TEXT NOT NULL,
+	candidate      TEXT NOT NULL,
+	app_version    INTEGER NOT NULL,
+	day            TEXT NOT NULL,
+	open_stage     TEXT NOT NULL,
+	class          TEXT NOT NULL,
+	evidence_level TEXT NOT NULL,
+	runs           INTEGER NOT NULL,
+	first_seen     TEXT,
+	PRIMARY KEY (package, candidate, app_version, day, open_stage, class, evidence_level)
+) WITHOUT ROWID;
+
+CREATE TRIGGER run_tally_add AFTER INSERT ON run BEGIN
+	INSERT INTO run_tally (dimension, grp, day, class, evidence_level, runs, first_seen)
+	SELECT dimension, grp, coalesce(substr(seen, 1, 10), ''), class, evidence_level, 1, seen
+	FROM run_group WHERE run_id = NEW.id
+	ON CONFLICT DO UPDATE SET runs = runs + 1, first_seen = min(first_seen, excluded.first_seen);
+	INSERT INTO version_tally (package, candidate, app_version, day, open_stage, class,
+				   evidence_level, runs, first_seen)
+	VALUES (NEW.package, coalesce(NEW.candidate, ''), NEW.app_version,
+		coalesce(substr(coalesce(NEW.start_time, NEW.end_time), 1, 10), ''),
+		coalesce(NEW.open_stage, ''), coalesce(NEW.class, ''), coalesce(NEW.evidence_level, ''),
+		1, coalesce(NEW.start_time, NEW.end_time))
+	ON CONFLICT DO UPDATE SET runs = runs + 1, first_seen = min(first_seen, excluded.first_seen);
+END;
+
+-- Before the run goes, while run_group still holds it. A cell whose
+-- earliest run this was looks its new earliest up among that day's runs.
+CREATE TRIGGER run_tally_drop BEFORE DELETE ON run BEGIN
+	UPDATE run_tally SET runs = runs - 1, first_seen =
+		CASE WHEN day = '' OR first_seen != coalesce(OLD.start_time, OLD.end_time)
+		THEN first_seen
+		ELSE (SELECT min(o.seen) FROM run_group o
+		      WHERE o.seen >= run_tally.day AND o.seen < run_tally.day || 'U'
+			AND o.dimension = run_tally.dimension AND o.grp = run_tally.grp
+			AND o.class = run_tally.class AND o.evidence_level = run_tally.evidence_level
+			AND o.run_id != OLD.id) END
+	WHERE (dimension, grp, day, class, evidence_level) IN (
+		SELECT dimension, grp, coalesce(substr(seen, 1, 10), ''), class, evidence_level
+		FROM run_group WHERE run_id = OLD.id);
+	DELETE FROM run_tally WHERE runs = 0 AND (dimension, grp, day, class, evidence_level) IN (
+		SELECT dimension, grp, coalesce(substr(seen, 1, 10), ''), class, evidence_level
+		FROM run_group WHERE run_id = OLD.id);
+	UPDATE version_tally SET runs = runs - 1, first_seen =
+		CASE WHEN day = '' OR first_seen != coalesce(OLD.start_time, OLD.end_time)
+		THEN first_seen
+		ELSE (SELECT min(coalesce(o.start_time, o.end_time)) FROM run o
+		      WHERE coalesce(o.start_time, o.end_time) >= version_tally.day
+			AND coalesce(o.start_time, o.end_time) < version_tally.day || 'U'
+			AND o.package = version_tally.package
+			AND coalesce(o.candidate, '') = version_tally.candidate
+			AND o.app_version = version_tally.app_version
+			AND coalesce(o.open_stage, '') = version_tally.open_stage
+			AND coalesce(o.class, '') = version_tally.class
+			AND coalesce(o.evidence_level, '') = version_tally.evidence_level
+			AND o.id != OLD.id) END
+	WHERE package = OLD.package AND candidate = coalesce(OLD.candidate, '')
+	  AND app_version = OLD.app_version
+	  AND day = coalesce(substr(coalesce(OLD.start_time, OLD.end_time), 1, 10), '')
+	  AND open_stage = coalesce(OLD.open_stage, '') AND class = coalesce(OLD.class, '')
+	  AND evidence_level = coalesce(OLD.evidence_level, '');
+	DELETE FROM version_tally WHERE runs = 0 AND package = OLD.package
+	  AND candidate = coalesce(OLD.candidate, '') AND app_version = OLD.app_version
+	  AND day = coalesce(substr(coalesce(OLD.start_time, OLD.end_time), 1, 10), '')
+	  AND open_stage = coalesce(OLD.open_stage, '') AND class = coalesce(OLD.class, '')
+	  AND evidence_level = coalesce(OLD.evidence_level, '');
+END;
+
+CREATE TRIGGER run_tally_fixed BEFORE UPDATE OF bundle_id, package, process, start_time, end_time,
+	app_version, candidate, open_stage, class, evidence_level, ring ON run BEGIN
+	SELECT RAISE(ABORT, 'the tallies count this run: delete it and insert it again');
+END;
+CREATE TRIGGER bundle_device_fixed BEFORE UPDATE OF device_model ON bundle BEGIN
+	SELECT RAISE(ABORT, 'the tallies count this bundle''s runs by device');
+END;
+
+-- A database of an earlier version: its runs into the tallies.
+INSERT INTO run_tally (dimension, grp, day, class, evidence_level, runs, first_seen)
+SELECT dimension, grp, coalesce(substr(seen, 1, 10), ''), class, evidence_level, count(*), min(seen)
+FROM run_group GROUP BY 1, 2, 3, 4, 5;
+INSERT INTO version_tally (package, candidate, app_version, day, open_stage, class,
+			   evidence_level, runs, first_seen)
+SELECT package, coalesce(candidate, ''), app_version,
+       coalesce(substr(coalesce(start_time, end_time), 1, 10), ''), coalesce(open_stage, ''),
+       coalesce(class, ''), coalesce(evidence_level, ''), count(*), min(coalesce(start_time, end_time))
+FROM run GROUP BY 1, 2, 3, 4, 5, 6, 7;
+
+-- version 6
+-- A run's ring records (ingest --events) as one row per run, a JSON array
+-- in ticket order of [ticket, t_ns, type, stage, code, tid, rss_kb, a, b,
+-- c, d] (t_ns: since the run started), rather than a row per record:
+-- those rows were two thirds of ingest's time (tests/bench-history.c).
+-- The view event gives them as the rows of version 2, t_ms = t_ns / 1e6
+-- as ingest computed it; reading one run's records looks its row up.
+CREATE TABLE run_event (
+	run_id  INTEGER PRIMARY KEY REFERENCES run(id) ON DELETE CASCADE,
+	records TEXT NOT NULL
+);
+INSERT INTO run_event (run_id, records)
+SELECT run_id, json_group_array(json_array(ticket, CAST(round(t_ms * 1e6) AS INTEGER), type, stage,
+					   code, tid, rss_kb, a, b, c, d))
+FROM (SELECT * FROM event ORDER BY run_id, ticket) GROUP BY run_id;
+DROP TABLE event;
+CREATE VIEW event (run_id, ticket, t_ms, type, stage, code, tid, rss_kb, a, b, c, d) AS
+SELECT run_event.run_id, json_extract(r.value, '$[0]'), json_extract(r.value, '$[1]') / 1e6,
+       json_extract(r.value, '$[2]'), json_extract(r.value, '$[3]'), json_extract(r.value, '$[4]'),
+       json_extract(r.value, '$[5]'), json_extract(r.value, '$[6]'), json_extract(r.value, '$[7]'),
+       json_extract(r.value, '$[8]'), json_extract(r.value, '$[9]'), json_extract(r.value, '$[10]')
+FROM run_event, json_each(run_event.records) AS r;

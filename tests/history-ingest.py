@@ -334,11 +334,13 @@ def old_database(path, steps, version):
                   "'com.old:inference', 77, 'old.lwr', '2026-01-01T00:00:00.000000Z', 7, 'aaaaaaaaaaaaaaaa', "
                   "'died', 'load', 'load', 0, 0, 'load', 0, 'low_memory', 'confirmed')")
         c.execute("INSERT INTO run_line VALUES (1, 'rule', 0, 'aei-low-memory', NULL)")
-        # A seed run: from version 4 its ring is 'seed'.
+        # A seed run: from version 4 its ring is 'seed' (the upgrade to 4
+        # sets it; a lastwords of version 4 or later stored it so).
+        ring = (", ring", ", 'seed'") if version >= 4 else ("", "")
         c.execute("INSERT INTO run (run_key, bundle_id, package, process, pid, file, app_version, "
-                  "outcome, last_stage, budget_kb, peak_kb, peak_stage, over_budget) VALUES "
+                  "outcome, last_stage, budget_kb, peak_kb, peak_stage, over_budget%s) VALUES "
                   "('seed-00000000000000bb', 1, 'events.json', 'events.json', 0, 'events.json', 0, "
-                  "'died', 'inference', 0, 0, 'inference', 0)")
+                  "'died', 'inference', 0, 0, 'inference', 0%s)" % ring)
         c.execute("PRAGMA user_version = %d" % version)
         c.execute("PRAGMA application_id = %d" % 0x4c57484e)
 

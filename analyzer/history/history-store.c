@@ -36,8 +36,7 @@ static const struct {
 		    "VALUES (?, ?, ?, ?, ?)"),
 	S(find_death, "SELECT id FROM run WHERE death_key = ? AND ring = 'probe'"),
 	S(drop_ringless, "DELETE FROM run WHERE run_key = ? AND ring = 'none'"),
-	S(add_event, "INSERT INTO event (run_id, ticket, t_ms, type, stage, code, tid, rss_kb, a, b, "
-		     "c, d) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+	S(add_records, "INSERT INTO run_event (run_id, records) VALUES (?, ?)"),
 #undef S
 };
 
@@ -73,6 +72,9 @@ void history_store_close(struct history_store *s)
 		sqlite3_finalize(*slot_of(s, i));
 		*slot_of(s, i) = NULL;
 	}
+	free(s->text);
+	s->text = NULL;
+	s->text_cap = 0;
 }
 
 /* Binding: text (NULL binds SQL NULL), integers. Each returns the SQLite code. */
@@ -165,29 +167,109 @@ static int add_exits(struct history_store *s, long long run, const char *source,
 	return 0;
 }
 
-static int add_events(struct history_store *s, long long id, const struct run *r, size_t *n)
-{
-	sqlite3_stmt *st = s->add_event;
-	size_t k;
+/* The most one record takes as JSON (records_json): 9 numbers of up to 20
+ * characters, two names of up to 31 and their quotes, and punctuation. */
+#define RECORD_JSON_MAX (9 * 21 + 2 * 34 + 8)
 
+/* v in decimal at p; returns the end. */
+static char *put_int(char *p, long long v)
+{
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	char digits[20];
+	int n = 0;
+
+	if (v < 0)
+		*p++ = '-';
+	do {
+		digits[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	while (n)
+		*p++ = digits[--n];
+	return p;
+}
+
+/* A vocabulary name (letters, digits and '_', under 32 bytes) as a JSON
+ * string at p, or null; returns the end. */
+static char *put_name(char *p, const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	if (!name || n > 31) {
+		memcpy(p, "null", 4);
+		return p + 4;
+	}
+	*p++ = '"';
+	memcpy(p, name, n);
+	p[n] = '"';
+	return p + n + 1;
+}
+
+/* Run r's records as run_event.records (schemas/history.sql, version 6)
+ * in s->text; its length, or -1 on ENOMEM. */
+static long long records_json(struct history_store *s, const struct run *r)
+{
+	size_t need = r->nevents * RECORD_JSON_MAX + 3, k;
+	char *p;
+
+	if (need > s->text_cap) {
+		char *nt = realloc(s->text, need);
+
+		if (!nt)
+			return -1;
+		s->text = nt;
+		s->text_cap = need;
+	}
+	p = s->text;
+	*p++ = '[';
 	for (k = 0; k < r->nevents; k++) {
 		const struct lw_ring_slot *e = &r->events[k];
 		const char *type = vocab_name(&vocab_event_types, e->type);
-		const char *stage = e->stage ? vocab_name(&vocab_stages, e->stage) : NULL;
 		char unknown_type[16];
 
 		if (!type) {
 			snprintf(unknown_type, sizeof(unknown_type), "type_%u", e->type);
 			type = unknown_type;
 		}
-		if (bi(st, 1, id) || bi(st, 2, (long long)run_event_ticket(e)) ||
-		    sqlite3_bind_double(st, 3, (double)ring_event_rel_ns(&r->hdr, e) / 1e6) ||
-		    (type == unknown_type ? bt(st, 4, type) : bs(st, 4, type)) ||
-		    bs(st, 5, stage) || bi(st, 6, e->code) || bi(st, 7, e->tid) ||
-		    bi(st, 8, e->rss_kb) || bi(st, 9, (long long)e->a) || bi(st, 10, (long long)e->b) ||
-		    bi(st, 11, (long long)e->c) || bi(st, 12, e->d) || run_stmt(st))
-			return -1;
+		if (k)
+			*p++ = ',';
+		*p++ = '[';
+		p = put_int(p, (long long)run_event_ticket(e));
+		*p++ = ',';
+		p = put_int(p, (long long)ring_event_rel_ns(&r->hdr, e));
+		*p++ = ',';
+		p = put_name(p, type);
+		*p++ = ',';
+		p = put_name(p, e->stage ? vocab_name(&vocab_stages, e->stage) : NULL);
+		*p++ = ',';
+		p = put_int(p, e->code);
+		*p++ = ',';
+		p = put_int(p, e->tid);
+		*p++ = ',';
+		p = put_int(p, e->rss_kb);
+		*p++ = ',';
+		p = put_int(p, (long long)e->a);
+		*p++ = ',';
+		p = put_int(p, (long long)e->b);
+		*p++ = ',';
+		p = put_int(p, (long long)e->c);
+		*p++ = ',';
+		p = put_int(p, e->d);
+		*p++ = ']';
 	}
+	*p++ = ']';
+	return p - s->text;
+}
+
+/* Run r's records, as one row of run_event. */
+static int add_events(struct history_store *s, long long id, const struct run *r, size_t *n)
+{
+	long long len = records_json(s, r);
+
+	if (len < 0 || bi(s->add_records, 1, id) ||
+	    sqlite3_bind_text(s->add_records, 2, s->text, (int)len, SQLITE_STATIC) ||
+	    run_stmt(s->add_records))
+		return -1;
 	*n += r->nevents;
 	return 0;
 }

@@ -15,7 +15,9 @@
 struct history_store {
 	struct history *h;
 	sqlite3_stmt *find_bundle, *add_bundle, *find_run, *drop_run, *add_run, *add_line,
-		*add_exit, *add_loop, *add_event, *find_death, *drop_ringless;
+		*add_exit, *add_loop, *add_records, *find_death, *drop_ringless;
+	char *text; /* a run's records as JSON, as they are stored */
+	size_t text_cap;
 };
 
 struct store_counts {
