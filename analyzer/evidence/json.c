@@ -405,7 +405,7 @@ static int keep_number_text(cJSON *o, const char **p, const char *end)
 					s += *s == '\\';
 		for (t = s; t < end && strchr("+-.0123456789eE", *t) && *t; t++)
 			;
-		o->valuestring = malloc((size_t)(t - s) + 1);
+		o->valuestring = cJSON_malloc((size_t)(t - s) + 1); /* cJSON_Delete() frees it */
 		if (!o->valuestring)
 			return -1;
 		memcpy(o->valuestring, s, (size_t)(t - s));
@@ -569,10 +569,16 @@ int json_stream_next(struct json_stream *s, cJSON **out, size_t *line, struct ev
 			if (got == 0)
 				break;
 			s->rest_line = s->in->lineno;
+			s->bol = s->rest.s;
 			if (s->len && stream_add(s, "\n", 1) != 0)
 				return stream_fail(err, s->line, "a JSON value larger than 1 MiB");
 			continue;
 		}
+		/* A value begins: spaces for what comes before it on its line,
+		 * so that json_check() gives the line's own columns. */
+		for (off = s->len ? 0 : (size_t)(s->rest.s - s->bol); off > 0; off--)
+			if (stream_add(s, " ", 1) != 0)
+				return stream_fail(err, s->line, strerror(ENOMEM));
 		if (stream_scan(s, &done) != 0)
 			return stream_fail(err, s->line, s->len + s->rest.n + 1 > JSON_STREAM_VALUE_MAX
 							     ? "a JSON value larger than 1 MiB"

@@ -144,6 +144,7 @@ struct json_stream {
 	char *buf;              /* the value being read */
 	size_t len, cap;
 	struct span rest;       /* of the line read last, not scanned yet */
+	const char *bol;        /* where that line begins */
 	size_t rest_line, line; /* that line's number; the value's first line */
 	int depth, in_string, escape;
 };
