@@ -351,6 +351,8 @@ static int load_event_value(struct run *r, const cJSON *o, size_t lineno, struct
 	}
 	if (r->nevents && ticket <= run_event_ticket(&r->events[r->nevents - 1]))
 		return fail(err, lineno, "expected tickets in increasing order");
+	if (ticket >= (UINT64_MAX >> 1)) /* one after a record of ticket 2^63 - 2 */
+		return fail(err, lineno, "expected a ticket below 2^63");
 	if (add_event(r, ticket, &s) != 0)
 		return fail(err, lineno, strerror(ENOMEM));
 	return 0;

@@ -7,7 +7,8 @@ json.dumps spacing, members reversed), and mutated copies of them (each
 member dropped, given a value of each wrong type or out of range, an
 unknown member added, records out of order). For each file the schema's
 answer (the first value a ring, each other value a record, tickets
-increasing, no member twice) must be the reader's (`lastwords inspect`
+increasing and below 2^63 - 1 where they are left out too, no member
+twice) must be the reader's (`lastwords inspect`
 exits 0, or 4).
 
 usage: analyzer-ring-json-schema.py LASTWORDS SOURCE_ROOT
@@ -72,7 +73,7 @@ class Schema:
             if not self.record.is_valid(v):
                 return False
             t = v.get("ticket", last + 1)
-            if t <= last:
+            if t <= last or t >= 2 ** 63 - 1:
                 return False
             last = t
         return True
@@ -115,6 +116,12 @@ def mutations(vals):
                     yield "session %d %s=%r" % (s, k, w), lines(m)
     if len(vals) > 3:
         yield "records swapped", lines([vals[0], vals[2], vals[1]] + vals[3:])
+        m = copy.deepcopy(vals)
+        m[1]["ticket"] = 2 ** 63 - 2
+        m[2].pop("ticket")
+        yield "a ticket left out after 2^63 - 2", lines(m[:3])
+        m[2]["ticket"] = 2 ** 63 - 1
+        yield "a ticket of 2^63 - 1", lines(m[:3])
         yield "a second ring value", lines(vals + [vals[0]])
         yield "no ring value", lines(vals[1:])
         yield "a member twice", lines(vals).replace('{"type":"stage_begin",',
