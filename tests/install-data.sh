@@ -5,17 +5,14 @@
 #
 # usage: install-data.sh BUILD_ROOT SOURCE_ROOT
 set -u
+. "$(dirname "$0")/helpers.sh"
 build=$1
 src=$2
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dest="$tmp/root"
-if ! meson install -C "$build" --no-rebuild --destdir "$dest" >"$tmp/install.log" 2>&1; then
-	cat "$tmp/install.log"
-	echo "FAIL: meson install"
-	exit 1
-fi
+install_destdir "$build" "$dest"
 fails=0
 n=0
 for f in "$src"/schemas/*; do

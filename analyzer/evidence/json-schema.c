@@ -288,6 +288,14 @@ static void where(char *buf, size_t len, const char *path)
 	snprintf(buf, len, "%s%s", path, path[0] ? ": " : "");
 }
 
+/* Refuse the value at path, saying why (fmt with one %s, arg). */
+static int refuse(char *why, size_t len, const char *path, const char *fmt, const char *arg)
+{
+	where(why, len, path);
+	append(why, len, fmt, arg, NULL);
+	return -1;
+}
+
 static int expected(const struct json_schema *s, const cJSON *sch, const char *path, char *why,
 		    size_t len)
 {
@@ -336,18 +344,12 @@ static int check(const struct json_schema *s, const cJSON *sch, const cJSON *v, 
 			if ((double)code_points(v->valuestring) > k->valuedouble)
 				return expected(s, sch, path, why, len);
 		} else if (strcmp(kw, "maxItems") == 0 && cJSON_IsArray(v)) {
-			if ((double)cJSON_GetArraySize(v) > k->valuedouble) {
-				where(why, len, path);
-				append(why, len, "expected at most %s items", k->valuestring, NULL);
-				return -1;
-			}
+			if ((double)cJSON_GetArraySize(v) > k->valuedouble)
+				return refuse(why, len, path, "expected at most %s items", k->valuestring);
 		} else if (strcmp(kw, "required") == 0 && cJSON_IsObject(v)) {
 			cJSON_ArrayForEach(m, k) {
-				if (!cJSON_GetObjectItemCaseSensitive(v, m->valuestring)) {
-					where(why, len, path);
-					append(why, len, "missing \"%s\"", m->valuestring, NULL);
-					return -1;
-				}
+				if (!cJSON_GetObjectItemCaseSensitive(v, m->valuestring))
+					return refuse(why, len, path, "missing \"%s\"", m->valuestring);
 			}
 		} else if (strcmp(kw, "properties") == 0 && cJSON_IsObject(v)) {
 			cJSON_ArrayForEach(m, v) {
@@ -359,11 +361,8 @@ static int check(const struct json_schema *s, const cJSON *sch, const cJSON *v, 
 			}
 		} else if (strcmp(kw, "additionalProperties") == 0 && cJSON_IsObject(v)) {
 			cJSON_ArrayForEach(m, v) {
-				if (!cJSON_GetObjectItemCaseSensitive(props, m->string)) {
-					where(why, len, path);
-					append(why, len, "unknown member \"%s\"", m->string, NULL);
-					return -1;
-				}
+				if (!cJSON_GetObjectItemCaseSensitive(props, m->string))
+					return refuse(why, len, path, "unknown member \"%s\"", m->string);
 			}
 		} else if (strcmp(kw, "items") == 0 && cJSON_IsArray(v)) {
 			i = 0;
