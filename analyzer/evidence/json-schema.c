@@ -291,6 +291,8 @@ static void where(char *buf, size_t len, const char *path)
 /* Refuse the value at path, saying why (fmt with one %s, arg). */
 static int refuse(char *why, size_t len, const char *path, const char *fmt, const char *arg)
 {
+	if (!why)
+		return -1;
 	where(why, len, path);
 	append(why, len, fmt, arg, NULL);
 	return -1;
@@ -299,82 +301,97 @@ static int refuse(char *why, size_t len, const char *path, const char *fmt, cons
 static int expected(const struct json_schema *s, const cJSON *sch, const char *path, char *why,
 		    size_t len)
 {
+	if (!why)
+		return -1;
 	where(why, len, path);
 	append(why, len, "expected ", NULL, NULL);
 	describe(s, sch, why, len);
 	return -1;
 }
 
+/* Whether keyword kw is lit: its first byte tells most apart, and the
+ * check runs this for every keyword of every schema a value meets. */
+static int kw_is(const char *kw, const char *lit)
+{
+	return kw[0] == lit[0] && strcmp(kw, lit) == 0;
+}
+
+/* The members of an object are checked with "properties", where
+ * "additionalProperties" (false) refuses those it does not name. */
 static int check(const struct json_schema *s, const cJSON *sch, const cJSON *v, const char *path,
 		 char *why, size_t len)
 {
-	const cJSON *k, *m, *props = cJSON_GetObjectItemCaseSensitive(sch, "properties");
-	char sub[160];
+	const cJSON *k, *m;
+	char sub[160] = "";
 	size_t i, n;
 
 	cJSON_ArrayForEach(k, sch) {
 		const char *kw = k->string;
 
-		if (strcmp(kw, "$ref") == 0) {
+		if (kw_is(kw, "$ref")) {
 			if (!deref(s, k) || check(s, deref(s, k), v, path, why, len) != 0)
 				return -1;
-		} else if (strcmp(kw, "type") == 0) {
+		} else if (kw_is(kw, "type")) {
 			if (!type_is(v, k->valuestring))
 				return expected(s, sch, path, why, len);
-		} else if (strcmp(kw, "const") == 0) {
+		} else if (kw_is(kw, "const")) {
 			if (!equal(v, k))
 				return expected(s, sch, path, why, len);
-		} else if (strcmp(kw, "enum") == 0) {
+		} else if (kw_is(kw, "enum")) {
 			for (m = k->child; m && !equal(v, m); m = m->next)
 				;
 			if (!m)
 				return expected(s, sch, path, why, len);
-		} else if (strcmp(kw, "pattern") == 0 && cJSON_IsString(v)) {
+		} else if (kw_is(kw, "pattern") && cJSON_IsString(v)) {
 			for (i = 0; i < s->npat && s->pat[i].node != k; i++)
 				;
 			if (i == s->npat || regexec(&s->pat[i].re, v->valuestring, 0, NULL, 0) != 0)
 				return expected(s, sch, path, why, len);
-		} else if (strcmp(kw, "minimum") == 0 && cJSON_IsNumber(v)) {
+		} else if (kw_is(kw, "minimum") && cJSON_IsNumber(v)) {
 			if (num_cmp(v, k) < 0)
 				return expected(s, sch, path, why, len);
-		} else if (strcmp(kw, "maximum") == 0 && cJSON_IsNumber(v)) {
+		} else if (kw_is(kw, "maximum") && cJSON_IsNumber(v)) {
 			if (num_cmp(v, k) > 0)
 				return expected(s, sch, path, why, len);
-		} else if (strcmp(kw, "maxLength") == 0 && cJSON_IsString(v)) {
+		} else if (kw_is(kw, "maxLength") && cJSON_IsString(v)) {
 			if ((double)code_points(v->valuestring) > k->valuedouble)
 				return expected(s, sch, path, why, len);
-		} else if (strcmp(kw, "maxItems") == 0 && cJSON_IsArray(v)) {
+		} else if (kw_is(kw, "maxItems") && cJSON_IsArray(v)) {
 			if ((double)cJSON_GetArraySize(v) > k->valuedouble)
 				return refuse(why, len, path, "expected at most %s items", k->valuestring);
-		} else if (strcmp(kw, "required") == 0 && cJSON_IsObject(v)) {
+		} else if (kw_is(kw, "required") && cJSON_IsObject(v)) {
 			cJSON_ArrayForEach(m, k) {
 				if (!cJSON_GetObjectItemCaseSensitive(v, m->valuestring))
 					return refuse(why, len, path, "missing \"%s\"", m->valuestring);
 			}
-		} else if (strcmp(kw, "properties") == 0 && cJSON_IsObject(v)) {
+		} else if (kw_is(kw, "properties") && cJSON_IsObject(v)) {
 			cJSON_ArrayForEach(m, v) {
 				const cJSON *p = cJSON_GetObjectItemCaseSensitive(k, m->string);
 
-				snprintf(sub, sizeof(sub), "%s%s\"%s\"", path, path[0] ? " " : "", m->string);
+				if (!p && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(
+						  sch, "additionalProperties")))
+					return refuse(why, len, path, "unknown member \"%s\"", m->string);
+				if (why)
+					snprintf(sub, sizeof(sub), "%s%s\"%s\"", path, path[0] ? " " : "",
+						 m->string);
 				if (p && check(s, p, m, sub, why, len) != 0)
 					return -1;
 			}
-		} else if (strcmp(kw, "additionalProperties") == 0 && cJSON_IsObject(v)) {
-			cJSON_ArrayForEach(m, v) {
-				if (!cJSON_GetObjectItemCaseSensitive(props, m->string))
-					return refuse(why, len, path, "unknown member \"%s\"", m->string);
-			}
-		} else if (strcmp(kw, "items") == 0 && cJSON_IsArray(v)) {
+		} else if (kw_is(kw, "additionalProperties") && cJSON_IsObject(v) && v->child &&
+			   !cJSON_GetObjectItemCaseSensitive(sch, "properties")) {
+			return refuse(why, len, path, "unknown member \"%s\"", v->child->string);
+		} else if (kw_is(kw, "items") && cJSON_IsArray(v)) {
 			i = 0;
 			cJSON_ArrayForEach(m, v) {
-				snprintf(sub, sizeof(sub), "%s item %zu", path, ++i);
+				if (why)
+					snprintf(sub, sizeof(sub), "%s item %zu", path, ++i);
 				if (check(s, k, m, sub, why, len) != 0)
 					return -1;
 			}
-		} else if (strcmp(kw, "oneOf") == 0) {
+		} else if (kw_is(kw, "oneOf")) {
 			n = 0;
 			cJSON_ArrayForEach(m, k)
-				n += check(s, m, v, path, why, len) == 0;
+				n += check(s, m, v, path, NULL, 0) == 0;
 			if (n != 1)
 				return expected(s, sch, path, why, len);
 		}
@@ -385,6 +402,11 @@ static int check(const struct json_schema *s, const cJSON *sch, const cJSON *v, 
 int json_schema_check(const struct json_schema *s, const cJSON *def, const cJSON *v, char *why,
 		      size_t len)
 {
+	/* Quietly first: messages cost more than the check, and only a
+	 * refusal needs one. */
+	if (check(s, def, v, "", NULL, 0) == 0)
+		return 0;
 	why[0] = '\0';
-	return check(s, def, v, "", why, len);
+	check(s, def, v, "", why, len);
+	return -1;
 }
