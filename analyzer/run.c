@@ -412,10 +412,10 @@ static int check_counter(struct run *r, const cJSON *o, size_t line, const char 
 /* The sessions of a ring value without "sessions", from the records as
  * the probe's header table keeps them: session 0, the process's, open
  * from the start (with the run's candidate, as a version 1 ring's; once a
- * session was opened, the one of the candidate records), and each session that a
- * session_open record opened, with its candidate, its result and the
- * stages begun and not ended in it. by_records: session 0's open stages
- * come from its records, else from the run's open stage (given). */
+ * session was opened, the one of the candidate records), and each session
+ * that a session_open record opened, with its candidate, its result and
+ * the stages begun and not ended in it. by_records: session 0's open
+ * stages come from its records, else from the run's open stage (given). */
 static void derive_sessions(struct run *r, int by_records)
 {
 	struct ring_session by_id[LW_RING_SESSION_SLOTS_MAX];
@@ -516,9 +516,10 @@ static int finish_ring(struct run *r, const cJSON *o, size_t line, struct ev_err
 	/* The counters: a ring of the smallest size that holds the records,
 	 * unless the value says otherwise. */
 	sc->valid = r->nevents;
+	for (i = 16; i < head && i < LW_RING_SLOTS_MAX; i *= 2)
+		;
 	if (!r->hdr.slot_count)
-		for (r->hdr.slot_count = 16; r->hdr.slot_count < head && r->hdr.slot_count < LW_RING_SLOTS_MAX;)
-			r->hdr.slot_count *= 2;
+		r->hdr.slot_count = (uint32_t)i;
 	sc->slot_count = r->hdr.slot_count;
 	if (!r->hdr.head)
 		r->hdr.head = head;
