@@ -8,8 +8,8 @@ member dropped, given a value of each wrong type or out of range, an
 unknown member added, records out of order). For each file the schema's
 answer (the first value a ring, each other value a record, tickets
 increasing and below 2^63 - 1 where they are left out too, no member
-twice) must be the reader's (`lastwords inspect`
-exits 0, or 4).
+twice) must be the reader's (`lastwords inspect` exits 0, or 4). The
+schema's names are those of include/lastwords/vocab.h.
 
 usage: analyzer-ring-json-schema.py LASTWORDS SOURCE_ROOT
 """
@@ -17,6 +17,7 @@ import copy
 import glob
 import json
 import os
+import re
 import sys
 import tempfile
 
@@ -130,13 +131,40 @@ def mutations(vals):
     yield "a list", "[%s]\n" % ",".join(json.dumps(v) for v in vals)
 
 
+# The schema's names, each the names of a table of include/lastwords/vocab.h.
+VOCAB = {"stage": "LW_STAGES", "error_class": "LW_ERRORS", "mark": "LW_MARKS",
+         "delegate": "LW_DELEGATES", "action": "LW_ACTIONS", "advice": "LW_ADVICES",
+         "payload_class": "LW_PAYLOAD_CLASSES", "cache_op": "LW_CACHE_OPS"}
+
+
+def check_vocabulary(schema):
+    """Each list of names in the schema is its vocab.h table's, in order."""
+    text = open("include/lastwords/vocab.h").read()
+
+    def names(table):
+        m = re.search(r"#define %s\(X\)(.*?)\n\n" % table, text, re.S)
+        return re.findall(r"X\(\w+, (\w+), \d+\)", m.group(1)) if m else None
+
+    defs = schema["definitions"]
+    for name, table in VOCAB.items():
+        got = defs[name]["oneOf"][0]["enum"]
+        if got != names(table):
+            fail("the schema's %s names are %s; %s has %s" % (name, got, table, names(table)))
+    if defs["open_stage"]["enum"] != names("LW_STAGES") + ["an unknown stage"]:
+        fail("the schema's open_stage names are not LW_STAGES's and 'an unknown stage'")
+    if defs["record"]["properties"]["type"]["oneOf"][0]["enum"] != names("LW_EVENT_TYPES"):
+        fail("the schema's record types are not LW_EVENT_TYPES's")
+
+
 def main():
     lw, root = setup(__doc__)
     try:
         import jsonschema
     except ImportError:
         return skip("python3-jsonschema is not installed (.ci/install-deps --tests installs it)")
-    schema = Schema(jsonschema, json.load(open("schemas/ring-events.schema.json")))
+    raw = json.load(open("schemas/ring-events.schema.json"))
+    check_vocabulary(raw)
+    schema = Schema(jsonschema, raw)
     files = sorted(glob.glob("fixtures/rings-json/*.jsonl") +
                    glob.glob("fixtures/**/bundle*/**/*.jsonl", recursive=True))
     checked = agreed_no = 0

@@ -107,6 +107,8 @@ def main():
                               'or null'),
             "unknown-member": ([src[0], src[1].replace('"app_version"', '"x":1,"app_version"')],
                                'line 2: unknown member "x"'),
+            "misspelt-stage": ([src[0], src[1], src[4].replace('"stage":"load"', '"stage":"laod"')],
+                               'line 3: "stage": expected one of "none", "download", "load"'),
             "missing-identity": ([src[0].replace('"start_mono_ns":', '"x_start_mono_ns":')],
                                  'line 1: missing "start_mono_ns"'),
         }
