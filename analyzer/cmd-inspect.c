@@ -82,6 +82,7 @@ static int inspect_run(const char *path, struct input *in, int binary, struct js
 			json_text(j, obj, "error", err.reason);
 		return -1;
 	}
+	print_run_warnings(&r);
 	if (j) {
 		json_text(j, obj, "form", r.from_json ? "json-lines" : "binary");
 		if (r.outcome == RING_OUTCOME_BLANK)

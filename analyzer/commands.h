@@ -107,6 +107,11 @@ int report_status(const struct bundle *b, const struct report *r, const struct r
  * REASON escaped (fmt_text()), PREFIX as it is. Returns how many. */
 size_t print_input_errors(const struct bundle *b, const char *prefix);
 
+/* Print what the reader warns of in run r (read from JSON: a counter that
+ * disagrees with the records), one line each: "lastwords: warning:
+ * 'FILE': line N: TEXT". The run is read all the same. */
+void print_run_warnings(const struct run *r);
+
 /* The last cases of every command's getopt_long() switch: for 'h' (--help)
  * print the usage and return LW_EXIT_OK; for anything else, a usage error
  * naming the option (that is unknown, or, last, may lack its value). */

@@ -178,7 +178,18 @@ size_t print_input_errors(const struct bundle *b, const char *prefix)
 				fmt_text(in->error));
 		n++;
 	}
+	for (i = 0; i < b->nruns; i++)
+		print_run_warnings(&b->runs[i]);
 	return n;
+}
+
+void print_run_warnings(const struct run *r)
+{
+	const char *w = r->warnings, *nl;
+
+	for (; w && (nl = strchr(w, '\n')); w = nl + 1)
+		fprintf(stderr, "lastwords: warning: '%s': %.*s\n", fmt_text(r->path), (int)(nl - w),
+			w); /* the reader's own text: counter names and numbers */
 }
 
 int print_json_tree(cJSON *o, int pretty)

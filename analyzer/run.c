@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "../src/signals.h"
 #include "../src/vocab.h"
 #include "evidence/input.h"
+#include "evidence/json-schema.h"
 #include "evidence/json.h"
 #include "evidence/text.h"
 #include "ring-event.h"
@@ -35,6 +37,7 @@ void run_release(struct run *r)
 	free(r->path);
 	free(r->events);
 	free(r->sessions);
+	free(r->warnings);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -110,37 +113,15 @@ int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 	return 0;
 }
 
-/* The JSON lines. */
+/* The JSON values (schemas/ring-events.schema.json, embedded in the binary
+ * as written by analyzer/meson.build): the reader runs the schema itself,
+ * so that both accept the same files. */
+extern const char ring_events_schema_json[];
 
-/* An exact unsigned integer member of a JSON line: cJSON keeps numbers as
- * doubles, which lose nanoseconds past 2^53. */
-static int line_u64(struct span line, const char *key, uint64_t *v)
+/* An integer member (the schema checked its type and range). */
+static int get_u64(const cJSON *o, const char *key, uint64_t *v)
 {
-	char pat[64];
-	long at;
-	int64_t x;
-	size_t k;
-
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	at = span_find(line, pat);
-	if (at < 0)
-		return 0;
-	line = span_skip_spaces(span_from(line, (size_t)at + strlen(pat)));
-	if (line.n && line.s[0] == '-')
-		return 0;
-	k = span_int64(line, &x);
-	if (k) {
-		*v = (uint64_t)x;
-		return 1;
-	}
-	/* Beyond INT64_MAX: parse as unsigned. */
-	*v = 0;
-	for (k = 0; k < line.n && line.s[k] >= '0' && line.s[k] <= '9'; k++) {
-		if (*v > (UINT64_MAX - 9) / 10)
-			return 0;
-		*v = *v * 10 + (uint64_t)(line.s[k] - '0');
-	}
-	return k > 0;
+	return json_get_u64(o, key, v) > 0;
 }
 
 /* A vocabulary name, or the number a newer writer used. -1 if neither. */
@@ -155,34 +136,27 @@ static int vocab_or_number(const cJSON *o, const char *key, const struct vocab *
 	return -1;
 }
 
-static int hex_digest(const cJSON *o, const char *key, uint64_t *out)
+/* A digest member (16 hex digits, the schema checked), or 0 for none. */
+static void hex_digest(const cJSON *o, const char *key, uint64_t *out)
 {
 	const char *s = json_get_string(o, key);
-	uint64_t v;
 
 	*out = 0;
-	if (!s)
-		return 0;
-	if (span_hex64(span_of(s, strlen(s)), &v) != strlen(s))
-		return -1;
-	*out = v;
-	return 0;
+	if (s)
+		span_hex64(span_of(s, strlen(s)), out);
 }
 
-static int hex_id128(const char *s, uint8_t out[16])
+/* An id member (32 hex digits, the schema checked); left as it is when
+ * absent. */
+static void hex_id128(const char *s, uint8_t out[16])
 {
+	uint64_t b;
 	int i;
 
-	if (!s || strlen(s) != 32)
-		return -1;
-	for (i = 0; i < 16; i++) {
-		uint64_t b;
-
-		if (span_hex64(span_of(s + 2 * i, 2), &b) != 2)
-			return -1;
+	for (i = 0; s && i < 16; i++) {
+		span_hex64(span_of(s + 2 * i, 2), &b);
 		out[i] = (uint8_t)b;
 	}
-	return 0;
 }
 
 static int fail(struct ev_error *err, size_t line, const char *what)
@@ -192,129 +166,105 @@ static int fail(struct ev_error *err, size_t line, const char *what)
 	return -1;
 }
 
-/* The ring line's "sessions" (a version 2 ring's; cmd-dump.c writes them)
- * into r->sessions; without the member, session 0 of the header's fields,
- * as ring_header_sessions() makes it of a version 1 file. */
-static int load_sessions(struct run *r, const cJSON *o, size_t lineno, struct ev_error *err)
+/* The ring value's "sessions" (a version 2 ring's; cmd-dump.c writes them)
+ * into r->sessions; the schema has checked them (at most 56, each with an
+ * id below 56). Returns 0, or -1 on ENOMEM. */
+static int load_sessions(struct run *r, const cJSON *arr)
 {
-	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "sessions"), *e, *st;
 	struct ring_session ses[LW_RING_SESSION_SLOTS_MAX], *out;
-	const char *state;
+	const cJSON *e, *st;
 	size_t n = 0;
-	int v;
+	uint64_t v;
+	int k;
 
 	memset(ses, 0, sizeof(ses));
-	if (!arr) {
-		n = ring_header_sessions(&r->hdr, ses, LW_RING_SESSION_SLOTS_MAX);
-		if (n && r->open_stage != LW_STAGE_NONE) {
-			ses[0].open_stage = r->open_stage;
-			ses[0].open_count[r->open_stage] = 1;
-		}
-		return set_sessions(r, ses, n) ? fail(err, lineno, "out of memory") : 0;
-	}
-	if (!cJSON_IsArray(arr))
-		return fail(err, lineno, "expected sessions as an array");
 	cJSON_ArrayForEach(e, arr) {
 		if (n == LW_RING_SESSION_SLOTS_MAX)
-			return fail(err, lineno, "expected at most 56 sessions");
+			break;
 		out = &ses[n++];
-		state = json_get_string(e, "state");
-		if (!cJSON_IsObject(e) || !state || json_get_int(e, "id") < 0 ||
-		    json_get_int(e, "id") >= LW_RING_SESSION_SLOTS_MAX)
-			return fail(err, lineno, "expected each session with an id below 56 and a state");
-		out->id = (uint32_t)json_get_int(e, "id");
-		out->state = strcmp(state, "open") == 0 ? LW_SESSION_OPEN : LW_SESSION_CLOSED;
-		if (hex_digest(e, "candidate", &out->candidate))
-			return fail(err, lineno, "expected a session's candidate as 16 hex digits or null");
-		v = vocab_or_number(e, "open_stage", &vocab_stages);
-		out->open_stage = v > 0 && v < LW_STAGE_COUNT ? (enum lw_stage)v : LW_STAGE_NONE;
+		get_u64(e, "id", &v);
+		out->id = (uint32_t)v;
+		out->state = strcmp(json_get_string(e, "state"), "open") == 0 ? LW_SESSION_OPEN
+									      : LW_SESSION_CLOSED;
+		hex_digest(e, "candidate", &out->candidate);
+		k = vocab_or_number(e, "open_stage", &vocab_stages);
+		out->open_stage = k > 0 && k < LW_STAGE_COUNT ? (enum lw_stage)k : LW_STAGE_NONE;
 		cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(e, "open_stages")) {
-			v = cJSON_IsString(st) ? vocab_value(&vocab_stages, st->valuestring) : -1;
-			if (v > 0 && v < LW_RING_STAGE_SLOTS)
-				out->open_count[v] = 1; /* the JSON names them, without counts */
+			k = vocab_value(&vocab_stages, st->valuestring);
+			if (k > 0 && k < LW_RING_STAGE_SLOTS)
+				out->open_count[k] = 1; /* the JSON names them, without counts */
 		}
-		out->opened_mono_ns = (uint64_t)json_get_int(e, "opened_mono_ns");
-		v = vocab_or_number(e, "result", &vocab_errors);
-		out->result = v > 0 ? (enum lw_error)v : LW_ERR_NONE;
-		out->opens = (uint32_t)json_get_int(e, "opens");
+		if (get_u64(e, "opened_mono_ns", &v))
+			out->opened_mono_ns = v;
+		k = vocab_or_number(e, "result", &vocab_errors);
+		out->result = k > 0 ? (enum lw_error)k : LW_ERR_NONE;
+		if (get_u64(e, "opens", &v))
+			out->opens = (uint32_t)v;
 	}
-	return set_sessions(r, ses, n) ? fail(err, lineno, "out of memory") : 0;
+	return set_sessions(r, ses, n);
 }
 
-static int load_ring_line(struct run *r, const cJSON *o, struct span line, size_t lineno,
-			  struct ev_error *err)
+/* The ring value: the run's identity and what its header said. What it
+ * leaves out is worked out from the records (finish_ring()). */
+static void load_ring_value(struct run *r, const cJSON *o)
 {
 	struct lw_ring_header *h = &r->hdr;
-	const char *outcome = json_get_string(o, "outcome"), *proc = json_get_string(o, "process");
+	const char *outcome = json_get_string(o, "outcome");
 	uint64_t v;
 	int st;
 
-	if (outcome && strcmp(outcome, ring_outcome_name(RING_OUTCOME_BLANK)) == 0 &&
-	    line_u64(line, "slot_count", &v)) {
+	if (strcmp(outcome ? outcome : "", ring_outcome_name(RING_OUTCOME_BLANK)) == 0) {
 		/* A blank ring: its file's size, and nothing else. */
+		get_u64(o, "slot_count", &v);
 		r->outcome = RING_OUTCOME_BLANK;
 		r->scan.slot_count = (uint32_t)v;
 		r->scan.empty = v;
-		return 0;
+		return;
 	}
-	if (!proc || !outcome || !line_u64(line, "slot_count", &v) || !line_u64(line, "pid", &v))
-		return fail(err, lineno, "expected a ring line with process, pid, outcome and slot_count");
-	snprintf(h->process, sizeof(h->process), "%s", proc);
-	line_u64(line, "pid", &v);
+	snprintf(h->process, sizeof(h->process), "%s", json_get_string(o, "process"));
+	get_u64(o, "pid", &v);
 	h->pid = (uint32_t)v;
-	line_u64(line, "slot_count", &v);
-	h->slot_count = (uint32_t)v;
-	line_u64(line, "app_version", &h->app_version);
-	line_u64(line, "start_real_ns", &h->start_real_ns);
-	line_u64(line, "start_boot_ns", &h->start_boot_ns);
-	line_u64(line, "start_mono_ns", &h->start_mono_ns);
-	if (line_u64(line, "memory_budget_kb", &v))
+	get_u64(o, "app_version", &h->app_version);
+	get_u64(o, "start_real_ns", &h->start_real_ns);
+	get_u64(o, "start_boot_ns", &h->start_boot_ns);
+	get_u64(o, "start_mono_ns", &h->start_mono_ns);
+	if (get_u64(o, "memory_budget_kb", &v))
 		h->memory_budget_kb = (uint32_t)v;
-	line_u64(line, "lapped", &h->lapped);
-	line_u64(line, "dropped", &h->dropped);
-	line_u64(line, "head", &h->head);
-	if (line_u64(line, "state", &v))
+	if (get_u64(o, "slot_count", &v))
+		h->slot_count = (uint32_t)v;
+	get_u64(o, "lapped", &h->lapped);
+	get_u64(o, "dropped", &h->dropped);
+	get_u64(o, "head", &h->head);
+	if (get_u64(o, "state", &v))
 		h->state = (uint32_t)v;
-	if (hex_id128(json_get_string(o, "run_id"), h->run_id) != 0)
-		return fail(err, lineno, "expected run_id as 32 hex digits");
+	hex_id128(json_get_string(o, "run_id"), h->run_id);
 	hex_id128(json_get_string(o, "boot_id"), h->boot_id);
-	if (hex_digest(o, "candidate", &h->candidate) || hex_digest(o, "ok_candidate", &h->ok_candidate) ||
-	    hex_digest(o, "stable_candidate", &h->stable_candidate))
-		return fail(err, lineno, "expected candidates as 16 hex digits or null");
+	hex_digest(o, "candidate", &h->candidate);
+	hex_digest(o, "ok_candidate", &h->ok_candidate);
+	hex_digest(o, "stable_candidate", &h->stable_candidate);
 	if (json_get_string(o, "signal"))
 		h->crash_signo = (uint32_t)(signal_number(json_get_string(o, "signal")) > 0
 						    ? signal_number(json_get_string(o, "signal"))
 						    : 0);
 	st = vocab_or_number(o, "open_stage", &vocab_stages);
 	r->open_stage = st > 0 && st < LW_STAGE_COUNT ? (enum lw_stage)st : LW_STAGE_NONE;
-	if (strcmp(outcome, "live") == 0)
-		r->outcome = RING_OUTCOME_LIVE;
-	else if (strcmp(outcome, "clean") == 0)
-		r->outcome = RING_OUTCOME_CLEAN;
-	else if (strcmp(outcome, "crashed") == 0)
-		r->outcome = RING_OUTCOME_CRASHED;
-	else if (strcmp(outcome, "died") == 0)
-		r->outcome = RING_OUTCOME_DIED;
-	else
-		r->outcome = RING_OUTCOME_UNKNOWN;
+	r->outcome = !outcome                      ? RING_OUTCOME_DIED /* until the records tell */
+		     : strcmp(outcome, "live") == 0    ? RING_OUTCOME_LIVE
+		     : strcmp(outcome, "clean") == 0   ? RING_OUTCOME_CLEAN
+		     : strcmp(outcome, "crashed") == 0 ? RING_OUTCOME_CRASHED
+		     : strcmp(outcome, "died") == 0    ? RING_OUTCOME_DIED
+						       : RING_OUTCOME_UNKNOWN;
 	r->header_damaged = json_get_string(o, "header_damage") != NULL;
-	r->scan.slot_count = h->slot_count;
-	line_u64(line, "valid", &r->scan.valid);
-	line_u64(line, "torn", &r->scan.torn);
-	line_u64(line, "stale", &r->scan.stale);
-	line_u64(line, "corrupt", &r->scan.corrupt);
-	line_u64(line, "never_written", &r->scan.empty);
-	line_u64(line, "missing", &r->scan.missing);
-	r->scan.head = h->head;
+	get_u64(o, "torn", &r->scan.torn);
+	get_u64(o, "stale", &r->scan.stale);
+	get_u64(o, "corrupt", &r->scan.corrupt);
 	h->version = LW_RING_VERSION;
 	h->slot_size = LW_RING_SLOT_SIZE;
 	h->header_size = (uint16_t)LW_RING_HEADER_SIZE;
-	return load_sessions(r, o, lineno, err);
 }
 
-/* One record line back into a slot: the inverse of ring_event_json(). */
-static int load_event_line(struct run *r, const cJSON *o, struct span line, size_t lineno,
-			   struct ev_error *err)
+/* One record value back into a slot: the inverse of ring_event_json(). */
+static int load_event_value(struct run *r, const cJSON *o, size_t lineno, struct ev_error *err)
 {
 	struct lw_ring_slot s;
 	uint64_t ticket, v;
@@ -322,25 +272,25 @@ static int load_event_line(struct run *r, const cJSON *o, struct span line, size
 	const char *fault, *second;
 
 	memset(&s, 0, sizeof(s));
-	if (type <= 0 || !line_u64(line, "ticket", &ticket) || !line_u64(line, "t_mono_ns", &v))
-		return fail(err, lineno, "expected a record line with type, ticket and t_mono_ns");
-	s.t_mono_ns = v;
+	if (!get_u64(o, "ticket", &ticket))
+		ticket = r->nevents ? run_event_ticket(&r->events[r->nevents - 1]) + 1 : 0;
+	get_u64(o, "t_mono_ns", &s.t_mono_ns);
 	s.type = (uint8_t)type;
 	stage = vocab_or_number(o, "stage", &vocab_stages);
 	s.stage = (uint8_t)(stage > 0 ? stage : 0);
-	if (line_u64(line, "tid", &v))
+	if (get_u64(o, "tid", &v))
 		s.tid = (uint32_t)v;
-	if (line_u64(line, "flags", &v))
+	if (get_u64(o, "flags", &v))
 		s.flags = (uint8_t)v;
-	if (line_u64(line, "rss_kb", &v))
+	if (get_u64(o, "rss_kb", &v))
 		s.rss_kb = (uint32_t)v;
-	if (line_u64(line, "rss_age_ms", &v))
+	if (get_u64(o, "rss_age_ms", &v))
 		s.rss_age_ms = (uint32_t)v;
 	switch (type) {
 	case LW_EV_OPEN:
-		line_u64(line, "boottime_ns", &s.a);
-		line_u64(line, "realtime_ns", &s.b);
-		line_u64(line, "app_version", &s.c);
+		get_u64(o, "boottime_ns", &s.a);
+		get_u64(o, "realtime_ns", &s.b);
+		get_u64(o, "app_version", &s.c);
 		s.d = json_get_string(o, "backing") && strcmp(json_get_string(o, "backing"), "anonymous") == 0 ? 2 : 1;
 		break;
 	case LW_EV_STAGE_BEGIN:
@@ -352,45 +302,41 @@ static int load_event_line(struct run *r, const cJSON *o, struct span line, size
 
 			s.code = (uint8_t)(e > 0 ? e : 0);
 		}
-		line_u64(line, "boottime_ns", &s.a);
-		line_u64(line, "realtime_ns", &s.b);
-		if (hex_digest(o, "candidate", &s.c))
-			return fail(err, lineno, "expected candidate as 16 hex digits or null");
-		if (line_u64(line, "session", &v))
+		get_u64(o, "boottime_ns", &s.a);
+		get_u64(o, "realtime_ns", &s.b);
+		hex_digest(o, "candidate", &s.c);
+		if (get_u64(o, "session", &v))
 			s.d = (uint32_t)v;
 		break;
 	case LW_EV_MARK: {
 		int m = vocab_or_number(o, "mark", &vocab_marks);
 
 		s.code = (uint8_t)(m > 0 ? m : 0);
-		line_u64(line, "value", &s.a);
+		get_u64(o, "value", &s.a);
 		/* The second value of the marks that have one (ring-format.md, 8):
 		 * a digest, or the payload's size bucket. */
 		second = json_get_string(o, "key_digest")     ? "key_digest"
 			 : json_get_string(o, "files_digest") ? "files_digest"
 							      : "process_digest";
-		if (hex_digest(o, second, &s.b))
-			return fail(err, lineno, "expected the mark's digest as 16 hex digits");
-		line_u64(line, "size_bucket", &s.b);
+		hex_digest(o, second, &s.b);
+		get_u64(o, "size_bucket", &s.b);
 		break;
 	}
 	case LW_EV_CANDIDATE:
-		if (hex_digest(o, "candidate", &s.a))
-			return fail(err, lineno, "expected candidate as 16 hex digits");
+		hex_digest(o, "candidate", &s.a);
 		break;
 	case LW_EV_CRASH: {
 		const cJSON *code = cJSON_GetObjectItemCaseSensitive(o, "si_code");
 
-		if (line_u64(line, "signo", &v))
+		if (get_u64(o, "signo", &v))
 			s.code = (uint8_t)v;
 		if (cJSON_IsNumber(code))
 			s.b = (uint64_t)(int64_t)code->valuedouble;
 		fault = json_get_string(o, "fault_addr");
-		if (fault && span_hex64(span_of(fault, strlen(fault)), &s.a) != strlen(fault))
-			return fail(err, lineno, "expected fault_addr as 0x and hex digits");
-		if (hex_digest(o, "candidate", &s.c))
-			return fail(err, lineno, "expected candidate as 16 hex digits or null");
-		if (line_u64(line, "sender_pid", &v))
+		if (fault)
+			span_hex64(span_of(fault, strlen(fault)), &s.a);
+		hex_digest(o, "candidate", &s.c);
+		if (get_u64(o, "sender_pid", &v))
 			s.d = (uint32_t)v;
 		break;
 	}
@@ -398,87 +344,274 @@ static int load_event_line(struct run *r, const cJSON *o, struct span line, size
 		int a = vocab_or_number(o, "advice", &vocab_advices);
 
 		s.code = (uint8_t)(a > 0 ? a : 0);
-		line_u64(line, "count", &s.b);
-		if (hex_digest(o, "candidate", &s.a) || hex_digest(o, "stable_candidate", &s.c))
-			return fail(err, lineno, "expected candidates as 16 hex digits or null");
+		get_u64(o, "count", &s.b);
+		hex_digest(o, "candidate", &s.a);
+		hex_digest(o, "stable_candidate", &s.c);
 		break;
 	}
 	case LW_EV_SYNC:
-		line_u64(line, "sync", &s.a);
+		get_u64(o, "sync", &s.a);
 		break;
 	case LW_EV_MEMORY:
-		line_u64(line, "vm_kb", &s.a);
+		get_u64(o, "vm_kb", &s.a);
 		break;
 	case LW_EV_CLOSE:
-		line_u64(line, "boottime_ns", &s.a);
-		line_u64(line, "realtime_ns", &s.b);
+		get_u64(o, "boottime_ns", &s.a);
+		get_u64(o, "realtime_ns", &s.b);
 		break;
 	default:
-		line_u64(line, "a", &s.a);
-		line_u64(line, "b", &s.b);
-		line_u64(line, "c", &s.c);
-		if (line_u64(line, "d", &v))
+		get_u64(o, "a", &s.a);
+		get_u64(o, "b", &s.b);
+		get_u64(o, "c", &s.c);
+		if (get_u64(o, "d", &v))
 			s.d = (uint32_t)v;
 	}
 	if (r->nevents && ticket <= run_event_ticket(&r->events[r->nevents - 1]))
 		return fail(err, lineno, "expected tickets in increasing order");
-	if (ticket >= (UINT64_MAX >> 1))
+	if (ticket >= (UINT64_MAX >> 1)) /* one after a record of ticket 2^63 - 2 */
 		return fail(err, lineno, "expected a ticket below 2^63");
 	if (add_event(r, ticket, &s) != 0)
 		return fail(err, lineno, strerror(ENOMEM));
 	return 0;
 }
 
+/* Whether value o, at line, is what the schema allows there: the ring
+ * value first (first), a record after it. Also refuses an object that
+ * holds a member twice, which the schema cannot say. */
+static int check_value(const struct json_schema *schema, const cJSON *o, int first, size_t line,
+		       struct ev_error *err)
+{
+	const char *type = json_get_string(o, "type"), *outcome = json_get_string(o, "outcome");
+	const char *dup = json_duplicate_key(o), *def = "record";
+	const cJSON *e;
+	char why[sizeof(err->reason)];
+
+	if (!cJSON_IsObject(o))
+		return fail(err, line, "expected a JSON object");
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "sessions"))
+		dup = dup ? dup : json_duplicate_key(e);
+	if (dup) {
+		snprintf(why, sizeof(why), "\"%s\" given twice", dup);
+		return fail(err, line, why);
+	}
+	if (first && (!type || strcmp(type, "ring") != 0))
+		return fail(err, line, "expected the ring value first, with \"type\": \"ring\"");
+	if (first)
+		def = outcome && strcmp(outcome, ring_outcome_name(RING_OUTCOME_BLANK)) == 0
+			      ? "blank_ring"
+			      : "ring";
+	if (json_schema_check(schema, json_schema_def(schema, def), o, why, sizeof(why)) != 0)
+		return fail(err, line, why);
+	return 0;
+}
+
+/* Add "line N: text" to the run's warnings. -1 on ENOMEM. */
+static int warn(struct run *r, size_t line, const char *text)
+{
+	size_t n = r->warnings ? strlen(r->warnings) : 0, add = strlen(text) + 32;
+	char *w = realloc(r->warnings, n + add);
+
+	if (!w)
+		return -1;
+	snprintf(w + n, add, "line %zu: %s\n", line, text);
+	r->warnings = w;
+	return 0;
+}
+
+/* A counter of the ring value, given, against what the records give: a
+ * warning when they disagree. */
+static int check_counter(struct run *r, const cJSON *o, size_t line, const char *key,
+			 uint64_t want, int at_least)
+{
+	char text[160];
+	uint64_t v;
+
+	if (!get_u64(o, key, &v) || v == want || (at_least && v > want))
+		return 0;
+	snprintf(text, sizeof(text), "\"%s\" is %" PRIu64 ", the records give %s%" PRIu64, key, v,
+		 at_least ? "at least " : "", want);
+	return warn(r, line, text);
+}
+
+/* The sessions of a ring value without "sessions", from the records as
+ * the probe's header table keeps them: session 0, the process's, open
+ * from the start (with the run's candidate, as a version 1 ring's; once a
+ * session was opened, the one of the candidate records), and each session
+ * that a session_open record opened, with its candidate, its result and
+ * the stages begun and not ended in it. by_records: session 0's open
+ * stages come from its records, else from the run's open stage (given). */
+static int derive_sessions(struct run *r, int by_records)
+{
+	struct ring_session by_id[LW_RING_SESSION_SLOTS_MAX], ses[LW_RING_SESSION_SLOTS_MAX];
+	size_t n = 0;
+	uint32_t last[LW_RING_SESSION_SLOTS_MAX] = { 0 };
+	int seen[LW_RING_SESSION_SLOTS_MAX] = { 0 }, versioned = 0;
+	uint64_t cand = 0;
+	size_t i;
+
+	memset(by_id, 0, sizeof(by_id));
+	ring_header_sessions(&r->hdr, by_id, 1);
+	seen[0] = 1;
+	for (i = 0; i < r->nevents; i++) {
+		const struct lw_ring_slot *e = &r->events[i];
+		struct ring_session *s = &by_id[e->d < LW_RING_SESSION_SLOTS_MAX ? e->d : 0];
+
+		if (e->d >= LW_RING_SESSION_SLOTS_MAX)
+			continue;
+		if (e->type == LW_EV_SESSION_OPEN) {
+			if (e->d == 0)
+				continue;
+			memset(s->open_count, 0, sizeof(s->open_count));
+			s->id = e->d;
+			s->state = LW_SESSION_OPEN;
+			s->candidate = e->c;
+			s->opened_mono_ns = e->t_mono_ns;
+			s->opens++;
+			seen[e->d] = 1;
+		} else if (e->type == LW_EV_SESSION_CLOSE && seen[e->d]) {
+			s->state = LW_SESSION_CLOSED;
+			s->result = (enum lw_error)e->code;
+			memset(s->open_count, 0, sizeof(s->open_count));
+		} else if (e->type == LW_EV_STAGE_BEGIN && seen[e->d] && e->stage > 0 &&
+			   e->stage < LW_RING_STAGE_SLOTS) {
+			s->open_count[e->stage]++;
+			last[e->d] = e->stage;
+		} else if (e->type == LW_EV_STAGE_END && seen[e->d] && e->stage < LW_RING_STAGE_SLOTS &&
+			   s->open_count[e->stage]) {
+			s->open_count[e->stage]--;
+		}
+		if (e->type == LW_EV_CANDIDATE)
+			cand = e->a;
+		versioned = versioned || e->type == LW_EV_SESSION_OPEN;
+	}
+	if (versioned) /* a version 2 ring: session 0's candidate is the process's own */
+		by_id[0].candidate = cand;
+	if (!by_records) {
+		memset(by_id[0].open_count, 0, sizeof(by_id[0].open_count));
+		if (r->open_stage != LW_STAGE_NONE)
+			by_id[0].open_count[r->open_stage] = 1;
+		last[0] = r->open_stage;
+	}
+	for (i = 0; i < LW_RING_SESSION_SLOTS_MAX; i++) {
+		if (!seen[i])
+			continue;
+		by_id[i].open_stage = ring_open_stage_of(&last[i], by_id[i].open_count);
+		ses[n++] = by_id[i];
+	}
+	return set_sessions(r, ses, n);
+}
+
+/* What the ring value o (at line) leaves out, from the records (the
+ * outcome, the open stage, the budget, the sessions and the counters),
+ * and a warning for each counter given that disagrees with them. */
+static int finish_ring(struct run *r, const cJSON *o, size_t line, struct ev_error *err)
+{
+	uint32_t last = 0, count[LW_RING_STAGE_SLOTS] = { 0 }, peak = 0;
+	const cJSON *sessions;
+	struct ring_scan *sc = &r->scan;
+	uint64_t head = 0, window;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < r->nevents; i++) {
+		const struct lw_ring_slot *e = &r->events[i];
+
+		if (e->type == LW_EV_CLOSE && !json_get_string(o, "outcome"))
+			r->outcome = RING_OUTCOME_CLEAN;
+		if (e->type == LW_EV_CRASH && !json_get_string(o, "outcome"))
+			r->outcome = RING_OUTCOME_CRASHED;
+		if (e->type == LW_EV_MARK && e->code == LW_MARK_BUDGET &&
+		    !cJSON_GetObjectItemCaseSensitive(o, "memory_budget_kb"))
+			r->hdr.memory_budget_kb = e->a > UINT32_MAX ? UINT32_MAX : (uint32_t)e->a;
+		if (e->type == LW_EV_STAGE_BEGIN && e->stage > 0 && e->stage < LW_RING_STAGE_SLOTS) {
+			count[e->stage]++;
+			last = e->stage;
+		}
+		if (e->type == LW_EV_STAGE_END && e->stage < LW_RING_STAGE_SLOTS && count[e->stage])
+			count[e->stage]--;
+		if ((e->type == LW_EV_CANDIDATE || e->type == LW_EV_SESSION_OPEN) &&
+		    !cJSON_GetObjectItemCaseSensitive(o, "candidate"))
+			r->hdr.candidate = e->type == LW_EV_CANDIDATE ? e->a : e->c;
+		peak = e->rss_kb > peak ? e->rss_kb : peak;
+		head = run_event_ticket(e) + 1;
+	}
+	if (!cJSON_GetObjectItemCaseSensitive(o, "open_stage"))
+		r->open_stage = ring_open_stage_of(&last, count);
+	sessions = cJSON_GetObjectItemCaseSensitive(o, "sessions");
+	if (sessions ? load_sessions(r, sessions) != 0
+		     : derive_sessions(r, !cJSON_GetObjectItemCaseSensitive(o, "open_stage")) != 0)
+		return fail(err, line, strerror(ENOMEM));
+	/* The counters: a ring of the smallest size that holds the records,
+	 * unless the value says otherwise. */
+	sc->valid = r->nevents;
+	for (i = 16; i < head && i < LW_RING_SLOTS_MAX; i *= 2)
+		;
+	if (!r->hdr.slot_count)
+		r->hdr.slot_count = (uint32_t)i;
+	sc->slot_count = r->hdr.slot_count;
+	if (!r->hdr.head)
+		r->hdr.head = head;
+	sc->head = r->hdr.head;
+	window = sc->head < sc->slot_count ? sc->head : sc->slot_count;
+	sc->missing = window > sc->valid ? window - sc->valid : 0;
+	sc->empty = sc->slot_count - (sc->valid + sc->torn + sc->stale + sc->corrupt < sc->slot_count
+					      ? sc->valid + sc->torn + sc->stale + sc->corrupt
+					      : sc->slot_count);
+	rc = check_counter(r, o, line, "valid", sc->valid, 0);
+	rc = rc ? rc : check_counter(r, o, line, "head", head, 1);
+	rc = rc ? rc : check_counter(r, o, line, "slot_count", sc->valid, 1);
+	rc = rc ? rc : check_counter(r, o, line, "missing", sc->missing, 0);
+	rc = rc ? rc : check_counter(r, o, line, "never_written", sc->empty, 0);
+	rc = rc ? rc : check_counter(r, o, line, "peak_rss_kb", peak, 0);
+	get_u64(o, "missing", &sc->missing);
+	get_u64(o, "never_written", &sc->empty);
+	return rc ? fail(err, 0, strerror(ENOMEM)) : 0;
+}
+
 int run_load_json(const char *path, struct input *in, struct run *out, struct ev_error *err)
 {
-	struct span line;
-	int have_ring = 0, got;
+	struct json_schema *schema = NULL;
+	struct json_stream js;
+	cJSON *ring = NULL, *o;
+	size_t line, ring_line = 0;
+	int got, rc = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->from_json = 1;
 	out->path = strdup(path);
-	if (!out->path)
-		return fail(err, 0, strerror(ENOMEM));
-	while ((got = input_line(in, &line)) > 0) {
-		struct span t = span_trim(line);
-		cJSON *o;
-		int rc;
-
-		if (t.n == 0)
+	json_stream_init(&js, in);
+	rc = out->path ? json_schema_open(ring_events_schema_json, &schema) : -ENOMEM;
+	if (rc != 0) {
+		run_release(out);
+		return fail(err, 0, rc == -ENOMEM ? strerror(ENOMEM)
+						  : "the embedded schema uses a keyword this reader lacks");
+	}
+	while (rc == 0 && (got = json_stream_next(&js, &o, &line, err)) > 0) {
+		rc = check_value(schema, o, !ring, line, err);
+		if (rc == 0 && !ring) {
+			load_ring_value(out, o);
+			ring = o;
+			ring_line = line;
 			continue;
-		o = cJSON_ParseWithLength(t.s, t.n);
-		if (!cJSON_IsObject(o)) {
-			cJSON_Delete(o);
-			run_release(out);
-			return fail(err, in->lineno, "expected one JSON object per line");
 		}
-		if (!have_ring) {
-			const char *type = json_get_string(o, "type");
-
-			rc = type && strcmp(type, "ring") == 0
-				     ? load_ring_line(out, o, t, in->lineno, err)
-				     : fail(err, in->lineno, "expected the ring line first");
-			have_ring = 1;
-		} else if (out->outcome == RING_OUTCOME_BLANK) {
-			rc = fail(err, in->lineno, "expected no record after a never-initialized ring");
-		} else {
-			rc = load_event_line(out, o, t, in->lineno, err);
-		}
+		if (rc == 0 && out->outcome == RING_OUTCOME_BLANK)
+			rc = fail(err, line, "expected no record after a never-initialized ring");
+		else if (rc == 0)
+			rc = load_event_value(out, o, line, err);
 		cJSON_Delete(o);
-		if (rc != 0) {
-			run_release(out);
-			return -1;
-		}
 	}
-	if (got < 0) {
+	if (rc == 0 && got < 0)
+		rc = -1; /* err is set; in->failed tells a read that failed */
+	if (rc == 0 && !ring)
+		rc = fail(err, 0, "expected a ring value; the file holds none");
+	if (rc == 0 && out->outcome != RING_OUTCOME_BLANK)
+		rc = finish_ring(out, ring, ring_line, err);
+	cJSON_Delete(ring);
+	json_stream_release(&js);
+	json_schema_free(schema);
+	if (rc != 0)
 		run_release(out);
-		return input_error(in, err);
-	}
-	if (!have_ring) {
-		run_release(out);
-		return fail(err, 0, "expected a ring line; the file holds none");
-	}
-	return 0;
+	return rc;
 }
 
 int run_from_seed(const char *path, const struct ev_file *seed, struct run *out,

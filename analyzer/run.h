@@ -55,6 +55,9 @@ struct run {
 	 * run_event_ticket()), crc is not kept (0). */
 	struct lw_ring_slot *events;
 	size_t nevents;
+	/* Read from JSON: what the reader warns of, one "line N: text" a
+	 * line (a counter given that disagrees with the records), or NULL. */
+	char *warnings;
 	int seed_exit_class;        /* a seed run: its last event's exit_reason, an
 				     * lw_exit_class; 0 for none */
 };
@@ -78,9 +81,14 @@ int run_load_ring(const char *path, struct run *out, struct ring_error *err);
  * file) rather than JSON lines: which of the loaders below reads it. */
 int run_is_binary(struct span head);
 
-/* Load a run from its JSON lines, read from in. Returns 0, or -1 with err
- * naming the line and what was expected, or the input's error when a read
- * failed (in->failed). */
+/* Load a run from its JSON values, read from in: JSON lines, or the same
+ * values pretty-printed, exactly as schemas/ring-events.schema.json allows
+ * them. What the ring value leaves out (the counters, the outcome, the
+ * open stage, the sessions, a record's ticket) comes from the records; a
+ * counter given that disagrees with them is a warning (r->warnings).
+ * Returns 0, or -1 with err naming the line and what is wrong ("missing
+ * \"start_mono_ns\""), or the input's error when a read failed
+ * (in->failed). */
 int run_load_json(const char *path, struct input *in, struct run *out, struct ev_error *err);
 
 /* A ring-less run from the seed's events (seeds/lifecycle_probe.py): each

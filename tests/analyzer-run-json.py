@@ -2,9 +2,10 @@
 """A ring given as the JSON lines of `lastwords dump --json` is the same run
 as the binary ring: for every committed ring, the lines validate against
 schemas/ring-events.schema.json, `inspect` reads the same records, the
-same outcome and the same counts from both forms, and the report gives
-both the peak RSS that dump gives. Hand-edited lines are refused with the
-line and what was expected.
+same outcome and the same counts from both forms, the report (text, JSON
+and HTML) is the same from both, and it gives the peak RSS that dump
+gives. Hand-edited lines that break the
+schema are refused with the line and the member.
 
 usage: analyzer-run-json.py LASTWORDS SOURCE_ROOT
 """
@@ -63,6 +64,13 @@ def main():
                 fail("%s: summary differs: %r vs %r" % (ring, ta[0], tb[0]))
             if ta[1:] != tb[1:]:
                 fail("%s: text records differ" % ring)
+            # The same report, in every format, from either form.
+            for fmt in ("text", "json", "html"):
+                ra = lastwords(lw, ["report", "--format", fmt, ring])
+                rb = lastwords(lw, ["report", "--format", fmt, jl])
+                if (ra.returncode, ra.stdout.replace(ring, "RING")) != \
+                        (rb.returncode, rb.stdout.replace(jl, "RING")):
+                    fail("%s: report --format %s differs for its dump --json" % (ring, fmt))
             # One peak: dump's (the ring walk) is the report's (the run's
             # facts), from either form.
             peak = json.loads(lines.splitlines()[0])["peak_rss_kb"]
@@ -92,10 +100,17 @@ def main():
             "no-ring-line": (src[1:], "line 1: expected the ring line first"),
             "tickets-out-of-order": ([src[0], src[3], src[2]] + src[4:],
                                      "line 3: expected tickets in increasing order"),
-            "not-json": ([src[0], "{oops"], "line 2: expected one JSON object per line"),
-            "bad-candidate": ([src[0], src[1].replace('"app_version"', '"x":1,"app_version"'),
-                               src[3].replace('"candidate":"', '"candidate":"zz')],
-                              "line 3: expected candidate as 16 hex digits"),
+            "not-json": ([src[0], "{oops"], "line 2: malformed JSON at column 2: expected a "
+                         "member name in double quotes, found 'o'"),
+            "bad-candidate": ([src[0], src[1], src[3].replace('"candidate":"', '"candidate":"zz')],
+                              'line 3: "candidate": expected a string matching ^[0-9a-f]{16}$ '
+                              'or null'),
+            "unknown-member": ([src[0], src[1].replace('"app_version"', '"x":1,"app_version"')],
+                               'line 2: unknown member "x"'),
+            "misspelt-stage": ([src[0], src[1], src[4].replace('"stage":"load"', '"stage":"laod"')],
+                               'line 3: "stage": expected one of "none", "download", "load"'),
+            "missing-identity": ([src[0].replace('"start_mono_ns":', '"x_start_mono_ns":')],
+                                 'line 1: missing "start_mono_ns"'),
         }
         for name, (lines, want) in cases.items():
             path = os.path.join(tmp, name + ".jsonl")

@@ -40,3 +40,14 @@ check_android_so() {
 		fi
 	done
 }
+
+# install_destdir BUILD DEST: `meson install` of the build directory BUILD
+# into the scratch DESTDIR DEST, as a user's would be; fail with its log if
+# it fails.
+install_destdir() {
+	if ! meson install -C "$1" --no-rebuild --destdir "$2" >"$2.log" 2>&1; then
+		cat "$2.log"
+		echo "FAIL: meson install"
+		exit 1
+	fi
+}

@@ -7,6 +7,7 @@
 #
 # usage: install-pkgconfig.sh BUILD_ROOT CC SANITIZE
 set -u
+. "$(dirname "$0")/helpers.sh"
 build=$1
 cc=$2
 sanitize=$3
@@ -17,11 +18,7 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dest="$tmp/root"
-if ! meson install -C "$build" --no-rebuild --destdir "$dest" >"$tmp/install.log" 2>&1; then
-	cat "$tmp/install.log"
-	echo "FAIL: meson install"
-	exit 1
-fi
+install_destdir "$build" "$dest"
 pc=$(find "$dest" -name liblastwords.pc | head -n 1)
 [ -n "$pc" ] || { echo "FAIL: no liblastwords.pc installed"; exit 1; }
 so=$(find "$dest" -name 'liblastwords.so.*.*.*' | head -n 1)

@@ -6,6 +6,7 @@
 
 #include "../../src/ring.h"
 #include "bugreport.h"
+#include "json.h"
 #include "parsers.h"
 #include "text.h"
 #include "zipfile.h"
@@ -32,17 +33,31 @@ static const struct detector detectors[] = {
 	{ EV_KIND_LOGCAT, logcat_sniff, logcat_parse, NULL },
 };
 
-/* The JSON lines of a ring (lastwords dump --json): a first line of
- * "type":"ring". */
+/* A ring as JSON values (lastwords dump --json, or written by hand or by
+ * any JSON writer): the first value, whole in the first bytes, is an
+ * object with "type": "ring", whatever its spacing and member order. */
 static int ring_json_sniff(const char *buf, size_t len)
 {
-	struct span head = span_of(buf, len < 4096 ? len : 4096);
-	long nl = span_find(head, "\n");
-	struct span first = nl >= 0 ? span_of(buf, (size_t)nl) : head;
+	struct span head = span_skip_spaces(span_of(buf, len));
+	struct json_stream js;
+	struct ev_error err;
+	struct input in;
+	cJSON *first = NULL;
+	size_t line;
+	int ring;
 
-	first = span_trim(first);
-	return span_starts(first, "{") && span_find(first, "\"type\":\"ring\"") >= 0 &&
-	       span_find(first, "\"slot_count\"") >= 0;
+	while (head.n && (head.s[0] == '\n' || head.s[0] == '\r'))
+		head = span_skip_spaces(span_from(head, 1));
+	if (!span_starts(head, "{"))
+		return 0;
+	input_init_mem(&in, head.s, head.n);
+	json_stream_init(&js, &in);
+	ring = json_stream_next(&js, &first, &line, &err) > 0 &&
+	       strcmp(json_get_string(first, "type") ? json_get_string(first, "type") : "", "ring") == 0;
+	cJSON_Delete(first);
+	json_stream_release(&js);
+	input_release(&in);
+	return ring;
 }
 
 static int all_zero(struct span s)

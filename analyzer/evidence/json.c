@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "text.h"
 
@@ -186,4 +187,428 @@ long long json_get_int(const cJSON *obj, const char *key)
 	if (cJSON_IsBool(v))
 		return cJSON_IsTrue(v);
 	return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
+}
+
+/* --- syntax errors ---
+ *
+ * cJSON says only where it gave up, which can be well after the mistake.
+ * This strict RFC 8259 check runs first and names the first byte that the
+ * grammar does not allow, and what it allows there.
+ */
+
+#define JV_MAX_DEPTH 1000 /* cJSON's CJSON_NESTING_LIMIT */
+
+struct jv {
+	const char *p, *end;
+	const char *want; /* what the grammar allows at p, on failure */
+	int depth;
+};
+
+static int jv_fail(struct jv *v, const char *want)
+{
+	v->want = want;
+	return -1;
+}
+
+static void jv_ws(struct jv *v)
+{
+	while (v->p < v->end && (*v->p == ' ' || *v->p == '\t' || *v->p == '\n' || *v->p == '\r'))
+		v->p++;
+}
+
+static int jv_is_digit(const struct jv *v)
+{
+	return v->p < v->end && *v->p >= '0' && *v->p <= '9';
+}
+
+static int jv_digits(struct jv *v)
+{
+	if (!jv_is_digit(v))
+		return jv_fail(v, "a digit");
+	while (jv_is_digit(v))
+		v->p++;
+	return 0;
+}
+
+static int jv_number(struct jv *v)
+{
+	if (*v->p == '-')
+		v->p++;
+	if (v->p < v->end && *v->p == '0')
+		v->p++;
+	else if (jv_digits(v) != 0)
+		return -1;
+	if (v->p < v->end && *v->p == '.') {
+		v->p++;
+		if (jv_digits(v) != 0)
+			return -1;
+	}
+	if (v->p < v->end && (*v->p == 'e' || *v->p == 'E')) {
+		v->p++;
+		if (v->p < v->end && (*v->p == '+' || *v->p == '-'))
+			v->p++;
+		return jv_digits(v);
+	}
+	return 0;
+}
+
+static int jv_string(struct jv *v)
+{
+	int i;
+
+	for (v->p++; v->p < v->end; v->p++) {
+		if (*v->p == '"') {
+			v->p++;
+			return 0;
+		}
+		if ((unsigned char)*v->p < 0x20)
+			return jv_fail(v, "a closing '\"' (control characters in strings must be "
+					  "escaped)");
+		if (*v->p != '\\')
+			continue;
+		v->p++;
+		if (v->p < v->end && strchr("\"\\/bfnrt", *v->p) && *v->p)
+			continue;
+		if (v->p >= v->end || *v->p != 'u')
+			return jv_fail(v, "an escape: \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX");
+		for (i = 0; i < 4; i++) {
+			v->p++;
+			if (v->p >= v->end || !strchr("0123456789abcdefABCDEF", *v->p) || !*v->p)
+				return jv_fail(v, "four hexadecimal digits after \\u");
+		}
+	}
+	return jv_fail(v, "a closing '\"'");
+}
+
+static int jv_literal(struct jv *v, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if ((size_t)(v->end - v->p) < n || memcmp(v->p, lit, n) != 0)
+		return jv_fail(v, "a value");
+	v->p += n;
+	return 0;
+}
+
+static int jv_value(struct jv *v);
+
+/* The members of an object or the elements of an array, after its opening
+ * bracket. */
+static int jv_container(struct jv *v, char close)
+{
+	int obj = close == '}';
+
+	jv_ws(v);
+	if (v->p < v->end && *v->p == close) {
+		v->p++;
+		return 0;
+	}
+	for (;;) {
+		if (obj) {
+			if (v->p >= v->end || *v->p != '"')
+				return jv_fail(v, "a member name in double quotes");
+			if (jv_string(v) != 0)
+				return -1;
+			jv_ws(v);
+			if (v->p >= v->end || *v->p != ':')
+				return jv_fail(v, "':' after the member name");
+			v->p++;
+		}
+		if (jv_value(v) != 0)
+			return -1;
+		jv_ws(v);
+		if (v->p < v->end && *v->p == close) {
+			v->p++;
+			return 0;
+		}
+		if (v->p >= v->end || *v->p != ',')
+			return jv_fail(v, obj ? "',' or '}'" : "',' or ']'");
+		v->p++;
+		jv_ws(v);
+	}
+}
+
+static int jv_value(struct jv *v)
+{
+	int rc;
+
+	jv_ws(v);
+	if (v->p >= v->end)
+		return jv_fail(v, "a value");
+	switch (*v->p) {
+	case '{':
+	case '[':
+		if (++v->depth > JV_MAX_DEPTH)
+			return jv_fail(v, "at most 1000 nested objects and arrays");
+		v->p++;
+		rc = jv_container(v, v->p[-1] == '{' ? '}' : ']');
+		v->depth--;
+		return rc;
+	case '"':
+		return jv_string(v);
+	case 't':
+		return jv_literal(v, "true");
+	case 'f':
+		return jv_literal(v, "false");
+	case 'n':
+		return jv_literal(v, "null");
+	default:
+		if (*v->p == '-' || (*v->p >= '0' && *v->p <= '9'))
+			return jv_number(v);
+		return jv_fail(v, "a value");
+	}
+}
+
+int json_check(const char *buf, size_t len, size_t off, struct ev_error *err)
+{
+	struct jv v = { buf + off, buf + len, NULL, 0 };
+	const char *bol;
+	char found[32];
+
+	if (jv_value(&v) == 0) {
+		jv_ws(&v);
+		if (v.p == v.end)
+			return 0;
+		v.want = "the end of the input after the top-level value";
+	}
+	if (v.p >= v.end)
+		snprintf(found, sizeof(found), "the end of the input");
+	else if ((unsigned char)*v.p < 0x20 || (unsigned char)*v.p > 0x7e)
+		snprintf(found, sizeof(found), "byte 0x%02x", (unsigned char)*v.p);
+	else
+		snprintf(found, sizeof(found), "'%c'", *v.p);
+	err->line = 1;
+	for (bol = buf; bol < v.p; bol++)
+		err->line += *bol == '\n';
+	for (bol = v.p; bol > buf && bol[-1] != '\n'; bol--)
+		;
+	snprintf(err->reason, sizeof(err->reason), "malformed JSON at column %zu: expected %s, found %s",
+		 (size_t)(v.p - bol) + 1, v.want, found);
+	return -1;
+}
+
+/* --- exact numbers --- */
+
+/* Give each number of the tree at o, in document order, the next number
+ * token of *p (buf's text, which holds o's JSON) as its valuestring. */
+static int keep_number_text(cJSON *o, const char **p, const char *end)
+{
+	cJSON *c;
+	const char *s = *p, *t;
+
+	if (cJSON_IsNumber(o)) {
+		/* the next token outside a string (a key's or a value's)
+		 * that starts a number */
+		for (; s < end && *s != '-' && (*s < '0' || *s > '9'); s++)
+			if (*s == '"')
+				for (s++; s < end && *s != '"'; s++)
+					s += *s == '\\';
+		for (t = s; t < end && strchr("+-.0123456789eE", *t) && *t; t++)
+			;
+		o->valuestring = cJSON_malloc((size_t)(t - s) + 1); /* cJSON_Delete() frees it */
+		if (!o->valuestring)
+			return -1;
+		memcpy(o->valuestring, s, (size_t)(t - s));
+		o->valuestring[t - s] = '\0';
+		*p = t;
+		return 0;
+	}
+	for (c = o->child; c; c = c->next)
+		if (keep_number_text(c, p, end) != 0)
+			return -1;
+	return 0;
+}
+
+cJSON *json_parse_exact(const char *buf, size_t len)
+{
+	cJSON *o = cJSON_ParseWithLength(buf, len);
+	const char *p = buf;
+
+	if (o && keep_number_text(o, &p, buf + len) != 0) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+int json_number_u64(const cJSON *num, int *neg, uint64_t *mag)
+{
+	const char *s = num->valuestring;
+	uint64_t v = 0;
+
+	if (!cJSON_IsNumber(num) || !s)
+		return 0;
+	*neg = *s == '-';
+	for (s += *neg; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*mag = v;
+	return 1;
+}
+
+int json_get_u64(const cJSON *obj, const char *key, uint64_t *v)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(obj, key);
+	uint64_t mag;
+	int neg;
+
+	if (!x)
+		return 0;
+	if (json_number_u64(x, &neg, &mag)) {
+		if (neg && mag)
+			return -1;
+		*v = mag;
+		return 1;
+	}
+	/* 1.0 or 1e3: an integer too, as JSON Schema counts them */
+	if (!cJSON_IsNumber(x) || x->valuedouble < 0 || x->valuedouble >= 18446744073709551616.0 ||
+	    x->valuedouble != (double)(uint64_t)x->valuedouble)
+		return -1;
+	*v = (uint64_t)x->valuedouble;
+	return 1;
+}
+
+/* --- a stream of values --- */
+
+void json_stream_init(struct json_stream *s, struct input *in)
+{
+	memset(s, 0, sizeof(*s));
+	s->in = in;
+}
+
+void json_stream_release(struct json_stream *s)
+{
+	if (!s)
+		return;
+	free(s->buf);
+	memset(s, 0, sizeof(*s));
+}
+
+static int stream_fail(struct ev_error *err, size_t line, const char *why)
+{
+	err->line = line;
+	snprintf(err->reason, sizeof(err->reason), "%s", why);
+	return -1;
+}
+
+static int stream_add(struct json_stream *s, const char *p, size_t n)
+{
+	if (s->len + n + 1 > JSON_STREAM_VALUE_MAX)
+		return -1;
+	if (s->len + n + 1 > s->cap) {
+		size_t cap = s->cap ? s->cap : 4096;
+		char *nb;
+
+		while (cap < s->len + n + 1)
+			cap *= 2;
+		nb = realloc(s->buf, cap);
+		if (!nb)
+			return -1;
+		s->buf = nb;
+		s->cap = cap;
+	}
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+	s->buf[s->len] = '\0';
+	return 0;
+}
+
+/* Scan rest for the end of the value begun (its brackets closed), into
+ * the value's bytes: *done at its end. A value that is no object or array
+ * ends with its line, for json_check() to name what it is. */
+static int stream_scan(struct json_stream *s, int *done)
+{
+	size_t i;
+
+	*done = 0;
+	for (i = 0; i < s->rest.n && !*done; i++) {
+		char c = s->rest.s[i];
+
+		if (s->escape) {
+			s->escape = 0;
+		} else if (s->in_string) {
+			s->in_string = c != '"';
+			s->escape = c == '\\';
+		} else if (c == '"') {
+			s->in_string = 1;
+		} else if (c == '{' || c == '[') {
+			s->depth++;
+		} else if (c == '}' || c == ']') {
+			*done = --s->depth <= 0;
+		} else if (s->depth == 0 && c != ' ' && c != '\t' && c != '\r') {
+			i = s->rest.n;
+			*done = 1;
+		}
+	}
+	if (stream_add(s, s->rest.s, i) != 0)
+		return -1;
+	s->rest = span_from(s->rest, i);
+	return 0;
+}
+
+int json_stream_next(struct json_stream *s, cJSON **out, size_t *line, struct ev_error *err)
+{
+	int got, done = 0;
+	size_t off;
+
+	s->len = 0;
+	s->depth = s->in_string = s->escape = 0;
+	for (;;) {
+		if (s->len == 0) {
+			s->rest = span_skip_spaces(s->rest);
+			while (s->rest.n && s->rest.s[0] == '\r')
+				s->rest = span_skip_spaces(span_from(s->rest, 1));
+			s->line = s->rest_line;
+		}
+		if (s->rest.n == 0) {
+			got = input_line(s->in, &s->rest);
+			if (got < 0)
+				return input_error(s->in, err);
+			if (got == 0)
+				break;
+			s->rest_line = s->in->lineno;
+			s->bol = s->rest.s;
+			if (s->len && stream_add(s, "\n", 1) != 0)
+				return stream_fail(err, s->line, "a JSON value larger than 1 MiB");
+			continue;
+		}
+		/* A value begins: spaces for what comes before it on its line,
+		 * so that json_check() gives the line's own columns. */
+		for (off = s->len ? 0 : (size_t)(s->rest.s - s->bol); off > 0; off--)
+			if (stream_add(s, " ", 1) != 0)
+				return stream_fail(err, s->line, strerror(ENOMEM));
+		if (stream_scan(s, &done) != 0)
+			return stream_fail(err, s->line, s->len + s->rest.n + 1 > JSON_STREAM_VALUE_MAX
+							     ? "a JSON value larger than 1 MiB"
+							     : strerror(ENOMEM));
+		if (done)
+			break;
+	}
+	if (s->len == 0)
+		return 0;
+	for (off = 0; off < s->len && strchr(" \t\r\n", s->buf[off]); off++)
+		;
+	if (json_check(s->buf, s->len, off, err) != 0) {
+		err->line += s->line - 1;
+		return -1;
+	}
+	*out = json_parse_exact(s->buf + off, s->len - off);
+	if (!*out)
+		return stream_fail(err, s->line, "cJSON cannot read it: out of memory, or a \\u escape "
+						 "that is not valid UTF-16");
+	*line = s->line;
+	return 1;
+}
+
+const char *json_duplicate_key(const cJSON *obj)
+{
+	const cJSON *a, *b;
+
+	for (a = obj ? obj->child : NULL; a; a = a->next)
+		for (b = a->next; b; b = b->next)
+			if (a->string && b->string && strcmp(a->string, b->string) == 0)
+				return a->string;
+	return NULL;
 }

@@ -27,6 +27,8 @@
 #include <cjson/cJSON.h>
 
 #include "../../src/vocab.h"
+#include "evidence.h"
+#include "input.h"
 
 struct json {
 	cJSON *root; /* the tree's root, until json_end() */
@@ -98,5 +100,66 @@ const char *json_get_string(const cJSON *obj, const char *key);
  * 0 for a boolean, truncated for a number; 0 when absent or of another
  * type. Context: no allocation; no blocking. */
 long long json_get_int(const cJSON *obj, const char *key);
+
+/* Whether buf[off, len) is one JSON value with only whitespace after it
+ * (RFC 8259, strictly): 0, or -1 with err naming the line of buf (1-based)
+ * and the column of the first byte the grammar does not allow, what it
+ * allows there and what was found. Context: no allocation; no blocking. */
+int json_check(const char *buf, size_t len, size_t off, struct ev_error *err);
+
+/* Parse buf[0, len), which json_check() passed, keeping each number's
+ * text as it was written as the number's valuestring (cJSON's numbers are
+ * doubles, which lose integers past 2^53): json_number_u64() and
+ * json_get_u64() read it exactly. Free with cJSON_Delete(); NULL on
+ * ENOMEM. Context: allocates; no blocking. */
+cJSON *json_parse_exact(const char *buf, size_t len);
+
+/* A number of a json_parse_exact() tree written as an integer whose
+ * magnitude fits 64 bits: 1 with *neg and *mag; else 0 (a fraction, an
+ * exponent, more than 64 bits, or not such a number). Context: no
+ * allocation; no blocking. */
+int json_number_u64(const cJSON *num, int *neg, uint64_t *mag);
+
+/* A member that is an integer from 0 to 2^64 - 1 (1.0 and 1e3 are
+ * integers, as JSON Schema counts them), exactly: 1 with *v; 0 when
+ * absent; -1 when it is something else. Context: no allocation; no
+ * blocking. */
+int json_get_u64(const cJSON *obj, const char *key, uint64_t *v);
+
+/* The first key that obj (an object) holds twice, or NULL: JSON leaves
+ * what such an object means to the reader, so readers that must agree
+ * refuse it. Borrowed from obj. Context: no allocation; no blocking. */
+const char *json_duplicate_key(const cJSON *obj);
+
+/*
+ * A stream of JSON values separated by whitespace, read from an input a
+ * line at a time: JSON lines (one value a line), the same values
+ * pretty-printed over several lines, or both mixed. Each value is held
+ * whole while it is read, up to JSON_STREAM_VALUE_MAX bytes. Never prints.
+ */
+#define JSON_STREAM_VALUE_MAX ((size_t)1 << 20)
+
+struct json_stream {
+	struct input *in;
+	char *buf;              /* the value being read */
+	size_t len, cap;
+	struct span rest;       /* of the line read last, not scanned yet */
+	const char *bol;        /* where that line begins */
+	size_t rest_line, line; /* that line's number; the value's first line */
+	int depth, in_string, escape;
+};
+
+/* Start reading values from in, which stays the caller's. */
+void json_stream_init(struct json_stream *s, struct input *in);
+
+/* The next value: 1 with *out (a json_parse_exact() tree, free with
+ * cJSON_Delete()) and *line, the line it starts on; 0 at the end; -1 with
+ * err naming the line and what is wrong (malformed JSON, a value past the
+ * limit), or the input's error when a read failed (in->failed). Context:
+ * allocates; reads in. */
+int json_stream_next(struct json_stream *s, cJSON **out, size_t *line, struct ev_error *err);
+
+/* Accepts NULL. */
+void json_stream_release(struct json_stream *s);
 
 #endif
