@@ -148,16 +148,8 @@ int cmd_report(int argc, char **argv)
 		return usage_error(usage, "--format is text, json, html or seed, not '%s'", format);
 	if (optind >= argc)
 		return usage_error(usage, "report needs at least one file or directory");
-	if (bundle_load(argv + optind, (size_t)(argc - optind), &b) != 0) {
-		fprintf(stderr, "lastwords: out of memory\n");
-		return LW_EXIT_INPUT;
-	}
-	if (report_build(&b, &opt, &r) != 0) {
-		fprintf(stderr, "lastwords: out of memory\n");
-		bundle_release(&b);
-		return LW_EXIT_INPUT;
-	}
-	print_input_errors(&b, "");
+	if ((status = report_load(argv + optind, (size_t)(argc - optind), &opt, &b, &r)) != 0)
+		return status;
 	if (strcmp(format, "json") == 0) {
 		if (report_json_write(&r, stdout) != 0) {
 			fprintf(stderr, "lastwords: out of memory\n");

@@ -12,6 +12,7 @@
 #include "correlate.h"
 #include "evidence/json.h"
 #include "history/history-db.h"
+#include "report.h"
 
 /* Exit statuses, documented in lastwords(1). */
 enum lastwords_exit {
@@ -70,6 +71,14 @@ int parse_tolerance_option(const char *arg, const char *usage, struct corr_optio
 #define PACKAGES_MAX 32
 int parse_package_option(char *arg, const char *usage, char **list, struct corr_options *opt);
 
+/* The inputs of report and trace read into *b (bundle_load()) and joined,
+ * classified and judged into *r (report_build()), the inputs that could
+ * not be read printed (print_input_errors()): the one pipeline both
+ * commands show. Returns 0 (release both), or LW_EXIT_INPUT with the
+ * error printed when memory ran out. */
+int report_load(char **inputs, size_t n, const struct corr_options *opt, struct bundle *b,
+		struct report *r);
+
 /* Print each input of b that could not be read, one line each:
  * "lastwords: PREFIXcannot open 'FILE': REASON" for one that could not be
  * opened or read, else "lastwords: PREFIX'FILE': line N: REASON", FILE and
@@ -90,6 +99,22 @@ int open_history(const char *db, enum history_mode mode, struct history *h);
  * when every write, the flush and the close succeeded; else prints "cannot
  * write" with the reason to stderr and returns LW_EXIT_OUTPUT. */
 int output_close(FILE *f, const char *name, int status);
+
+/*
+ * The stream for -o FILE (export, trace). A regular FILE, or none yet, is
+ * written to a new temporary beside it, FILE.XXXXXX from mkstemp():
+ * O_EXCL, so that nothing planted at its name (a symlink to another file)
+ * is followed or overwritten. *tmp names it, for output_commit(). Anything
+ * else (a device, a FIFO) is written in place, *tmp NULL. Returns NULL
+ * with errno set when it cannot be created.
+ */
+FILE *output_open(const char *name, char **tmp);
+
+/* Close f (output_close()) and, when status is still LW_EXIT_OK, rename
+ * tmp over name: a reader sees the whole output or none. On any failure
+ * the temporary is removed, and a rename that fails is printed and gives
+ * LW_EXIT_OUTPUT. Frees tmp (which may be NULL). Returns the status. */
+int output_commit(FILE *f, const char *name, char *tmp, int status);
 
 /* Print a usage error for a command to stderr, escaped (fmt_text(): it
  * quotes the command line); returns LW_EXIT_USAGE. */

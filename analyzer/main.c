@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../src/cpu.h"
 #include "commands.h"
@@ -176,6 +178,22 @@ size_t print_input_errors(const struct bundle *b, const char *prefix)
 	return n;
 }
 
+int report_load(char **inputs, size_t n, const struct corr_options *opt, struct bundle *b,
+		struct report *r)
+{
+	if (bundle_load(inputs, n, b) != 0) {
+		fprintf(stderr, "lastwords: out of memory\n");
+		return LW_EXIT_INPUT;
+	}
+	if (report_build(b, opt, r) != 0) {
+		fprintf(stderr, "lastwords: out of memory\n");
+		bundle_release(b);
+		return LW_EXIT_INPUT;
+	}
+	print_input_errors(b, "");
+	return 0;
+}
+
 int print_json_tree(cJSON *o, int pretty)
 {
 	char *text = o ? json_serialize(o, pretty) : NULL;
@@ -240,6 +258,60 @@ int output_close(FILE *f, const char *name, int status)
 	else
 		fprintf(stderr, "lastwords: cannot write the output: %s\n", strerror(errno ? errno : EIO));
 	return LW_EXIT_OUTPUT;
+}
+
+FILE *output_open(const char *output, char **tmp)
+{
+	struct stat sb;
+	mode_t mask;
+	char *name;
+	FILE *f;
+	int fd, e;
+
+	if (stat(output, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		f = fopen(output, "w");
+		if (f)
+			*tmp = NULL;
+		return f;
+	}
+	name = malloc(strlen(output) + 8);
+	if (!name) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	sprintf(name, "%s.XXXXXX", output);
+	fd = mkstemp(name);
+	if (fd >= 0) {
+		/* mkstemp() makes it 0600; give it the mode of a new file. */
+		mask = umask(0);
+		umask(mask);
+		if (fchmod(fd, 0666 & ~mask) == 0 && (f = fdopen(fd, "w")) != NULL) {
+			*tmp = name;
+			return f;
+		}
+		e = errno;
+		close(fd);
+		unlink(name);
+		errno = e;
+	}
+	e = errno;
+	free(name);
+	errno = e;
+	return NULL;
+}
+
+int output_commit(FILE *f, const char *name, char *tmp, int status)
+{
+	status = output_close(f, name, status);
+	if (tmp && status == LW_EXIT_OK && rename(tmp, name) != 0) {
+		fprintf(stderr, "lastwords: cannot rename '%s' to '%s': %s\n", fmt_text(tmp),
+			fmt_text(name), strerror(errno));
+		status = LW_EXIT_OUTPUT;
+	}
+	if (tmp && status != LW_EXIT_OK)
+		unlink(tmp);
+	free(tmp);
+	return status;
 }
 
 int main(int argc, char **argv)
