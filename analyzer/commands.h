@@ -18,9 +18,9 @@
 enum lastwords_exit {
 	LW_EXIT_OK = 0,      /* success */
 	LW_EXIT_CORRUPT = 1, /* verify found corrupt slots */
-	LW_EXIT_USAGE = 2,   /* bad command line */
+	LW_EXIT_USAGE = 2,   /* bad command line; trace's binary output to a terminal */
 	LW_EXIT_FAIL_ON = 3, /* reserved: report --fail-on matched */
-	LW_EXIT_INPUT = 4,   /* an input could not be read; the others were processed */
+	LW_EXIT_INPUT = 4,   /* an input could not be read; the others were processed (and traced) */
 	/* 5 to 10: lastwords pull (cmd-pull.c) */
 	LW_EXIT_DATABASE = 11, /* the history database cannot be opened, upgraded or written */
 	LW_EXIT_NO_DATA = 12,  /* report --fail-on: the inputs hold no run and no exit record */
@@ -32,6 +32,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_digest(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_pull(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);

@@ -27,6 +27,7 @@ static const char usage_text[] =
 	"  digest NAME...               the candidate digest the probe records for a name\n"
 	"  inspect [--json] FILE...     what kind of evidence each file is, and its records\n"
 	"  report [options] INPUT...    what killed each run, how sure, and what to do next\n"
+	"  trace [-o FILE] INPUT...     the runs as a Perfetto trace, on the device's BOOTTIME\n"
 	"  rules                        the classification rules, with their ids\n"
 	"  pull --package PKG -o DIR    collect a bundle from a device with adb\n"
 	"  ingest --db FILE BUNDLE...   store each bundle's report in the history database\n"
@@ -34,9 +35,10 @@ static const char usage_text[] =
 	"  export --db FILE --format F  one row per run's verdict (ndjson, csv) for a warehouse\n"
 	"  help                         this text\n"
 	"\n"
-	"exit status: 0 ok, 1 corruption found, 2 usage error, 3 a --fail-on verdict,\n"
-	"             4 an input could not be read; pull: 5 no adb, 6 no device,\n"
-	"             7 several devices, 8 no such package, 9 partial, 10 output exists;\n"
+	"exit status: 0 ok, 1 corruption found, 2 usage error (or trace to a terminal),\n"
+	"             3 a --fail-on verdict, 4 an input could not be read;\n"
+	"             pull: 5 no adb, 6 no device, 7 several devices, 8 no such package,\n"
+	"             9 partial, 10 output exists;\n"
 	"             11 the history database cannot be opened, upgraded or written;\n"
 	"             12 report --fail-on on no data (no run and no exit record)\n"
 	"             13 the output could not be written\n"
@@ -53,6 +55,7 @@ static const struct command commands[] = {
 	{ "digest", cmd_digest },
 	{ "inspect", cmd_inspect },
 	{ "report", cmd_report },
+	{ "trace", cmd_trace },
 	{ "rules", cmd_rules },
 	{ "pull", cmd_pull },
 	{ "ingest", cmd_ingest },

@@ -5,10 +5,12 @@
  * of its own (10k runs in the report). Prints the wall time, the peak
  * memory of the report process, and the targets (under 0.5 s; under 100
  * MiB of peak RSS, issue 10). Checks that the one record joined and the
- * others are ring-less runs; never fails on timing or memory.
+ * others are ring-less runs; never fails on timing or memory. Then the
+ * same bundle as `lastwords trace -o FILE`: its time, peak RSS and size.
  */
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -124,6 +126,34 @@ int main(int argc, char **argv)
 	printf("  target under 0.5 s: %s\n", best < 0.5 ? "met" : "not met");
 	printf("  target peak RSS under 100 MiB: %s (%ld MiB)\n",
 	       best_rss / 1024 < 100 ? "met" : "not met", best_rss / 1024);
+	/* The same bundle as a Perfetto trace (issue 14): its time, peak RSS
+	 * and size. */
+	snprintf(path, sizeof(path), "%s.pftrace", dir);
+	{
+		char *args[] = { argv[1], "trace", "-o", path, dir, NULL };
+		struct stat st;
+
+		best = 1e9;
+		for (rep = 0; rep < 5; rep++) {
+			t = t_now_s();
+			status = t_run_child(args, "/dev/null", &rss);
+			t = t_now_s() - t;
+			if (status != 0) {
+				fprintf(stderr, "bench-report: trace exited %d\n", status);
+				return T_FAIL;
+			}
+			if (t < best) {
+				best = t;
+				best_rss = rss;
+			}
+		}
+		if (stat(path, &st) != 0)
+			return T_FAIL;
+		printf("  lastwords trace -o FILE          %.3f s (best of 5), peak rss %ld MiB, "
+		       "%.1f MiB of trace\n",
+		       best, best_rss / 1024, (double)st.st_size / (1024.0 * 1024.0));
+		unlink(path);
+	}
 	lw_close(lw);
 	unlink(out);
 	t_rmdir(dir);
