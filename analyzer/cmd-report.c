@@ -78,9 +78,7 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
-		{ "tz", required_argument, NULL, 'z' },
-		{ "tolerance", required_argument, NULL, 't' },
-		{ "package", required_argument, NULL, 'p' },
+		JOIN_OPTIONS,
 		{ "fail-on", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -114,18 +112,6 @@ int cmd_report(int argc, char **argv)
 		case 'f':
 			format = optarg;
 			break;
-		case 'z':
-			if ((status = parse_tz_option(optarg, usage, &opt)) >= 0)
-				return status;
-			break;
-		case 't':
-			if ((status = parse_tolerance_option(optarg, usage, &opt)) >= 0)
-				return status;
-			break;
-		case 'p':
-			if ((status = parse_package_option(optarg, usage, packages, &opt)) >= 0)
-				return status;
-			break;
 		case 'F':
 			if (parse_fail_on(optarg, fo, &nfo) != 0)
 				return usage_error(usage, "--fail-on takes CLASS[:LEVEL],... such as "
@@ -133,7 +119,10 @@ int cmd_report(int argc, char **argv)
 						   optarg);
 			break;
 		default:
-			return help_or_bad_option(c, usage, argc, argv);
+			if ((status = parse_join_option(c, optarg, usage, packages, &opt)) == -2)
+				return help_or_bad_option(c, usage, argc, argv);
+			if (status >= 0)
+				return status;
 		}
 	}
 	if (strcmp(format, "seed") == 0) {

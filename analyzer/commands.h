@@ -58,19 +58,23 @@ int print_json_tree(cJSON *o, int pretty);
  * them: valid, torn, stale, corrupt, never_written, missing. */
 void scan_counts_json(struct json *j, cJSON *o, const struct ring_scan *sc);
 
-/* --tz ZONE (an offset or an IANA name) and --tolerance MS, shared by
- * report and ingest: set *opt from the option's argument. Returns -1 when
- * it is good, else the usage error's exit status (the error printed). */
-int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt);
-int parse_tolerance_option(const char *arg, const char *usage, struct corr_options *opt);
-
-/* --package NAME, shared by report and ingest (repeatable, up to
- * PACKAGES_MAX): a package whose deaths are judged besides the rings'.
- * Adds arg (which must outlive *opt: argv does) to list, which opt's
- * packages then point at. Returns -1 when it is good, else the usage
- * error's exit status (the error printed). */
+/*
+ * The options of the join, shared by report, ingest and trace
+ * (JOIN_OPTIONS in their getopt_long() tables): --tz ZONE (an offset or an
+ * IANA name), --tolerance MS, and --package NAME (repeatable, up to
+ * PACKAGES_MAX: a package whose deaths are judged besides the rings'; arg,
+ * which must outlive *opt as argv does, is added to packages, which opt's
+ * packages then point at). For getopt's c and arg, set *opt. Returns -1
+ * when c is one of them and arg is good, the usage error's exit status
+ * (the error printed) when arg is not, or -2 when c is none of them.
+ */
 #define PACKAGES_MAX 32
-int parse_package_option(char *arg, const char *usage, char **list, struct corr_options *opt);
+#define JOIN_OPTIONS                                          \
+	{ "tz", required_argument, NULL, 'z' },               \
+	{ "tolerance", required_argument, NULL, 't' },        \
+	{ "package", required_argument, NULL, 'p' }
+int parse_join_option(int c, char *arg, const char *usage, char **packages,
+		      struct corr_options *opt);
 
 /* The inputs of report and trace read into *b (bundle_load()) and joined,
  * classified and judged into *r (report_build()), the inputs that could

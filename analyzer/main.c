@@ -122,7 +122,7 @@ int open_history(const char *db, enum history_mode mode, struct history *h)
 	return LW_EXIT_DATABASE;
 }
 
-int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt)
+static int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt)
 {
 	if (tz_parse(arg, &opt->tz) != 0)
 		return usage_error(usage, "--tz takes an offset such as +02:00, -0530 or UTC, or a "
@@ -133,7 +133,7 @@ int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt
 	return -1;
 }
 
-int parse_package_option(char *arg, const char *usage, char **list, struct corr_options *opt)
+static int parse_package_option(char *arg, const char *usage, char **list, struct corr_options *opt)
 {
 	size_t n = strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._");
 
@@ -148,7 +148,7 @@ int parse_package_option(char *arg, const char *usage, char **list, struct corr_
 	return -1;
 }
 
-int parse_tolerance_option(const char *arg, const char *usage, struct corr_options *opt)
+static int parse_tolerance_option(const char *arg, const char *usage, struct corr_options *opt)
 {
 	char *end;
 
@@ -156,6 +156,20 @@ int parse_tolerance_option(const char *arg, const char *usage, struct corr_optio
 	if (end == arg || *end || opt->tolerance_ms < 0 || opt->tolerance_ms > 3600000)
 		return usage_error(usage, "--tolerance takes milliseconds (0 to 3600000), not '%s'", arg);
 	return -1;
+}
+
+int parse_join_option(int c, char *arg, const char *usage, char **packages,
+		      struct corr_options *opt)
+{
+	switch (c) {
+	case 'z':
+		return parse_tz_option(arg, usage, opt);
+	case 't':
+		return parse_tolerance_option(arg, usage, opt);
+	case 'p':
+		return parse_package_option(arg, usage, packages, opt);
+	}
+	return -2;
 }
 
 size_t print_input_errors(const struct bundle *b, const char *prefix)
