@@ -202,11 +202,9 @@ enum event_kind {
 	EVENT_RECORD,   /* src: a ring record, an instant */
 	EVENT_RSS,      /* value: bytes */
 	EVENT_BUDGET,   /* value: bytes */
-	EVENT_EVIDENCE, /* src: the index in the list of kind value (enum evidence_list) */
+	EVENT_EVIDENCE, /* src: the index in the run's list of kind value (enum corr_kind) */
 	EVENT_PEER,     /* the main process's peer_died mark */
 };
-
-enum evidence_list { LIST_EXITS, LIST_TOMBSTONES, LIST_ANRS, LIST_LOGS };
 
 struct event {
 	uint64_t ts;
@@ -615,15 +613,15 @@ static int evidence_ts(struct writer *w, const struct run_events *e, int64_t utc
 
 static int evidence_events(struct run_events *e, struct writer *w)
 {
-	const struct corr_list *lists[] = { &e->cr->exits, &e->cr->tombstones, &e->cr->anrs,
-					    &e->cr->logs };
-	size_t k, i;
+	const struct corr_list *l;
 	uint64_t ts;
+	size_t i;
+	int k;
 
-	for (k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
-		for (i = 0; i < lists[k]->n; i++)
-			if (evidence_ts(w, e, lists[k]->v[i].time_utc_ms, &ts) == 0 &&
-			    add(e, EVENT_EVIDENCE, ts, e->process, i, (int64_t)k) != 0)
+	for (k = CORR_EXITS; k <= CORR_LOGS; k++)
+		for (l = corr_run_list(e->cr, (enum corr_kind)k), i = 0; i < l->n; i++)
+			if (evidence_ts(w, e, l->v[i].time_utc_ms, &ts) == 0 &&
+			    add(e, EVENT_EVIDENCE, ts, e->process, i, k) != 0)
 				return -ENOMEM;
 	if (e->cr->peer.witness && evidence_ts(w, e, e->cr->peer.time_ms, &ts) == 0 &&
 	    add(e, EVENT_PEER, ts, e->process, 0, 0) != 0)
@@ -683,23 +681,20 @@ static void record_instant(struct pb *p, const struct run *r, size_t i)
 	pb_string(p, EVENT_NAME, label);
 	if (detail[0])
 		annotation_text(p, "detail", detail);
+	/* The tid is its track's. */
 	annotation_int(p, "ticket", (int64_t)run_event_ticket(s));
-	annotation_int(p, "tid", s->tid);
 }
 
 static void evidence_instant(struct pb *p, const struct writer *w, const struct corr_run *cr,
-			     enum evidence_list list, size_t i)
+			     enum corr_kind list, size_t i)
 {
-	const struct corr_list *l = list == LIST_EXITS ? &cr->exits : list == LIST_TOMBSTONES ? &cr->tombstones
-				    : list == LIST_ANRS					? &cr->anrs
-													: &cr->logs;
-	const struct corr_match *m = &l->v[i];
+	const struct corr_match *m = &corr_run_list(cr, list)->v[i];
 	const struct ev_file *f = m->file;
 	char name[96];
 	size_t line = 0;
 
 	switch (list) {
-	case LIST_EXITS: {
+	case CORR_EXITS: {
 		const struct exit_record *x = &f->exits[m->index];
 		const char *reason = vocab_name(&exit_reason_labels, (int)x->reason);
 
@@ -716,7 +711,7 @@ static void evidence_instant(struct pb *p, const struct writer *w, const struct 
 		line = x->line;
 		break;
 	}
-	case LIST_TOMBSTONES: {
+	case CORR_TOMBSTONES: {
 		const struct tombstone *t = &f->tombstones[m->index];
 
 		snprintf(name, sizeof(name), "tombstone: signal %lld", (long long)t->signo);
@@ -729,7 +724,7 @@ static void evidence_instant(struct pb *p, const struct writer *w, const struct 
 		line = t->line;
 		break;
 	}
-	case LIST_ANRS: {
+	case CORR_ANRS: {
 		const struct anr_trace *a = &f->anrs[m->index];
 
 		pb_string(p, EVENT_NAME, "ANR trace");
@@ -739,7 +734,7 @@ static void evidence_instant(struct pb *p, const struct writer *w, const struct 
 		line = a->line;
 		break;
 	}
-	case LIST_LOGS: {
+	case CORR_LOGS: {
 		const struct log_event *g = &f->logs[m->index];
 
 		snprintf(name, sizeof(name), "log: %s", log_event_name(g->type));
@@ -787,7 +782,7 @@ static int write_event(struct writer *w, const struct run_events *e, const struc
 		break;
 	case EVENT_EVIDENCE:
 		pb_varint(p, EVENT_TYPE, TYPE_INSTANT);
-		evidence_instant(p, w, e->cr, (enum evidence_list)x->value, x->src);
+		evidence_instant(p, w, e->cr, (enum corr_kind)x->value, x->src);
 		break;
 	case EVENT_PEER: {
 		const struct run *wit = e->cr->peer.witness;

@@ -37,7 +37,7 @@ import shlex
 import subprocess
 import tempfile
 
-from helpers import check, fail, finish, lastwords, report_json, setup
+from helpers import check, fail, finish, lastwords, report_json, setup, strip_fail_on
 from trace_decode import annotations, decoder, get, get_all, trace_packets
 
 POINT = {"open", "stage_begin", "stage_end", "memory"}  # not instants
@@ -50,17 +50,9 @@ def cases(root):
         d = os.path.join(base, name)
         if not os.path.isdir(os.path.join(d, "bundle")):
             continue
-        words = []
+        args = []
         if os.path.exists(os.path.join(d, "args")):
-            words = shlex.split(open(os.path.join(d, "args")).read())
-        args, skip_next = [], False
-        for w in words:
-            if skip_next:
-                skip_next = False
-            elif w == "--fail-on":
-                skip_next = True
-            else:
-                args.append(w)
+            args = strip_fail_on(shlex.split(open(os.path.join(d, "args")).read()))
         yield name, args + [os.path.join(d, "bundle")]
     yield "demo", ["--tz", "+01:00", os.path.join("fixtures", "demo")]
     for ring in sorted(glob.glob(os.path.join("fixtures", "rings", "*.lwr"))):
