@@ -143,6 +143,14 @@ static int process_track(struct writer *w, uint64_t uuid, const struct report *r
 	packet_begin(w);
 	t = pb_begin(&w->pb, PACKET_TRACK_DESCRIPTOR);
 	pb_varint(&w->pb, TRACK_UUID, uuid);
+	if (!r->hdr.pid) {
+		/* A witness that names no pid: pid 0 is the kernel's idle
+		 * task to Perfetto, so a named track of its own. */
+		snprintf(label, sizeof(label), "%.63s (pid unknown)", r->hdr.process);
+		pb_string(&w->pb, TRACK_NAME, label);
+		pb_end(&w->pb, t);
+		return packet_end(w);
+	}
 	p = pb_begin(&w->pb, TRACK_PROCESS);
 	pb_int64(&w->pb, PROCESS_PID, r->hdr.pid);
 	pb_string(&w->pb, PROCESS_NAME, r->hdr.process);
@@ -527,7 +535,8 @@ static int find_threads(struct run_events *e, struct writer *w)
 	e->tids = malloc((r->nevents ? r->nevents : 1) * sizeof(*e->tids));
 	if (!e->tids)
 		return -ENOMEM;
-	for (i = 0; i < r->nevents; i++)
+	/* Threads of pid 0 would be the kernel's: none (the run's track). */
+	for (i = 0; i < r->nevents && r->hdr.pid; i++)
 		if (is_instant(&r->events[i]) && r->events[i].tid && e->rec_ts[i] != UINT64_MAX)
 			e->tids[n++] = r->events[i].tid;
 	qsort(e->tids, n, sizeof(*e->tids), cmp_u32);

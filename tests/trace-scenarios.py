@@ -12,7 +12,8 @@ with 77 without protoc or ../shared/research/perfetto):
   values only on counter tracks, each track's times never go back;
 - the counts, worked out here from `report --format json` and the runs'
   records (`dump --json`, or the JSON lines themselves), not from the
-  trace: one process track per run (pid and name; a seed run has none),
+  trace: one process track per run (pid and name; a seed run has none; a
+  run of pid 0 a named track, with no thread tracks),
   one thread track per thread that wrote a point record, the stages'
   slices (each begin, each end whose begin is not in the ring, and each
   stage the header's session table says was open at the end with no
@@ -44,7 +45,23 @@ POINT = {"open", "stage_begin", "stage_end", "memory"}  # not instants
 SEQUENCE_ID = 0x4c57  # "LW": not one of traced's, which start at 1
 
 
-def cases(root):
+def pid_unknown_bundle(tmp):
+    """lmk-confirmed with its ring's pid 0 (a ring in JSON lines may say so):
+    a named track, not Perfetto's pid 0 (the idle task), and no threads."""
+    d = os.path.join(tmp, "pid-unknown")
+    os.mkdir(d)
+    src = os.path.join("fixtures", "scenarios", "lmk-confirmed", "bundle")
+    for name in os.listdir(src):
+        if name.endswith(".jsonl"):
+            lines = [json.loads(x) for x in open(os.path.join(src, name))]
+            lines[0]["pid"] = 0
+            with open(os.path.join(d, name), "w") as f:
+                for x in lines:
+                    f.write(json.dumps(x, separators=(",", ":")) + "\n")
+    return d
+
+
+def cases(root, pid_unknown):
     base = os.path.join("fixtures", "scenarios")
     for name in sorted(os.listdir(base)):
         d = os.path.join(base, name)
@@ -55,6 +72,7 @@ def cases(root):
             args = strip_fail_on(shlex.split(open(os.path.join(d, "args")).read()))
         yield name, args + [os.path.join(d, "bundle")]
     yield "demo", ["--tz", "+01:00", os.path.join("fixtures", "demo")]
+    yield "pid-unknown", ["--tz", "+02:00", pid_unknown]
     for ring in sorted(glob.glob(os.path.join("fixtures", "rings", "*.lwr"))):
         yield os.path.basename(ring), [ring]
 
@@ -112,7 +130,7 @@ def expected(run, head, recs):
                 e["slices"] += 1
     if head.get("memory_budget_kb"):
         e["budget"] += 1
-    e["threads"] = len(threads)
+    e["threads"] = len(threads) if run["pid"] else 0  # pid 0: the kernel's to Perfetto
     return e
 
 
@@ -146,11 +164,15 @@ class Tracks:
     def describe(self, d):
         uuid = get(d, "uuid")
         check(uuid not in self.kind, "%s: track %d described twice" % (self.where, uuid))
-        if get(d, "process") is not None:
-            proc = get(d, "process")
-            self.runs.append({"pid": get(proc, "pid"), "process": get(proc, "process_name"),
+        if get(d, "process") is not None or get(d, "parent_uuid") is None and \
+                get(d, "thread") is None:
+            # A run's track: its process's, or a named one for a pid unknown.
+            proc = get(d, "process") or []
+            name = get(proc, "process_name") if proc else get(d, "name").replace(" (pid unknown)", "")
+            self.runs.append({"pid": get(proc, "pid", 0), "process": name,
                               "labels": get_all(proc, "process_labels"),
-                              "counts": collections.Counter(), "exits": 0, "names": []})
+                              "counts": collections.Counter(), "exits": 0, "names": [],
+                              "named": not proc})
             self.kind[uuid] = "process"
         elif get(d, "thread") is not None:
             th = get(d, "thread")
@@ -218,7 +240,9 @@ def check_case(lw, proto_dir, name, args, tmp):
         where = "%s: %s pid %d" % (name, run["process"], run["pid"])
         check((got["pid"], got["process"]) == (run["pid"], run["process"]),
               "%s: its process track is of %s pid %s" % (where, got["process"], got["pid"]))
-        if run["classification"]:
+        check(got["named"] == (run["pid"] == 0), "%s: %s" % (
+            where, "pid 0 as a process track" if run["pid"] == 0 else "no process track"))
+        if run["classification"] and run["pid"]:
             check("%s, %s" % (run["classification"], run["evidence_level"]) in got["labels"],
                   "%s: labels %s lack the verdict" % (where, got["labels"]))
         head, recs = records(lw, run["file"]) if run["ring"] == "probe" else ({}, [])
@@ -245,7 +269,7 @@ def main():
     proto_dir = decoder()
     n = nruns = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for name, args in cases(root):
+        for name, args in cases(root, pid_unknown_bundle(tmp)):
             nruns += check_case(lw, proto_dir, name, args, tmp)
             n += 1
         check(n > 60, "only %d cases" % n)
