@@ -620,6 +620,30 @@ static int evidence_ts(struct writer *w, const struct run_events *e, int64_t utc
 	return -1;
 }
 
+/* The main process's peer_died mark: at the time its own ring's clock
+ * gives it, so that it lines up with the mark on the main process's
+ * track (the UTC time correlate.c joined it by has ms only). */
+static int peer_event(struct run_events *e, struct writer *w)
+{
+	const struct corr_peer *p = &e->cr->peer;
+	struct run_clock c;
+	uint64_t ts;
+	int rc, placed;
+
+	run_clock_init(&c);
+	rc = run_clock_add(&c, p->witness);
+	if (rc == 0)
+		rc = run_clock_done(&c);
+	placed = rc == 0 && w->clock == CLOCK_BOOTTIME &&
+		 run_clock_boot_of_mono(&c, p->witness->events[p->event].t_mono_ns, &ts) == 0;
+	run_clock_release(&c);
+	if (rc != 0)
+		return rc;
+	if (!placed && evidence_ts(w, e, p->time_ms, &ts) != 0)
+		return 0;
+	return add(e, EVENT_PEER, ts, e->process, 0, 0);
+}
+
 static int evidence_events(struct run_events *e, struct writer *w)
 {
 	const struct corr_list *l;
@@ -632,10 +656,7 @@ static int evidence_events(struct run_events *e, struct writer *w)
 			if (evidence_ts(w, e, l->v[i].time_utc_ms, &ts) == 0 &&
 			    add(e, EVENT_EVIDENCE, ts, e->process, i, k) != 0)
 				return -ENOMEM;
-	if (e->cr->peer.witness && evidence_ts(w, e, e->cr->peer.time_ms, &ts) == 0 &&
-	    add(e, EVENT_PEER, ts, e->process, 0, 0) != 0)
-		return -ENOMEM;
-	return 0;
+	return e->cr->peer.witness ? peer_event(e, w) : 0;
 }
 
 static int cmp_event(const void *a, const void *b)

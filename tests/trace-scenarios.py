@@ -21,6 +21,7 @@ with 77 without protoc or ../shared/research/perfetto):
   RSS counter's values (each new sample), the budget's (the header's, and
   each budget mark), one instant per point record, and one per exit record
   of the run (a ring-less run's, where its time falls in the rings' boot);
+  the main process's peer_died on the dead run's track at its mark's time;
 - a ring's clock snapshot, and everything on BOOTTIME (REALTIME with no
   ring);
 - without -o, to a terminal, it refuses (exit 2); with -o, nothing is
@@ -140,7 +141,7 @@ class Tracks:
 
     def __init__(self, where, packets):
         self.where, self.runs, self.kind, self.run_of = where, [], {}, {}
-        self.snapshots = []
+        self.snapshots, self.instants = [], []
         self.clocks = set()
         self.open = collections.defaultdict(list)
         self.last_ts = {}
@@ -214,6 +215,7 @@ class Tracks:
         elif kind == "TYPE_INSTANT":
             name = get(ev, "name") or ""
             run["names"].append(name)
+            self.instants.append((name, ts))
             if "ticket" in annotations(ev) and not name.startswith("peer_died"):
                 run["counts"]["instants"] += 1
             if name.startswith("exit record"):
@@ -261,6 +263,11 @@ def check_case(lw, proto_dir, name, args, tmp):
                 run["ring"] == "probe":
             check(any(n.startswith("log: lmkd_kill") for n in got["names"]) or got["exits"],
                   "%s: a confirmed low_memory death with no exit record or lmkd instant" % where)
+    # The main process's peer_died, on the dead run's track, at its mark's time.
+    marks = {ts for n, ts in t.instants if n == "mark peer_died"}
+    for n, ts in t.instants:
+        if n.startswith("peer_died:"):
+            check(ts in marks, "%s: %s at %d, not at its mark's time %s" % (name, n, ts, sorted(marks)))
     return len(t.runs)
 
 
