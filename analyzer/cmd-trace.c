@@ -57,7 +57,7 @@ int cmd_trace(int argc, char **argv)
 	struct corr_options opt = { .tolerance_ms = CORR_DEFAULT_TOLERANCE_MS };
 	char *packages[PACKAGES_MAX], *tmp = NULL;
 	const char *output = NULL;
-	struct perfetto_notes notes;
+	struct perfetto_notes notes = { 0 };
 	struct bundle b;
 	struct report r;
 	FILE *out = stdout;

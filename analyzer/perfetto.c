@@ -965,16 +965,17 @@ static int write_snapshots(struct writer *w, const struct report *rep)
 int perfetto_write(const struct report *rep, FILE *out, struct perfetto_notes *notes)
 {
 	const struct correlation *c = &rep->corr;
+	struct perfetto_notes n;
 	struct run_clock bundle, own;
 	struct writer w;
 	size_t i;
 	int rc = 0;
 
-	memset(notes, 0, sizeof(*notes));
+	memset(&n, 0, sizeof(n));
 	memset(&w, 0, sizeof(w));
 	pb_init(&w.pb);
 	w.out = out;
-	w.notes = notes;
+	w.notes = &n;
 	w.next_uuid = 1;
 	w.tolerance_ms = c->opt.tolerance_ms;
 	/* The bundle's clock, for the runs that have none of their own. */
@@ -985,14 +986,14 @@ int perfetto_write(const struct report *rep, FILE *out, struct perfetto_notes *n
 	if (rc == 0)
 		rc = run_clock_done(&bundle);
 	w.clock = bundle.n ? CLOCK_BOOTTIME : CLOCK_REALTIME;
-	notes->realtime = w.clock == CLOCK_REALTIME;
+	n.realtime = w.clock == CLOCK_REALTIME;
 	if (rc == 0)
 		rc = write_snapshots(&w, rep);
 	for (i = 0; i < c->nruns && rc == 0; i++) {
 		const struct run *r = c->runs[i].run;
 
 		if (r->ring == RUN_RING_SEED) {
-			notes->seed_runs++;
+			n.seed_runs++;
 			continue;
 		}
 		if (r->ring != RUN_RING_PROBE) {
@@ -1004,12 +1005,14 @@ int perfetto_write(const struct report *rep, FILE *out, struct perfetto_notes *n
 		if (rc == 0)
 			rc = run_clock_done(&own);
 		if (rc == 0 && !own.n)
-			notes->no_clock++;
+			n.no_clock++;
 		else if (rc == 0)
 			rc = write_run(&w, rep, i, &own);
 		run_clock_release(&own);
 	}
 	run_clock_release(&bundle);
 	pb_release(&w.pb);
+	if (rc == 0)
+		*notes = n;
 	return rc;
 }
