@@ -470,7 +470,8 @@ static int assign_lanes(struct run_events *e, struct writer *w)
 {
 	size_t i, k;
 
-	qsort(e->iv, e->niv, sizeof(*e->iv), cmp_interval);
+	if (e->niv) /* e->iv is NULL without one: no qsort(NULL) */
+		qsort(e->iv, e->niv, sizeof(*e->iv), cmp_interval);
 	for (i = 0; i < e->niv; i++) {
 		struct interval *x = &e->iv[i];
 		struct lane *l = NULL;
@@ -871,7 +872,8 @@ static int write_run(struct writer *w, const struct report *rep, size_t i, const
 		rc = evidence_events(&e, w);
 	if (rc != 0)
 		goto out;
-	qsort(e.v, e.n, sizeof(*e.v), cmp_event);
+	if (e.n) /* e.v is NULL without one */
+		qsort(e.v, e.n, sizeof(*e.v), cmp_event);
 	if ((rc = process_track(w, e.process, rep, i)) != 0)
 		goto out;
 	for (k = 0; k < e.ntids && rc == 0; k++)
