@@ -6,15 +6,13 @@
  * The row is documented in schemas/verdict-row.md. A column named "x[]"
  * holds a JSON array: an array in NDJSON, its JSON text in a CSV cell.
  * With -o, the rows go to a new temporary file beside FILE, renamed to FILE
- * when all are written: a reader sees all the rows or none.
+ * when all are written (output_open()): a reader sees all the rows or none.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -119,54 +117,6 @@ static int write_csv_line(sqlite3_stmt *st, int names, FILE *out)
 	return 0;
 }
 
-/*
- * The stream for -o FILE. A regular FILE, or none yet, is written to a new
- * temporary beside it, FILE.XXXXXX from mkstemp(): O_EXCL, so that nothing
- * planted at its name (a symlink to another file) is followed or
- * overwritten. *tmp names it (free it), to rename over FILE once complete.
- * Anything else (a device, a FIFO) is written in place, *tmp NULL. Returns
- * NULL with errno set when it cannot be created.
- */
-static FILE *open_output(const char *output, char **tmp)
-{
-	struct stat sb;
-	mode_t mask;
-	char *name;
-	FILE *f;
-	int fd, e;
-
-	if (stat(output, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		f = fopen(output, "w");
-		if (f)
-			*tmp = NULL;
-		return f;
-	}
-	name = malloc(strlen(output) + 8);
-	if (!name) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	sprintf(name, "%s.XXXXXX", output);
-	fd = mkstemp(name);
-	if (fd >= 0) {
-		/* mkstemp() makes it 0600; give it the mode of a new file. */
-		mask = umask(0);
-		umask(mask);
-		if (fchmod(fd, 0666 & ~mask) == 0 && (f = fdopen(fd, "w")) != NULL) {
-			*tmp = name;
-			return f;
-		}
-		e = errno;
-		close(fd);
-		unlink(name);
-		errno = e;
-	}
-	e = errno;
-	free(name);
-	errno = e;
-	return NULL;
-}
-
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -216,7 +166,7 @@ int cmd_export(int argc, char **argv)
 		history_close(&h);
 		return LW_EXIT_DATABASE;
 	}
-	if (output && !(out = open_output(output, &tmp))) {
+	if (output && !(out = output_open(output, &tmp))) {
 		fprintf(stderr, "lastwords: cannot write '%s': %s\n", fmt_text(output), strerror(errno));
 		sqlite3_finalize(st);
 		history_close(&h);
@@ -240,16 +190,8 @@ int cmd_export(int argc, char **argv)
 	history_close(&h);
 	if (!output)
 		return status; /* main() closes stdout */
-	status = output_close(out, output, status);
-	if (tmp && status == LW_EXIT_OK && rename(tmp, output) != 0) {
-		fprintf(stderr, "lastwords: cannot rename '%s' to '%s': %s\n", fmt_text(tmp),
-			fmt_text(output), strerror(errno));
-		status = LW_EXIT_OUTPUT;
-	}
-	if (tmp && status != LW_EXIT_OK)
-		unlink(tmp);
+	status = output_commit(out, output, tmp, status);
 	if (status == LW_EXIT_OK)
 		fprintf(stderr, "lastwords: %zu rows in '%s'\n", rows, fmt_text(output));
-	free(tmp);
 	return status;
 }

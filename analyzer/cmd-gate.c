@@ -171,9 +171,7 @@ int cmd_gate(int argc, char **argv)
 		{ "candidate", required_argument, NULL, 'c' },
 		{ "stable", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
-		{ "tz", required_argument, NULL, 'z' },
-		{ "tolerance", required_argument, NULL, 't' },
-		{ "package", required_argument, NULL, 'p' },
+		JOIN_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -201,20 +199,11 @@ int cmd_gate(int argc, char **argv)
 		case 'f':
 			format = optarg;
 			break;
-		case 'z':
-			if ((status = parse_tz_option(optarg, usage, &opt)) >= 0)
-				return status;
-			break;
-		case 't':
-			if ((status = parse_tolerance_option(optarg, usage, &opt)) >= 0)
-				return status;
-			break;
-		case 'p':
-			if ((status = parse_package_option(optarg, usage, packages, &opt)) >= 0)
-				return status;
-			break;
 		default:
-			return help_or_bad_option(c, usage, argc, argv);
+			if ((status = parse_join_option(c, optarg, usage, packages, &opt)) == -2)
+				return help_or_bad_option(c, usage, argc, argv);
+			if (status >= 0)
+				return status;
 		}
 	}
 	if (!cand || !*cand)
@@ -230,28 +219,29 @@ int cmd_gate(int argc, char **argv)
 	b = calloc(n, sizeof(*b));
 	r = calloc(n, sizeof(*r));
 	status = in && b && r ? LW_EXIT_OK : LW_EXIT_INPUT;
+	if (status != LW_EXIT_OK)
+		fprintf(stderr, "lastwords: out of memory\n");
 	/* Each input is a device's bundle of its own: its own correlation. */
 	for (i = 0; status == LW_EXIT_OK && i < n; i++, built++) {
-		if (bundle_load(argv + optind + i, 1, &b[i]) != 0 || report_build(&b[i], &opt, &r[i]) != 0) {
-			bundle_release(&b[i]);
-			status = LW_EXIT_INPUT;
-			break;
-		}
-		errors += print_input_errors(&b[i], "");
+		if ((status = report_load(argv + optind + i, 1, &opt, &b[i], &r[i])) != 0)
+			break; /* out of memory, said */
+		errors += bundle_errors(&b[i]);
 		in[i] = (struct gate_input){ argv[optind + i], &b[i], &r[i] };
 	}
-	if (status == LW_EXIT_OK && !(g = gate_decide(in, n, &go)))
-		status = LW_EXIT_INPUT;
-	if (status != LW_EXIT_OK) {
+	if (status == LW_EXIT_OK && !(g = gate_decide(in, n, &go))) {
 		fprintf(stderr, "lastwords: out of memory\n");
-	} else {
+		status = LW_EXIT_INPUT;
+	}
+	if (status == LW_EXIT_OK) {
 		if (strcmp(format, "json") == 0) {
 			char *text = json_serialize(g, 1);
 
-			if (text)
+			if (text) {
 				printf("%s\n", text);
-			else
+			} else {
+				fprintf(stderr, "lastwords: out of memory\n");
 				status = LW_EXIT_INPUT;
+			}
 			free(text);
 		} else if (strcmp(format, "html") == 0) {
 			gate_html(g, stdout);

@@ -93,9 +93,7 @@ int cmd_ingest(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
 		{ "events", no_argument, NULL, 'e' },
-		{ "tz", required_argument, NULL, 'z' },
-		{ "tolerance", required_argument, NULL, 't' },
-		{ "package", required_argument, NULL, 'p' },
+		JOIN_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -118,20 +116,11 @@ int cmd_ingest(int argc, char **argv)
 		case 'e':
 			with_events = 1;
 			break;
-		case 'z':
-			if ((status = parse_tz_option(optarg, usage, &opt)) >= 0)
-				return status;
-			break;
-		case 't':
-			if ((status = parse_tolerance_option(optarg, usage, &opt)) >= 0)
-				return status;
-			break;
-		case 'p':
-			if ((status = parse_package_option(optarg, usage, packages, &opt)) >= 0)
-				return status;
-			break;
 		default:
-			return help_or_bad_option(c, usage, argc, argv);
+			if ((status = parse_join_option(c, optarg, usage, packages, &opt)) == -2)
+				return help_or_bad_option(c, usage, argc, argv);
+			if (status >= 0)
+				return status;
 		}
 	}
 	if (!db)

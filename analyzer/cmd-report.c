@@ -71,9 +71,7 @@ int parse_report_options(int argc, char **argv, const char *usage, struct report
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
-		{ "tz", required_argument, NULL, 'z' },
-		{ "tolerance", required_argument, NULL, 't' },
-		{ "package", required_argument, NULL, 'p' },
+		JOIN_OPTIONS,
 		{ "fail-on", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -89,18 +87,6 @@ int parse_report_options(int argc, char **argv, const char *usage, struct report
 		case 'f':
 			ro->format = optarg;
 			break;
-		case 'z':
-			if ((status = parse_tz_option(optarg, usage, &ro->corr)) >= 0)
-				return status;
-			break;
-		case 't':
-			if ((status = parse_tolerance_option(optarg, usage, &ro->corr)) >= 0)
-				return status;
-			break;
-		case 'p':
-			if ((status = parse_package_option(optarg, usage, ro->packages, &ro->corr)) >= 0)
-				return status;
-			break;
 		case 'F':
 			if (parse_fail_on(optarg, ro->fail_on, &ro->nfail_on) != 0)
 				return usage_error(usage, "--fail-on takes CLASS[:LEVEL],... such as "
@@ -108,7 +94,10 @@ int parse_report_options(int argc, char **argv, const char *usage, struct report
 						   optarg);
 			break;
 		default:
-			return help_or_bad_option(c, usage, argc, argv);
+			if ((status = parse_join_option(c, optarg, usage, ro->packages, &ro->corr)) == -2)
+				return help_or_bad_option(c, usage, argc, argv);
+			if (status >= 0)
+				return status;
 		}
 	}
 	return -1;
@@ -159,16 +148,8 @@ int cmd_report(int argc, char **argv)
 		return usage_error(usage, "--format is text, json, html or seed, not '%s'", format);
 	if (optind >= argc)
 		return usage_error(usage, "report needs at least one file or directory");
-	if (bundle_load(argv + optind, (size_t)(argc - optind), &b) != 0) {
-		fprintf(stderr, "lastwords: out of memory\n");
-		return LW_EXIT_INPUT;
-	}
-	if (report_build(&b, &ro.corr, &r) != 0) {
-		fprintf(stderr, "lastwords: out of memory\n");
-		bundle_release(&b);
-		return LW_EXIT_INPUT;
-	}
-	print_input_errors(&b, "");
+	if ((status = report_load(argv + optind, (size_t)(argc - optind), &ro.corr, &b, &r)) != 0)
+		return status;
 	if (strcmp(format, "json") == 0) {
 		if (report_json_write(&r, stdout) != 0) {
 			fprintf(stderr, "lastwords: out of memory\n");

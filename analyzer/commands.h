@@ -18,9 +18,9 @@
 enum lastwords_exit {
 	LW_EXIT_OK = 0,      /* success */
 	LW_EXIT_CORRUPT = 1, /* verify found corrupt slots */
-	LW_EXIT_USAGE = 2,   /* bad command line */
+	LW_EXIT_USAGE = 2,   /* bad command line; trace's binary output to a terminal */
 	LW_EXIT_FAIL_ON = 3, /* reserved: report --fail-on matched */
-	LW_EXIT_INPUT = 4,   /* an input could not be read; the others were processed */
+	LW_EXIT_INPUT = 4,   /* an input could not be read; the others were processed (and traced) */
 	/* 5 to 10: lastwords pull (cmd-pull.c) */
 	LW_EXIT_DATABASE = 11, /* the history database cannot be opened, upgraded or written */
 	LW_EXIT_NO_DATA = 12,  /* report --fail-on: the inputs hold no run and no exit record */
@@ -34,6 +34,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_digest(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
 int cmd_pull(int argc, char **argv);
@@ -61,19 +62,31 @@ int print_json_tree(cJSON *o, int pretty);
  * them: valid, torn, stale, corrupt, never_written, missing. */
 void scan_counts_json(struct json *j, cJSON *o, const struct ring_scan *sc);
 
-/* --tz ZONE (an offset or an IANA name) and --tolerance MS, shared by
- * report and ingest: set *opt from the option's argument. Returns -1 when
- * it is good, else the usage error's exit status (the error printed). */
-int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt);
-int parse_tolerance_option(const char *arg, const char *usage, struct corr_options *opt);
-
-/* --package NAME, shared by report and ingest (repeatable, up to
- * PACKAGES_MAX): a package whose deaths are judged besides the rings'.
- * Adds arg (which must outlive *opt: argv does) to list, which opt's
- * packages then point at. Returns -1 when it is good, else the usage
- * error's exit status (the error printed). */
+/*
+ * The options of the join, shared by report, ingest and trace
+ * (JOIN_OPTIONS in their getopt_long() tables): --tz ZONE (an offset or an
+ * IANA name), --tolerance MS, and --package NAME (repeatable, up to
+ * PACKAGES_MAX: a package whose deaths are judged besides the rings'; arg,
+ * which must outlive *opt as argv does, is added to packages, which opt's
+ * packages then point at). For getopt's c and arg, set *opt. Returns -1
+ * when c is one of them and arg is good, the usage error's exit status
+ * (the error printed) when arg is not, or -2 when c is none of them.
+ */
 #define PACKAGES_MAX 32
-int parse_package_option(char *arg, const char *usage, char **list, struct corr_options *opt);
+#define JOIN_OPTIONS                                          \
+	{ "tz", required_argument, NULL, 'z' },               \
+	{ "tolerance", required_argument, NULL, 't' },        \
+	{ "package", required_argument, NULL, 'p' }
+int parse_join_option(int c, char *arg, const char *usage, char **packages,
+		      struct corr_options *opt);
+
+/* The inputs of report and trace read into *b (bundle_load()) and joined,
+ * classified and judged into *r (report_build()), the inputs that could
+ * not be read printed (print_input_errors()): the one pipeline both
+ * commands show. Returns 0 (release both), or LW_EXIT_INPUT with the
+ * error printed when memory ran out. */
+int report_load(char **inputs, size_t n, const struct corr_options *opt, struct bundle *b,
+		struct report *r);
 
 /* The options of report, which check takes too (cmd-report.c): --format
  * (format, NULL when not given), --tz, --tolerance, --package and
@@ -126,6 +139,22 @@ int open_history(const char *db, enum history_mode mode, struct history *h);
  * when every write, the flush and the close succeeded; else prints "cannot
  * write" with the reason to stderr and returns LW_EXIT_OUTPUT. */
 int output_close(FILE *f, const char *name, int status);
+
+/*
+ * The stream for -o FILE (export, trace). A regular FILE, or none yet, is
+ * written to a new temporary beside it, FILE.XXXXXX from mkstemp():
+ * O_EXCL, so that nothing planted at its name (a symlink to another file)
+ * is followed or overwritten. *tmp names it, for output_commit(). Anything
+ * else (a device, a FIFO) is written in place, *tmp NULL. Returns NULL
+ * with errno set when it cannot be created.
+ */
+FILE *output_open(const char *name, char **tmp);
+
+/* Close f (output_close()) and, when status is still LW_EXIT_OK, rename
+ * tmp over name: a reader sees the whole output or none. On any failure
+ * the temporary is removed, and a rename that fails is printed and gives
+ * LW_EXIT_OUTPUT. Frees tmp (which may be NULL). Returns the status. */
+int output_commit(FILE *f, const char *name, char *tmp, int status);
 
 /* Print a usage error for a command to stderr, escaped (fmt_text(): it
  * quotes the command line); returns LW_EXIT_USAGE. */

@@ -219,10 +219,7 @@ static int64_t anchor_ms(const struct corr_run *cr)
 	return cr->last_ms == CORR_NO_START ? EV_NO_TIME : cr->last_ms;
 }
 
-/* The lists of a run, by the kind of record they hold. */
-enum corr_kind { CORR_EXITS, CORR_TOMBSTONES, CORR_ANRS, CORR_LOGS };
-
-static struct corr_list *list_of(struct corr_run *cr, enum corr_kind k)
+const struct corr_list *corr_run_list(const struct corr_run *cr, enum corr_kind k)
 {
 	switch (k) {
 	case CORR_EXITS:
@@ -235,6 +232,12 @@ static struct corr_list *list_of(struct corr_run *cr, enum corr_kind k)
 		break;
 	}
 	return &cr->logs;
+}
+
+/* The list that push() adds to: the run's own, which correlate() fills. */
+static struct corr_list *list_of(struct corr_run *cr, enum corr_kind k)
+{
+	return (struct corr_list *)corr_run_list(cr, k);
 }
 
 /* Whether record i of f is one that m already holds, read from another

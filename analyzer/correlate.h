@@ -142,6 +142,12 @@ struct corr_run {
 	enum corr_reason no_ring;
 };
 
+/* The lists of a run, by the kind of record they hold. */
+enum corr_kind { CORR_EXITS, CORR_TOMBSTONES, CORR_ANRS, CORR_LOGS };
+
+/* Run cr's evidence of kind k (cr->exits, ...). Does not allocate or block. */
+const struct corr_list *corr_run_list(const struct corr_run *cr, enum corr_kind k);
+
 /* A package whose deaths are judged, and why: it has a ring, --package
  * names it, or (with neither) it is one the evidence holds. */
 enum corr_package_why { CORR_PACKAGE_RING, CORR_PACKAGE_OPTION, CORR_PACKAGE_PRESENT };

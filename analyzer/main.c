@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../src/cpu.h"
 #include "commands.h"
@@ -26,6 +28,7 @@ static const char usage_text[] =
 	"  inspect [--json] FILE...     what kind of evidence each file is, and its records\n"
 	"  report [options] INPUT...    what killed each run, how sure, and what to do next\n"
 	"  check EXPECT.json INPUT...   the report against what a team expects of it; 14 if not\n"
+	"  trace [-o FILE] INPUT...     the runs as a Perfetto trace, on the device's BOOTTIME\n"
 	"  rules                        the classification rules, with their ids\n"
 	"  gate --candidate C INPUT...  may a quarantined candidate come back: device matrix, checklist\n"
 	"  pull --package PKG -o DIR    collect a bundle from a device with adb\n"
@@ -34,9 +37,10 @@ static const char usage_text[] =
 	"  export --db FILE --format F  one row per run's verdict (ndjson, csv) for a warehouse\n"
 	"  help                         this text\n"
 	"\n"
-	"exit status: 0 ok, 1 corruption found, 2 usage error, 3 a --fail-on verdict,\n"
-	"             4 an input could not be read; pull: 5 no adb, 6 no device,\n"
-	"             7 several devices, 8 no such package, 9 partial, 10 output exists;\n"
+	"exit status: 0 ok, 1 corruption found, 2 usage error (or trace to a terminal),\n"
+	"             3 a --fail-on verdict, 4 an input could not be read;\n"
+	"             pull: 5 no adb, 6 no device, 7 several devices, 8 no such package,\n"
+	"             9 partial, 10 output exists;\n"
 	"             11 the history database cannot be opened, upgraded or written;\n"
 	"             12 report --fail-on on no data (no run and no exit record);\n"
 	"             13 the output could not be written;\n"
@@ -55,6 +59,7 @@ static const struct command commands[] = {
 	{ "inspect", cmd_inspect },
 	{ "report", cmd_report },
 	{ "check", cmd_check },
+	{ "trace", cmd_trace },
 	{ "rules", cmd_rules },
 	{ "gate", cmd_gate },
 	{ "pull", cmd_pull },
@@ -122,7 +127,7 @@ int open_history(const char *db, enum history_mode mode, struct history *h)
 	return LW_EXIT_DATABASE;
 }
 
-int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt)
+static int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt)
 {
 	if (tz_parse(arg, &opt->tz) != 0)
 		return usage_error(usage, "--tz takes an offset such as +02:00, -0530 or UTC, or a "
@@ -133,7 +138,7 @@ int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt
 	return -1;
 }
 
-int parse_package_option(char *arg, const char *usage, char **list, struct corr_options *opt)
+static int parse_package_option(char *arg, const char *usage, char **list, struct corr_options *opt)
 {
 	size_t n = strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._");
 
@@ -148,7 +153,7 @@ int parse_package_option(char *arg, const char *usage, char **list, struct corr_
 	return -1;
 }
 
-int parse_tolerance_option(const char *arg, const char *usage, struct corr_options *opt)
+static int parse_tolerance_option(const char *arg, const char *usage, struct corr_options *opt)
 {
 	char *end;
 
@@ -156,6 +161,20 @@ int parse_tolerance_option(const char *arg, const char *usage, struct corr_optio
 	if (end == arg || *end || opt->tolerance_ms < 0 || opt->tolerance_ms > 3600000)
 		return usage_error(usage, "--tolerance takes milliseconds (0 to 3600000), not '%s'", arg);
 	return -1;
+}
+
+int parse_join_option(int c, char *arg, const char *usage, char **packages,
+		      struct corr_options *opt)
+{
+	switch (c) {
+	case 'z':
+		return parse_tz_option(arg, usage, opt);
+	case 't':
+		return parse_tolerance_option(arg, usage, opt);
+	case 'p':
+		return parse_package_option(arg, usage, packages, opt);
+	}
+	return -2;
 }
 
 size_t print_input_errors(const struct bundle *b, const char *prefix)
@@ -190,6 +209,22 @@ void print_run_warnings(const struct run *r)
 	for (; w && (nl = strchr(w, '\n')); w = nl + 1)
 		fprintf(stderr, "lastwords: warning: '%s': %.*s\n", fmt_text(r->path), (int)(nl - w),
 			w); /* the reader's own text: counter names and numbers */
+}
+
+int report_load(char **inputs, size_t n, const struct corr_options *opt, struct bundle *b,
+		struct report *r)
+{
+	if (bundle_load(inputs, n, b) != 0) {
+		fprintf(stderr, "lastwords: out of memory\n");
+		return LW_EXIT_INPUT;
+	}
+	if (report_build(b, opt, r) != 0) {
+		fprintf(stderr, "lastwords: out of memory\n");
+		bundle_release(b);
+		return LW_EXIT_INPUT;
+	}
+	print_input_errors(b, "");
+	return 0;
 }
 
 int print_json_tree(cJSON *o, int pretty)
@@ -256,6 +291,60 @@ int output_close(FILE *f, const char *name, int status)
 	else
 		fprintf(stderr, "lastwords: cannot write the output: %s\n", strerror(errno ? errno : EIO));
 	return LW_EXIT_OUTPUT;
+}
+
+FILE *output_open(const char *output, char **tmp)
+{
+	struct stat sb;
+	mode_t mask;
+	char *name;
+	FILE *f;
+	int fd, e;
+
+	if (stat(output, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		f = fopen(output, "w");
+		if (f)
+			*tmp = NULL;
+		return f;
+	}
+	name = malloc(strlen(output) + 8);
+	if (!name) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	sprintf(name, "%s.XXXXXX", output);
+	fd = mkstemp(name);
+	if (fd >= 0) {
+		/* mkstemp() makes it 0600; give it the mode of a new file. */
+		mask = umask(0);
+		umask(mask);
+		if (fchmod(fd, 0666 & ~mask) == 0 && (f = fdopen(fd, "w")) != NULL) {
+			*tmp = name;
+			return f;
+		}
+		e = errno;
+		close(fd);
+		unlink(name);
+		errno = e;
+	}
+	e = errno;
+	free(name);
+	errno = e;
+	return NULL;
+}
+
+int output_commit(FILE *f, const char *name, char *tmp, int status)
+{
+	status = output_close(f, name, status);
+	if (tmp && status == LW_EXIT_OK && rename(tmp, name) != 0) {
+		fprintf(stderr, "lastwords: cannot rename '%s' to '%s': %s\n", fmt_text(tmp),
+			fmt_text(name), strerror(errno));
+		status = LW_EXIT_OUTPUT;
+	}
+	if (tmp && status != LW_EXIT_OK)
+		unlink(tmp);
+	free(tmp);
+	return status;
 }
 
 int main(int argc, char **argv)

@@ -132,6 +132,19 @@ def report_json(lw, args, timeout=60):
     return rep, {i["file"]: i for i in rep["inputs"]}
 
 
+def strip_fail_on(args):
+    """A scenario's args less its --fail-on (and the option's value)."""
+    out, skip_next = [], False
+    for a in args:
+        if skip_next:
+            skip_next = False
+        elif a == "--fail-on":
+            skip_next = True
+        elif not a.startswith("--fail-on="):
+            out.append(a)
+    return out
+
+
 def verdicts(rep):
     """A report's runs as (pid, classification, evidence_level)."""
     return [(r["pid"], r["classification"], r["evidence_level"]) for r in rep["runs"]]

@@ -12,8 +12,9 @@ project's fixtures plus one kind of trouble:
   huge records (an 8 MB line, a 1 MB description, 100,000 tombstone frames),
   a gzip bomb, ten thousand small files, and a deep tree.
 
-On each, `report` (text, JSON, HTML, and with --fail-on), `inspect --json`
-and `ingest` run with a timeout and their peak RSS measured (wait4). A case
+On each, `report` (text, JSON, HTML, and with --fail-on), `inspect --json`,
+`ingest` and `trace` (whose output must decode as Perfetto's, where protoc
+and ../shared are) run with a timeout and their peak RSS measured (wait4). A case
 fails when a command dies by a signal (a sanitizer's report counts: its
 exit code is set to one no command uses), hangs, exits with a status that
 lastwords(1) does not document, goes past its memory bound, writes JSON that
@@ -25,14 +26,27 @@ import gzip
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
 from helpers import SANITIZER_EXIT, check, fail, finish, run_bounded, setup
+from trace_decode import BARE_TAG, SCHEMA
 
 DOCUMENTED = {0, 1, 2, 3, 4, 11, 12, 13}
 TIMEOUT_S = 30
 BOUND_MIB = 256      # peak RSS of one command; sanitized builds get more (shadow memory)
+
+
+def trace_ok(data):
+    """The bytes decode as a Perfetto trace with Perfetto's schema, where
+    protoc and ../shared/research/perfetto are there (else not checked)."""
+    proto_dir = os.path.join("..", "shared", "research", "perfetto")
+    if not shutil.which("protoc") or not os.path.exists(os.path.join(proto_dir, SCHEMA)):
+        return True
+    p = subprocess.run(["protoc", "-I", proto_dir, "--decode=perfetto.protos.Trace", SCHEMA],
+                       input=data, capture_output=True)
+    return p.returncode == 0 and not BARE_TAG.search(p.stdout.decode("utf-8", "replace"))
 
 
 def text_ok(data):
@@ -198,6 +212,7 @@ def main():
                 ("report html", [lw, "report", "--format", "html", "--tz", "+01:00", d], "html"),
                 ("report --fail-on", [lw, "report", "--fail-on", "native_crash,low_memory", d], "text"),
                 ("ingest", [lw, "ingest", "--db", db, d], "text"),
+                ("trace", [lw, "trace", "--tz", "+01:00", d], "trace"),
             ]
             for f in sorted(files)[:20]:
                 if os.path.isfile(f) and not os.path.islink(f):
@@ -217,6 +232,8 @@ def main():
                 check(text_ok(err), "%s: a raw control byte on stderr: %r" % (where, err[-300:]))
                 if kind == "json":
                     check(json_ok(out), "%s: stdout is not valid UTF-8 JSON" % where)
+                elif kind == "trace":
+                    check(trace_ok(out), "%s: the trace does not decode as Perfetto's" % where)
                 elif kind == "text":
                     check(text_ok(out), "%s: a raw control byte on stdout" % where)
                 else:

@@ -4,8 +4,8 @@ line on stderr, never exit 0 with nothing written (nor 4, which is an
 input's failure). Every command that prints results is run with /dev/full
 as its stdout; report and history also into a file on a full disk (a
 full 4 KiB tmpfs in a mount namespace of its own, where the test may mount
-one; else, for report, a file size limit), and export -o into a full
-disk, where no file and no temporary are left behind.
+one; else, for report, a file size limit), and export -o and trace -o
+into a full disk, where no file and no temporary are left behind.
 
 usage: output-failure.py LASTWORDS SOURCE_ROOT
 """
@@ -77,6 +77,7 @@ def main():
             ["report", "--format", "html", "fixtures/demo"],
             ["report", "--format", "seed", "fixtures/scenarios/seed-ring-less/bundle/events.json"],
             ["check", "fixtures/check/demo-differs.json", "fixtures/demo"],
+            ["trace", "fixtures/demo"],
             ["ingest", "--db", os.path.join(tmp, "other.db"), "fixtures/demo"],
             ["history", "--db", db], ["history", "--db", db, "--format", "json"],
             ["export", "--db", db, "--format", "ndjson"], ["export", "--db", db, "--format", "csv"],
@@ -109,9 +110,15 @@ def main():
                                         os.path.join(disk, "rows.ndjson")], disk)
             expect_failure(p, "export -o on a full disk")
             check(held == [], "export -o on a full disk leaves nothing: %s" % held)
+            # and trace -o neither.
+            p, held = on_full_disk(lw, ["trace", "-o", os.path.join(disk, "t.pftrace"),
+                                        "fixtures/demo"], disk)
+            expect_failure(p, "trace -o on a full disk")
+            check(held == [], "trace -o on a full disk leaves nothing: %s" % held)
         else:
-            print("note: no tmpfs (not root): history and export -o on a full disk not tried")
-    return finish("output-failure: %d commands to a full output" % (len(commands) + 4))
+            print("note: no tmpfs (not root): history, export -o and trace -o on a full disk "
+                  "not tried")
+    return finish("output-failure: %d commands to a full output" % (len(commands) + 5))
 
 
 sys.exit(main())

@@ -34,7 +34,7 @@ import os
 import sys
 import time
 
-from helpers import fail, failures, lastwords, setup, vocab
+from helpers import fail, failures, lastwords, setup, strip_fail_on, vocab
 from scenarios import SCENARIOS, read_scenario, scenario_names
 
 # scenario -> (fields expected to differ, why). Fields are named as the
@@ -69,18 +69,6 @@ def check_schema_vocab():
         if not names or defs[key]["enum"] != names + extra:
             fail("schemas/report.schema.json %s is %r; vocab.h %s gives %r"
                  % (key, defs[key]["enum"], macro, names + extra))
-
-
-def strip_fail_on(args):
-    out, skip = [], False
-    for a in args:
-        if skip:
-            skip = False
-        elif a == "--fail-on":
-            skip = True
-        elif not a.startswith("--fail-on="):
-            out.append(a)
-    return out
 
 
 def check_expectation(lw, args, name, diffs):
