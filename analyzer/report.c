@@ -435,7 +435,11 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 	json_number(j, o, "pid", r->hdr.pid);
 	json_text(j, o, "ring", run_ring_name(r->ring));
 	fmt_id128(id, sizeof(id), r->hdr.run_id);
-	json_text(j, o, "run_id", r->ring == RUN_RING_NONE ? NULL : id);
+	/* A ring-less run has none, nor does a hand-written ring that leaves
+	 * it out: 16 zero bytes, which the probe never draws. */
+	json_text(j, o, "run_id",
+		  r->ring == RUN_RING_NONE || !memcmp(r->hdr.run_id, (uint8_t[16]){ 0 }, 16) ? NULL
+											  : id);
 	json_text(j, o, "file", r->path);
 	no_ring_json(j, o, cr);
 	add_time(j, o, "start", r->ring != RUN_RING_PROBE ? EV_NO_TIME : cr->start_ms);

@@ -61,6 +61,15 @@ def main():
                          (name, " ".join(args), pb.stderr, pa.stdout[:3000], pb.stdout[:3000]))
                 check(pb.stderr == "", "%s: '%s' of the hand-written ring warns: %s" %
                       (name, " ".join(args), pb.stderr))
+            # Without its run id, the run has none: null, never 32 zeros.
+            anon = os.path.join(tmp, name + "-anon.json")
+            with open(anon, "w") as f:
+                f.write("".join(json.dumps(v) + "\n" for v in
+                                [{k: x for k, x in by_hand(vals)[0].items() if k != "run_id"}] +
+                                by_hand(vals)[1:]))
+            runs = json.loads(lastwords(lw, ["report", "--format", "json", anon]).stdout)["runs"]
+            check([r["run_id"] for r in runs if r["ring"] == "probe"] == [None],
+                  "%s: a ring with no run id reports %r" % (name, [r["run_id"] for r in runs]))
 
         # A counter that disagrees: a warning, and the same report.
         text = lastwords(lw, ["dump", "--json", "fixtures/rings/killed-inference.lwr"]).stdout

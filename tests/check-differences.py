@@ -26,7 +26,7 @@ import os
 import shlex
 import tempfile
 
-from helpers import check, fail, finish, lastwords, setup
+from helpers import check, finish, lastwords, setup
 
 DEMO = ["fixtures/demo"]
 TZ = ["--tz", "+01:00"]

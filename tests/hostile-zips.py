@@ -101,7 +101,7 @@ def names_outside(lw, root, tmp):
     bad = ["../escaped-dotdot", target, "FS/data/tombstones/../../../escaped-inside",
            "FS/data/anr/..\\..\\escaped-backslash"]
     br.extra_entries = [(n, tomb.encode()) for n in bad]
-    z = br.write_zip(os.path.join(work, "outside.zip"))
+    br.write_zip(os.path.join(work, "outside.zip"))
     before = sorted(os.listdir(tmp)), sorted(os.listdir(work))
     p = run(lw, ["report", "--format", "json", "--package", PACKAGE, "outside.zip"], cwd=work)
     check(p.returncode == 0, "names that climb out: the rest is read, exit 0: %d %r"

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-from helpers import check, demo_history, fail, finish, lastwords, setup
+from helpers import check, demo_history, fail, finish, setup
 
 EXIT_OUTPUT = 13
 RING = "fixtures/rings/killed-inference.lwr"

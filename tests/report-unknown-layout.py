@@ -8,7 +8,6 @@ lines it skipped for each input, with the first one, in the JSON's inputs
 
 usage: report-unknown-layout.py LASTWORDS SOURCE_ROOT
 """
-import json
 import os
 import sys
 import tempfile
