@@ -105,7 +105,7 @@ def compare(row, run, where):
     if run["ring"] == "none":
         check(re.fullmatch(r"ringless-[0-9a-f]{16}", row["run_id"]) is not None,
               "%s: a ring-less run's id: %r" % (where, row["run_id"]))
-    elif run["run_id"] != "0" * 32:
+    elif run["run_id"]:
         same("run_id", run["run_id"])
     else:
         check(re.fullmatch(r"seed-[0-9a-f]{16}", row["run_id"]) is not None,
@@ -154,7 +154,7 @@ def main():
                     cand = [r for r in rows if r["ring"] == "none" and r["process"] == run_["process"]
                             and r["pid"] == run_["pid"] and r["end_time"] == run_["end"]
                             and r["exit_reason"] == first]
-                elif run_["run_id"] != "0" * 32:
+                elif run_["run_id"]:
                     cand = by_id.get(run_["run_id"], [])
                 else:
                     cand = [r for r in rows if r["process"] == run_["process"] and r["run_id"].startswith("seed-")]
