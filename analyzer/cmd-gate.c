@@ -1,5 +1,5 @@
 /*
- * lastwords gate --candidate NAME|DIGEST [--stable NAME|DIGEST]
+ * lastwords gate --candidate NAME|DIGEST [--stable NAME|DIGEST] [--history DB]
  *                [--format text|json|html] [--tz ZONE] [--tolerance MS]
  *                [--package NAME]... INPUT...
  *
@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../src/digest.h"
 #include "../src/vocab.h"
@@ -22,12 +23,14 @@
 #include "evidence/json.h"
 #include "format.h"
 #include "gate.h"
+#include "history/history-db.h"
 #include "html.h"
 #include "report.h"
 
 static const char usage[] =
-	"lastwords gate --candidate NAME|DIGEST [--stable NAME|DIGEST] [--format text|json|html]\n"
-	"               [--tz ZONE] [--tolerance MS] [--package NAME]... INPUT...";
+	"lastwords gate --candidate NAME|DIGEST [--stable NAME|DIGEST] [--history DB]\n"
+	"               [--format text|json|html] [--tz ZONE] [--tolerance MS] [--package NAME]...\n"
+	"               INPUT...";
 
 /* A candidate as given: 16 hex digits are a digest, anything else a name
  * (the probe's digest of it, as `lastwords digest` prints). */
@@ -43,6 +46,99 @@ static uint64_t candidate_arg(const char *s, int *is_name)
 	}
 	*is_name = 1;
 	return digest_name(s);
+}
+
+/* The earlier deaths of the candidate that the history holds (--history):
+ * each one's device and what are on the heap, freed with the array. */
+struct history_deaths {
+	struct gate_death *v;
+	size_t n;
+};
+
+static void history_deaths_free(struct history_deaths *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		free((char *)d->v[i].device);
+		free((char *)d->v[i].what);
+	}
+	free(d->v);
+}
+
+/* "2026-12-01T21:20:38.909382Z" as ns since the epoch; 0 if it is not. */
+static uint64_t iso_ns(const char *s)
+{
+	struct tm tm = { 0 };
+	unsigned us = 0;
+	int n = 0;
+
+	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%6uZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &us, &n) != 7 || s[n])
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (uint64_t)timegm(&tm) * 1000000000u + (uint64_t)us * 1000u;
+}
+
+/* The rows of the history's statement "candidate-deaths" for candidate,
+ * into *out. Returns 0, or the exit status with the error printed. */
+static int read_history(const char *db, uint64_t candidate, struct history_deaths *out)
+{
+	struct history h;
+	sqlite3_stmt *st;
+	char err[512], cand[24], what[256];
+	int status, rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((status = open_history(db, HISTORY_READ, &h)) != 0)
+		return status;
+	fmt_digest(cand, sizeof(cand), candidate);
+	if (history_prepare(&h, "candidate-deaths", NULL, NULL, &st, err, sizeof(err)) != 0 ||
+	    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":candidate"), cand, -1,
+			      SQLITE_TRANSIENT) != SQLITE_OK) {
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
+		history_close(&h);
+		return LW_EXIT_DATABASE;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *dev = (const char *)sqlite3_column_text(st, 0);
+		const char *sc = (const char *)sqlite3_column_text(st, 1);
+		const char *stage = (const char *)sqlite3_column_text(st, 2);
+		struct gate_death *nv = realloc(out->v, (out->n + 1) * sizeof(*nv)), *d;
+		int v;
+
+		if (!nv)
+			break;
+		out->v = nv;
+		d = &out->v[out->n];
+		snprintf(what, sizeof(what), "%s pid %lld, %s, %s (%s)",
+			 (const char *)sqlite3_column_text(st, 4), sqlite3_column_int64(st, 5),
+			 (const char *)sqlite3_column_text(st, 6), (const char *)sqlite3_column_text(st, 7),
+			 (const char *)sqlite3_column_text(st, 8));
+		v = stage ? vocab_value(&vocab_stages, stage) : 0;
+		*d = (struct gate_death){ strdup(dev ? dev : "unknown device"),
+					  sc && vocab_value(&vocab_scenarios, sc) > 0
+						  ? vocab_value(&vocab_scenarios, sc) : 0,
+					  v > 0 ? (enum lw_stage)v : LW_STAGE_NONE,
+					  iso_ns((const char *)sqlite3_column_text(st, 3)), strdup(what) };
+		if (!d->device || !d->what) {
+			free((char *)d->device);
+			free((char *)d->what);
+			break;
+		}
+		out->n++;
+	}
+	sqlite3_finalize(st);
+	history_close(&h);
+	if (rc != SQLITE_DONE) {
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db),
+			rc == SQLITE_ROW ? "out of memory" : "reading the deaths failed");
+		history_deaths_free(out);
+		memset(out, 0, sizeof(*out));
+		return LW_EXIT_DATABASE;
+	}
+	return 0;
 }
 
 static void text_list(FILE *out, const cJSON *arr, const char *label)
@@ -170,6 +266,7 @@ int cmd_gate(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "candidate", required_argument, NULL, 'c' },
 		{ "stable", required_argument, NULL, 's' },
+		{ "history", required_argument, NULL, 'H' },
 		{ "format", required_argument, NULL, 'f' },
 		JOIN_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
@@ -178,7 +275,8 @@ int cmd_gate(int argc, char **argv)
 	struct corr_options opt = { .tolerance_ms = CORR_DEFAULT_TOLERANCE_MS };
 	struct gate_options go = { 0 };
 	char *packages[PACKAGES_MAX];
-	const char *format = "text", *cand = NULL;
+	const char *format = "text", *cand = NULL, *db = NULL;
+	struct history_deaths hd = { 0 };
 	struct gate_input *in = NULL;
 	struct bundle *b = NULL;
 	struct report *r = NULL;
@@ -199,6 +297,9 @@ int cmd_gate(int argc, char **argv)
 		case 'f':
 			format = optarg;
 			break;
+		case 'H':
+			db = optarg;
+			break;
 		default:
 			if ((status = parse_join_option(c, optarg, usage, packages, &opt)) == -2)
 				return help_or_bad_option(c, usage, argc, argv);
@@ -214,6 +315,10 @@ int cmd_gate(int argc, char **argv)
 		return usage_error(usage, "gate needs at least one bundle");
 	go.candidate = candidate_arg(cand, &is_name);
 	go.candidate_name = is_name ? cand : NULL;
+	if (db && (status = read_history(db, go.candidate, &hd)) != 0)
+		return status;
+	go.deaths = hd.v;
+	go.ndeaths = hd.n;
 	n = (size_t)(argc - optind);
 	in = calloc(n, sizeof(*in));
 	b = calloc(n, sizeof(*b));
@@ -260,5 +365,6 @@ int cmd_gate(int argc, char **argv)
 	free(in);
 	free(b);
 	free(r);
+	history_deaths_free(&hd);
 	return status;
 }

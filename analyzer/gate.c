@@ -113,6 +113,27 @@ static int scenario_mark(const struct run *r)
 	return s;
 }
 
+int gate_scenario(const struct bundle *b, const struct report *r, const char **from)
+{
+	size_t k;
+	int s;
+
+	if (from)
+		*from = NULL;
+	if (b->scenario > 0) {
+		if (from)
+			*from = "manifest";
+		return b->scenario;
+	}
+	for (k = 0; k < r->corr.nruns; k++)
+		if ((s = scenario_mark(r->corr.runs[k].run))) {
+			if (from)
+				*from = "mark";
+			return s;
+		}
+	return 0;
+}
+
 static int has_rule(const struct verdict *v, const char *id)
 {
 	size_t k;
@@ -150,14 +171,10 @@ static int gather(struct gate *g, const struct gate_input *in, size_t n, cJSON *
 		return -1;
 	for (i = 0; i < n; i++) {
 		const struct report *r = in[i].report;
-		const char *device = device_of(g, in[i].bundle);
-		int scenario = in[i].bundle->scenario > 0 ? in[i].bundle->scenario : 0;
-		const char *from = scenario ? "manifest" : NULL;
+		const char *device = device_of(g, in[i].bundle), *from;
+		int scenario = gate_scenario(in[i].bundle, r, &from);
 		cJSON *o = json_object(j, inputs, NULL);
 
-		for (k = 0; !scenario && k < r->corr.nruns; k++)
-			if ((scenario = scenario_mark(r->corr.runs[k].run)))
-				from = "mark";
 		for (k = 0; k < r->corr.nruns; k++) {
 			const struct corr_run *cr = &r->corr.runs[k];
 			struct grun *x = &g->runs[g->nruns++];
@@ -379,7 +396,32 @@ static int reverification(const struct gate *g, const struct grun *x)
 		    d->scenario == x->scenario && x->start_ns > d->start_ns)
 			return 1;
 	}
+	for (i = 0; i < g->o->ndeaths; i++) {
+		const struct gate_death *d = &g->o->deaths[i];
+
+		if (strcmp(d->device, x->device) == 0 && d->scenario == x->scenario &&
+		    x->start_ns > d->start_ns)
+			return 1;
+	}
 	return 0;
+}
+
+/* The later clean run that re-verifies a death of the suspect on device,
+ * in scenario, in stage st, after start_ns; NULL for none. */
+static const struct grun *rerun_of(const struct gate *g, const char *device, int scenario,
+				   enum lw_stage st, uint64_t start_ns)
+{
+	size_t k;
+
+	for (k = 0; k < g->nruns; k++) {
+		const struct grun *y = &g->runs[k];
+
+		if (y->clean && strcmp(y->device, device) == 0 && y->scenario == scenario &&
+		    y->start_ns > start_ns && loaded(y->run, g->o->candidate) &&
+		    (st == LW_STAGE_NONE || completed(y->run, st, g->o->candidate)))
+			return y;
+	}
+	return NULL;
 }
 
 /* When the quarantine of the suspect began on device x's: its own first
@@ -447,24 +489,32 @@ static void released(const struct gate *g, struct item *it)
 static void reverified(const struct gate *g, struct item *it)
 {
 	char c[24], w[256], w2[256], d[96];
-	size_t i, k, deaths = 0;
+	size_t i, deaths = 0;
 
 	fmt_digest(c, sizeof(c), g->o->candidate);
+	for (i = 0; i < g->o->ndeaths; i++) {
+		const struct gate_death *x = &g->o->deaths[i];
+		const struct grun *ok = rerun_of(g, x->device, x->scenario, x->stage, x->start_ns);
+		const char *sc = x->scenario ? vocab_name(&vocab_scenarios, x->scenario) : "no scenario";
+
+		deaths++;
+		if (ok)
+			proof(it, "the death of %s (history: %s, %s) re-ran clean: %s", x->what, x->device,
+			      sc, who(ok, w2, sizeof(w2)));
+		else
+			lack(it, "the death of %s (history: %s, %s, in %s): no later clean run of %s "
+				 "completed %s in %s on %s",
+			     x->what, x->device, sc, vocab_name(&vocab_stages, (int)x->stage), c,
+			     vocab_name(&vocab_stages, (int)x->stage), sc, x->device);
+	}
 	for (i = 0; i < g->nruns; i++) {
-		const struct grun *x = &g->runs[i], *ok = NULL;
+		const struct grun *x = &g->runs[i], *ok;
 		enum lw_stage st = x->f->open_stage;
 
 		if (!x->died || !loaded(x->run, g->o->candidate))
 			continue;
 		deaths++;
-		for (k = 0; k < g->nruns && !ok; k++) {
-			const struct grun *y = &g->runs[k];
-
-			if (y->clean && y->device == x->device && y->scenario == x->scenario &&
-			    y->start_ns > x->start_ns && loaded(y->run, g->o->candidate) &&
-			    (st == LW_STAGE_NONE || completed(y->run, st, g->o->candidate)))
-				ok = y;
-		}
+		ok = rerun_of(g, x->device, x->scenario, st, x->start_ns);
 		if (ok)
 			proof(it, "the death of %s (%s) re-ran clean: %s", who(x, w, sizeof(w)),
 			      death(x, d, sizeof(d)), who(ok, w2, sizeof(w2)));
@@ -476,7 +526,8 @@ static void reverified(const struct gate *g, struct item *it)
 			     x->device);
 	}
 	if (!deaths)
-		lack(it, "no death of %s in the inputs: give the bundles of its original deaths", c);
+		lack(it, "no death of %s in the inputs or the history: give the bundles of its "
+			 "original deaths, or --history DB", c);
 }
 
 /* The cells of the matrix: per device and scenario, passed (runs, no

@@ -16,9 +16,10 @@
  *      scenario of one of its deaths);
  *   4. released: no clean run left a stage or a session unended (rule
  *      unpaired-stage);
- *   5. reverified: each death of the suspect has, later, on the same device
- *      model and in the same scenario, a clean run that loaded it and
- *      completed the stage it died in.
+ *   5. reverified: each death of the suspect, in the inputs or in the
+ *      history (gate_options.deaths), has, later, on the same device model
+ *      and in the same scenario, a clean run that loaded it and completed
+ *      the stage it died in.
  * The verdict is "re-enable" only when all five hold, else "not yet". It
  * never switches or deletes anything: it is a report. Never prints.
  */
@@ -40,11 +41,28 @@ struct gate_input {
 	const struct report *report;
 };
 
+/* An earlier death of the suspect that no input holds: from the history
+ * (gate --history DB), with its bundle's device and scenario. */
+struct gate_death {
+	const char *device;          /* the bundle's model, or "unknown device" */
+	int scenario;                /* enum lw_scenario; 0: none */
+	enum lw_stage stage;         /* open at death */
+	uint64_t start_ns;           /* the run's start (or death), UTC */
+	const char *what;            /* "com.x:inference pid 42, native_crash, confirmed (bundle)" */
+};
+
 struct gate_options {
 	uint64_t candidate;          /* the suspect's digest */
 	const char *candidate_name;  /* as given, when a name; NULL for a digest */
 	uint64_t stable;             /* --stable; 0: the quarantine advice's, or the rings' */
+	const struct gate_death *deaths; /* from the history; borrowed */
+	size_t ndeaths;
 };
+
+/* The scenario of bundle b, whose report is r: its manifest's, else the
+ * first scenario mark of its rings; 0 when neither names one. *from, when
+ * not NULL, gets "manifest", "mark" or NULL. */
+int gate_scenario(const struct bundle *b, const struct report *r, const char **from);
 
 /* The decision as JSON (schemas/gate.schema.json), to free with
  * cJSON_Delete(); NULL on ENOMEM. */

@@ -284,3 +284,13 @@ SELECT bundle.digest AS bundle,
 		WHERE run_id = run.id AND kind = 'action' ORDER BY seq)) AS "actions[]"
 FROM run JOIN bundle ON bundle.id = run.bundle_id
 ORDER BY coalesce(run.start_time, run.end_time), run.run_key;
+
+-- name: candidate-deaths
+-- The deaths of one candidate (:candidate, 16 hex digits), oldest first,
+-- with the device and scenario of their bundles: the earlier deaths that
+-- lastwords gate --history wants re-verified.
+SELECT bundle.device_model, bundle.scenario, run.open_stage, coalesce(run.start_time, run.end_time),
+       run.process, run.pid, run.class, run.evidence_level, bundle.source
+FROM run JOIN bundle ON bundle.id = run.bundle_id
+WHERE run.candidate = :candidate AND run.class IS NOT NULL
+ORDER BY coalesce(run.start_time, run.end_time), run.run_key;

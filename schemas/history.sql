@@ -311,3 +311,10 @@ SELECT run_event.run_id, json_extract(r.value, '$[0]'), json_extract(r.value, '$
        json_extract(r.value, '$[5]'), json_extract(r.value, '$[6]'), json_extract(r.value, '$[7]'),
        json_extract(r.value, '$[8]'), json_extract(r.value, '$[9]'), json_extract(r.value, '$[10]')
 FROM run_event, json_each(run_event.records) AS r;
+
+-- version 7
+-- The release gate's scenario the bundle ran (lastwords gate): the
+-- manifest's "scenario" (pull --scenario), else its rings' scenario mark;
+-- NULL when neither names one. gate --history reads the earlier deaths of
+-- a candidate with it.
+ALTER TABLE bundle ADD COLUMN scenario TEXT;

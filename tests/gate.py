@@ -12,6 +12,12 @@ children (tests/gate-matrix.c, two devices):
   another scenario (suspect_isolated), a clean run with a session left open
   (released), a device's re-verification missing (reverified), and the
   re-verification dying on one device (reverified);
+- the original deaths read from the history (--history DB, ingested from
+  their bundles) re-enable as the bundles do; without them, or without a
+  device's re-verification, reverified fails (and, with no death at all,
+  suspect_isolated: the re-verification runs are then mere loads); a
+  database that is not there
+  exits 11;
 - a stable candidate given that never ran fails stable_revertible;
 - a manifest's scenario outside the vocabulary is named, not guessed; a
   device model is escaped in the page; an input that cannot be read exits
@@ -107,6 +113,29 @@ def main():
             check(p.returncode == EXIT_NOT_YET and g and g["verdict"] == "not yet" and
                   failing(g) == [item], "%s: exit %d, failing %r, expected [%r]"
                   % (what, p.returncode, g and failing(g), item))
+        # The original deaths from the history rather than the bundles.
+        db = os.path.join(tmp, "history.db")
+        deaths = [m for m in matrix if "-death-" in m]
+        p = lastwords(lw, ["ingest", "--db", db] + deaths)
+        check(p.returncode == 0, "ingest of the deaths: %s" % p.stderr)
+        rest = [m for m in matrix if m not in deaths]
+        p, g = gate(lw, rest, ["--history", db])
+        check(p.returncode == 0 and g and not failing(g) and
+              sum("(history: " in line for c in g["checklist"] for line in c["proof"]) == 4,
+              "--history: exit %d, failing %r" % (p.returncode, g and failing(g)))
+        # Without them the re-verification runs are loads of the suspect too.
+        p, g = gate(lw, rest)
+        check(p.returncode == EXIT_NOT_YET and g and
+              failing(g) == ["suspect_isolated", "reverified"],
+              "without the deaths: failing %r" % (g and failing(g)))
+        p, g = gate(lw, [m for m in rest if not m.endswith("SM-S918B-reverify")], ["--history", db])
+        check(p.returncode == EXIT_NOT_YET and g and failing(g) == ["reverified"] and
+              sum("(history: SM-S918B, first_load, in delegate_prepare)" in line
+                  for line in g["checklist"][4]["missing"]) == 2,
+              "--history without SM-S918B's re-verification: %r" % (g and g["checklist"][4]))
+        p = lastwords(lw, ["gate", "--candidate", "model-v3", "--history",
+                           os.path.join(tmp, "none.db")] + rest)
+        check(p.returncode == 11, "--history of no database: exit %d" % p.returncode)
         p, g = gate(lw, matrix, ["--stable", "model-v9"])
         check(p.returncode == EXIT_NOT_YET and g and failing(g) == ["stable_revertible"],
               "--stable model-v9: failing %r" % (g and failing(g)))

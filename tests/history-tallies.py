@@ -95,7 +95,9 @@ def old_copy(root, src, path):
         c.executescript(steps[v])
     c.execute("ATTACH ? AS src", (src,))
     for table in ("bundle", "run", "run_line", "exit_record", "boot_loop", "event"):
-        c.execute("INSERT INTO main.%s SELECT * FROM src.%s" % (table, table))
+        # the columns version 4 has (later versions add some)
+        cols = ", ".join(r[1] for r in c.execute("PRAGMA main.table_info(%s)" % table))
+        c.execute("INSERT INTO main.%s SELECT %s FROM src.%s" % (table, cols, table))
     c.commit()
     c.execute("DETACH src")
     c.execute("PRAGMA user_version = 4")

@@ -10,6 +10,7 @@
 #include "../../src/vocab.h"
 #include "../evidence/json.h"
 #include "../format.h"
+#include "../gate.h"
 #include "../ring-event.h"
 
 static const struct {
@@ -20,7 +21,7 @@ static const struct {
 	S(find_bundle, "SELECT id FROM bundle WHERE digest = ?"),
 	S(add_bundle, "INSERT INTO bundle (digest, source, ingested_at, complete, device_model, "
 		      "android_version, fingerprint, tz_offset_minutes, tz_assumed, runs, "
-		      "unmatched_exits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+		      "unmatched_exits, scenario) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
 	S(find_run, "SELECT id, evidence_level FROM run WHERE run_key = ?"),
 	S(drop_run, "DELETE FROM run WHERE id = ?"),
 	S(add_run, "INSERT INTO run (run_key, bundle_id, package, process, pid, file, start_time, "
@@ -472,7 +473,11 @@ static int store(struct history_store *s, const char *source, const struct bundl
 	    bt(st, 5, or_null(b->device_model)) || bt(st, 6, or_null(b->android_version)) ||
 	    bt(st, 7, or_null(b->fingerprint)) || bi(st, 8, corr_tz_offset(&r->corr) / 60000) ||
 	    bi(st, 9, corr_tz_assumed(&r->corr)) || bi(st, 10, (long long)r->corr.nruns) ||
-	    bi(st, 11, (long long)r->corr.nunmatched) || run_stmt(st))
+	    bi(st, 11, (long long)r->corr.nunmatched) ||
+	    bt(st, 12, gate_scenario(b, r, NULL) > 0
+			       ? vocab_name(&vocab_scenarios, gate_scenario(b, r, NULL))
+			       : NULL) ||
+	    run_stmt(st))
 		return -1;
 	id = sqlite3_last_insert_rowid(s->h->db);
 	cJSON_ArrayForEach(o, runs) {
