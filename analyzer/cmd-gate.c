@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../src/digest.h"
 #include "../src/vocab.h"
@@ -66,21 +65,6 @@ static void history_deaths_free(struct history_deaths *d)
 	free(d->v);
 }
 
-/* "2026-12-01T21:20:38.909382Z" as ns since the epoch; 0 if it is not. */
-static uint64_t iso_ns(const char *s)
-{
-	struct tm tm = { 0 };
-	unsigned us = 0;
-	int n = 0;
-
-	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%6uZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &us, &n) != 7 || s[n])
-		return 0;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	return (uint64_t)timegm(&tm) * 1000000000u + (uint64_t)us * 1000u;
-}
-
 /* The rows of the history's statement "candidate-deaths" for candidate,
  * into *out. Returns 0, or the exit status with the error printed. */
 static int read_history(const char *db, uint64_t candidate, struct history_deaths *out)
@@ -121,7 +105,7 @@ static int read_history(const char *db, uint64_t candidate, struct history_death
 					  sc && vocab_value(&vocab_scenarios, sc) > 0
 						  ? vocab_value(&vocab_scenarios, sc) : 0,
 					  v > 0 ? (enum lw_stage)v : LW_STAGE_NONE,
-					  iso_ns((const char *)sqlite3_column_text(st, 3)), strdup(what) };
+					  iso_real_ns((const char *)sqlite3_column_text(st, 3)), strdup(what) };
 		if (!d->device || !d->what) {
 			free((char *)d->device);
 			free((char *)d->what);
@@ -301,9 +285,7 @@ int cmd_gate(int argc, char **argv)
 			db = optarg;
 			break;
 		default:
-			if ((status = parse_join_option(c, optarg, usage, packages, &opt)) == -2)
-				return help_or_bad_option(c, usage, argc, argv);
-			if (status >= 0)
+			if ((status = parse_join_option(c, optarg, usage, packages, &opt, argc, argv)) >= 0)
 				return status;
 		}
 	}

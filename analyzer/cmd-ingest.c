@@ -117,9 +117,7 @@ int cmd_ingest(int argc, char **argv)
 			with_events = 1;
 			break;
 		default:
-			if ((status = parse_join_option(c, optarg, usage, packages, &opt)) == -2)
-				return help_or_bad_option(c, usage, argc, argv);
-			if (status >= 0)
+			if ((status = parse_join_option(c, optarg, usage, packages, &opt, argc, argv)) >= 0)
 				return status;
 		}
 	}

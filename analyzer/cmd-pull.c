@@ -1263,7 +1263,7 @@ int cmd_pull(int argc, char **argv)
 
 			if (vocab_value(&vocab_scenarios, optarg) <= 0)
 				return usage_error(usage, "--scenario: '%s' is not a scenario (%s)", optarg,
-						   vocab_list(&vocab_scenarios, names, sizeof(names)));
+						   fmt_vocab_list(&vocab_scenarios, names, sizeof(names)));
 			p.scenario = optarg;
 			break;
 		}

@@ -94,9 +94,7 @@ int parse_report_options(int argc, char **argv, const char *usage, struct report
 						   optarg);
 			break;
 		default:
-			if ((status = parse_join_option(c, optarg, usage, ro->packages, &ro->corr)) == -2)
-				return help_or_bad_option(c, usage, argc, argv);
-			if (status >= 0)
+			if ((status = parse_join_option(c, optarg, usage, ro->packages, &ro->corr, argc, argv)) >= 0)
 				return status;
 		}
 	}

@@ -71,9 +71,7 @@ int cmd_trace(int argc, char **argv)
 			output = optarg;
 			break;
 		default:
-			if ((status = parse_join_option(c, optarg, usage, packages, &opt)) == -2)
-				return help_or_bad_option(c, usage, argc, argv);
-			if (status >= 0)
+			if ((status = parse_join_option(c, optarg, usage, packages, &opt, argc, argv)) >= 0)
 				return status;
 		}
 	}

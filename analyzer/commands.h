@@ -70,7 +70,9 @@ void scan_counts_json(struct json *j, cJSON *o, const struct ring_scan *sc);
  * which must outlive *opt as argv does, is added to packages, which opt's
  * packages then point at). For getopt's c and arg, set *opt. Returns -1
  * when c is one of them and arg is good, the usage error's exit status
- * (the error printed) when arg is not, or -2 when c is none of them.
+ * (the error printed) when arg is not, and for any other c what
+ * help_or_bad_option() returns: the default arm of the command's getopt
+ * loop.
  */
 #define PACKAGES_MAX 32
 #define JOIN_OPTIONS                                          \
@@ -78,7 +80,7 @@ void scan_counts_json(struct json *j, cJSON *o, const struct ring_scan *sc);
 	{ "tolerance", required_argument, NULL, 't' },        \
 	{ "package", required_argument, NULL, 'p' }
 int parse_join_option(int c, char *arg, const char *usage, char **packages,
-		      struct corr_options *opt);
+		      struct corr_options *opt, int argc, char **argv);
 
 /* The inputs of report and trace read into *b (bundle_load()) and joined,
  * classified and judged into *r (report_build()), the inputs that could

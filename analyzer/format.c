@@ -63,6 +63,20 @@ void fmt_iso(char *buf, size_t len, uint64_t real_ns)
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us);
 }
 
+uint64_t iso_real_ns(const char *s)
+{
+	struct tm tm = { 0 };
+	unsigned us = 0;
+	int n = 0;
+
+	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%6uZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &us, &n) != 7 || s[n])
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (uint64_t)timegm(&tm) * 1000000000u + (uint64_t)us * 1000u;
+}
+
 void fmt_digest(char *buf, size_t len, uint64_t digest)
 {
 	snprintf(buf, len, "%016" PRIx64, digest);
@@ -149,4 +163,24 @@ const char *fmt_text(const char *s)
 	}
 	escape_into(slot[i], s);
 	return slot[i];
+}
+
+char *fmt_vocab_list(const struct vocab *v, char *buf, size_t len)
+{
+	size_t at = 0;
+	int i;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 1; i < v->count && at + 1 < len; i++) {
+		int w;
+
+		if (!v->names[i])
+			continue;
+		w = snprintf(buf + at, len - at, "%s%s", at ? ", " : "", v->names[i]);
+		if (w < 0)
+			break;
+		at += (size_t)w < len - at ? (size_t)w : len - at - 1;
+	}
+	return buf;
 }

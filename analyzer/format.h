@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../src/vocab.h"
+
 /* "163.1 MiB", "1.50 GiB", "512 KiB". */
 void fmt_kb(char *buf, size_t len, uint64_t kb);
 
@@ -18,6 +20,14 @@ void fmt_utc(char *buf, size_t len, uint64_t real_ns, int with_date);
 
 /* ISO 8601 with microseconds: "2026-11-29T23:15:00.123456Z". */
 void fmt_iso(char *buf, size_t len, uint64_t real_ns);
+
+/* The time fmt_iso() wrote, back in ns since the epoch; 0 for a NULL s or
+ * any other text. */
+uint64_t iso_real_ns(const char *s);
+
+/* v's names of values 1 and up, in value order, joined by ", " into buf
+ * (cut to len bytes, with the NUL), for messages. Returns buf. */
+char *fmt_vocab_list(const struct vocab *v, char *buf, size_t len);
 
 /* 16 lowercase hex digits. */
 void fmt_digest(char *buf, size_t len, uint64_t digest);

@@ -27,6 +27,7 @@ struct grun {
 	int clean;                /* a ring that ended cleanly, with no verdict */
 	int main_process;         /* the app's main process (no ':' in its name) */
 	int unpaired;             /* rule unpaired-stage found something */
+	int suspect;              /* it loaded the suspect (loaded()) */
 	uint64_t start_ns;        /* its start, or its death for a ring-less run */
 };
 
@@ -39,7 +40,6 @@ struct gate {
 	uint64_t stable;
 	const char *stable_from;
 	uint64_t quarantined_ns;  /* the first quarantine advice of the suspect; 0: none */
-	const struct grun *advised; /* the run that got it */
 	/* Per device (as devices[]): its own first quarantine advice, which
 	 * its probe gave; a device with none goes by the first of any. */
 	const struct grun *device_advised[64];
@@ -190,6 +190,7 @@ static int gather(struct gate *g, const struct gate_input *in, size_t n, cJSON *
 			x->clean = !r->judged[k] && r->facts[k].outcome == RING_OUTCOME_CLEAN;
 			x->main_process = !strchr(cr->run->hdr.process, ':');
 			x->unpaired = has_rule(&r->verdicts[k], "unpaired-stage");
+			x->suspect = loaded(cr->run, g->o->candidate);
 			x->start_ns = cr->run->ring == RUN_RING_NONE
 					      ? (cr->last_ms > 0 ? (uint64_t)cr->last_ms * 1000000u : 0)
 					      : cr->run->hdr.start_real_ns;
@@ -234,7 +235,6 @@ static void find_advice(struct gate *g)
 					g->device_advised[d] = &g->runs[i];
 			if (!g->quarantined_ns || g->runs[i].start_ns < g->quarantined_ns) {
 				g->quarantined_ns = g->runs[i].start_ns;
-				g->advised = &g->runs[i];
 				if (!g->o->stable && e->c) {
 					g->stable = e->c;
 					g->stable_from = "advice";
@@ -365,7 +365,7 @@ static void stable_revertible(const struct gate *g, struct item *it)
 
 			if (x->device != g->devices[k] || !loaded(x->run, g->stable))
 				continue;
-			if (x->died && !bad && !loaded(x->run, g->o->candidate))
+			if (x->died && !bad && !x->suspect)
 				bad = x;
 			if (x->clean && !ok && completed(x->run, LW_STAGE_INFERENCE, g->stable))
 				ok = x;
@@ -387,12 +387,12 @@ static int reverification(const struct gate *g, const struct grun *x)
 {
 	size_t i;
 
-	if (!loaded(x->run, g->o->candidate))
+	if (!x->suspect)
 		return 0;
 	for (i = 0; i < g->nruns; i++) {
 		const struct grun *d = &g->runs[i];
 
-		if (d != x && d->died && loaded(d->run, g->o->candidate) && d->device == x->device &&
+		if (d != x && d->died && d->suspect && d->device == x->device &&
 		    d->scenario == x->scenario && x->start_ns > d->start_ns)
 			return 1;
 	}
@@ -417,7 +417,7 @@ static const struct grun *rerun_of(const struct gate *g, const char *device, int
 		const struct grun *y = &g->runs[k];
 
 		if (y->clean && strcmp(y->device, device) == 0 && y->scenario == scenario &&
-		    y->start_ns > start_ns && loaded(y->run, g->o->candidate) &&
+		    y->start_ns > start_ns && y->suspect &&
 		    (st == LW_STAGE_NONE || completed(y->run, st, g->o->candidate)))
 			return y;
 	}
@@ -452,7 +452,7 @@ static void suspect_isolated(const struct gate *g, struct item *it)
 	for (i = 0; i < g->nruns; i++) {
 		const struct grun *x = &g->runs[i];
 
-		if (x->start_ns <= quarantined(g, x->device) || !loaded(x->run, g->o->candidate))
+		if (x->start_ns <= quarantined(g, x->device) || !x->suspect)
 			continue;
 		if (reverification(g, x)) {
 			n++;
@@ -463,7 +463,7 @@ static void suspect_isolated(const struct gate *g, struct item *it)
 	}
 	if (it->holds)
 		proof(it, "no run loaded %s %s but %zu re-verification run%s", c,
-		      g->advised ? "after the quarantine advice" : "at all", n, n == 1 ? "" : "s");
+		      g->quarantined_ns ? "after the quarantine advice" : "at all", n, n == 1 ? "" : "s");
 }
 
 static void released(const struct gate *g, struct item *it)
@@ -511,7 +511,7 @@ static void reverified(const struct gate *g, struct item *it)
 		const struct grun *x = &g->runs[i], *ok;
 		enum lw_stage st = x->f->open_stage;
 
-		if (!x->died || !loaded(x->run, g->o->candidate))
+		if (!x->died || !x->suspect)
 			continue;
 		deaths++;
 		ok = rerun_of(g, x->device, x->scenario, st, x->start_ns);

@@ -164,7 +164,7 @@ static int parse_tolerance_option(const char *arg, const char *usage, struct cor
 }
 
 int parse_join_option(int c, char *arg, const char *usage, char **packages,
-		      struct corr_options *opt)
+		      struct corr_options *opt, int argc, char **argv)
 {
 	switch (c) {
 	case 'z':
@@ -174,7 +174,7 @@ int parse_join_option(int c, char *arg, const char *usage, char **packages,
 	case 'p':
 		return parse_package_option(arg, usage, packages, opt);
 	}
-	return -2;
+	return help_or_bad_option(c, usage, argc, argv);
 }
 
 size_t print_input_errors(const struct bundle *b, const char *prefix)

@@ -1,7 +1,6 @@
 /* Name tables generated from the X-macro lists in include/lastwords/vocab.h. */
 #include "vocab.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #define NAME_ENTRY(up, name, val) [val] = #name,
@@ -40,24 +39,4 @@ int vocab_value(const struct vocab *v, const char *name)
 		if (v->names[i] && strcmp(v->names[i], name) == 0)
 			return i;
 	return -1;
-}
-
-char *vocab_list(const struct vocab *v, char *buf, size_t len)
-{
-	size_t at = 0;
-	int i;
-
-	if (len)
-		buf[0] = '\0';
-	for (i = 1; i < v->count && at + 1 < len; i++) {
-		int w;
-
-		if (!v->names[i])
-			continue;
-		w = snprintf(buf + at, len - at, "%s%s", at ? ", " : "", v->names[i]);
-		if (w < 0)
-			break;
-		at += (size_t)w < len - at ? (size_t)w : len - at - 1;
-	}
-	return buf;
 }

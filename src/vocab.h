@@ -5,8 +5,6 @@
 #ifndef LW_SRC_VOCAB_H
 #define LW_SRC_VOCAB_H
 
-#include <stddef.h>
-
 #include <lastwords/vocab.h>
 
 /* One vocabulary list: names indexed by value, NULL where a value is unused. */
@@ -26,10 +24,6 @@ const char *vocab_name(const struct vocab *v, int value);
 
 /* The value named name, or -1. Context: signal-safe; no allocation; no blocking. */
 int vocab_value(const struct vocab *v, const char *name);
-
-/* v's names of values 1 and up, in value order, joined by ", " into buf
- * (cut to len bytes, with the NUL), for messages. Returns buf. */
-char *vocab_list(const struct vocab *v, char *buf, size_t len);
 
 /* Whether s is an early stage: download, load, runtime_prepare or
  * delegate_prepare, the stages before inference. A death there comes back

@@ -453,10 +453,10 @@ static int store(struct history_store *s, const char *source, const struct bundl
 {
 	sqlite3_stmt *st = s->add_bundle;
 	const cJSON *runs = cJSON_GetObjectItem(rep, "runs"), *o;
+	int rc, scenario = gate_scenario(b, r, NULL);
 	char now[40];
 	long long id;
 	size_t i = 0;
-	int rc;
 
 	if (bt(s->find_bundle, 1, digest))
 		return -1;
@@ -474,9 +474,7 @@ static int store(struct history_store *s, const char *source, const struct bundl
 	    bt(st, 7, or_null(b->fingerprint)) || bi(st, 8, corr_tz_offset(&r->corr) / 60000) ||
 	    bi(st, 9, corr_tz_assumed(&r->corr)) || bi(st, 10, (long long)r->corr.nruns) ||
 	    bi(st, 11, (long long)r->corr.nunmatched) ||
-	    bt(st, 12, gate_scenario(b, r, NULL) > 0
-			       ? vocab_name(&vocab_scenarios, gate_scenario(b, r, NULL))
-			       : NULL) ||
+	    bt(st, 12, scenario ? vocab_name(&vocab_scenarios, scenario) : NULL) ||
 	    run_stmt(st))
 		return -1;
 	id = sqlite3_last_insert_rowid(s->h->db);
