@@ -196,10 +196,12 @@ static void gate_html(const cJSON *g, FILE *out)
 	const cJSON *x, *d;
 	int s;
 
-	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		     "<title>lastwords gate</title>\n<style>%s"
-		     "td.died,li.missing{color:var(--confirmed)}td.passed{color:var(--clean)}</style>\n"
-		     "</head>\n<body>\n<h1>lastwords gate: ",
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<title>lastwords gate</title>\n<style>",
+	      out);
+	html_colour_css(out);
+	fprintf(out, "%std.died,li.missing{color:var(--level-confirmed)}td.passed{color:var(--clean)}"
+		     "</style>\n</head>\n<body>\n<h1>lastwords gate: ",
 		html_style());
 	html_esc(out, json_get_string(g, "candidate"));
 	fputs("</h1>\n<p class=\"verdict\" data-verdict=\"", out);
