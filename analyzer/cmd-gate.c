@@ -186,7 +186,7 @@ static void html_list(FILE *out, const cJSON *arr, const char *cls)
 
 	cJSON_ArrayForEach(x, arr) {
 		fprintf(out, "<li%s>", cls);
-		html_esc(out, cJSON_GetStringValue(x));
+		html_esc_times(out, cJSON_GetStringValue(x), NULL);
 		fputs("</li>\n", out);
 	}
 }
@@ -223,7 +223,7 @@ static void gate_html(const cJSON *g, FILE *out)
 				continue;
 			fprintf(out, "<td class=\"%s\">", state);
 			if (strcmp(state, "died") == 0)
-				html_esc(out, json_get_string(cJSON_GetObjectItem(x, "death"), "text"));
+				html_esc_times(out, json_get_string(cJSON_GetObjectItem(x, "death"), "text"), NULL);
 			else
 				fputs(strcmp(state, "passed") == 0 ? "passed" : "&ndash;", out);
 			fputs("</td>", out);

@@ -10,22 +10,25 @@
 
 /*
  * The colours of the classes and the levels, the one table the pages use.
- * The classes' are the Okabe-Ito palette, told apart by people with each
- * common colour blindness; the levels' are darker than any class's, so that
- * a level and a class differ in lightness too. No colour stands alone: a
- * page writes the name beside it.
+ * The classes' are the Okabe-Ito palette (and a grey for unknown), told
+ * apart by people with each common colour blindness; the levels' are dark,
+ * so that they differ from the classes' in lightness too, and a trend chart
+ * draws a level as its class's colour at the level's opacity. Every two of
+ * them, and of the levels at their opacities, are at least 60 apart in RGB
+ * (tests/html_check.py). No colour stands alone: a page writes the name
+ * beside it.
  */
 static const char *const class_colours[LW_EXIT_CLASS_COUNT] = {
 	[LW_EXIT_LOW_MEMORY] = "#d55e00",     [LW_EXIT_ANR] = "#e69f00",
 	[LW_EXIT_NATIVE_CRASH] = "#cc79a7",   [LW_EXIT_JAVA_CRASH] = "#0072b2",
-	[LW_EXIT_SYSTEM_RECLAIM] = "#009e73", [LW_EXIT_UNKNOWN] = "#a0a0a0",
+	[LW_EXIT_SYSTEM_RECLAIM] = "#009e73", [LW_EXIT_UNKNOWN] = "#909090",
 };
 static const char *const level_colours[LW_EVIDENCE_UNCONFIRMED + 1] = {
 	[LW_EVIDENCE_CONFIRMED] = "#a50026",
 	[LW_EVIDENCE_SUPPORTED] = "#8c510a",
 	[LW_EVIDENCE_UNCONFIRMED] = "#5e6b7a",
 };
-static const double level_opacities[LW_EVIDENCE_UNCONFIRMED + 1] = { 1, 1, 0.6, 0.3 };
+static const double level_opacities[LW_EVIDENCE_UNCONFIRMED + 1] = { 1, 1, 0.7, 0.45 };
 
 #define CLEAN_COLOUR "#2e7d32"
 

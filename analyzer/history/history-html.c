@@ -239,7 +239,7 @@ static void chart_svg(FILE *out, const struct chart *c, const struct days *s, co
 				y -= h;
 				fprintf(out, "<rect class=\"deaths\" data-class=\"%s\" data-level=\"%s\" "
 					     "data-n=\"%lld\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-					     "height=\"%.1f\" fill=\"%s\" fill-opacity=\"%.1f\"%s><title>",
+					     "height=\"%.1f\" fill=\"%s\" fill-opacity=\"%.2g\"%s><title>",
 					vocab_name(&vocab_exit_classes, cls),
 					vocab_name(&vocab_evidence_levels, lvl), n, x + 1, y, bw - 2, h,
 					html_class_colour(cls), html_level_opacity(lvl),
@@ -285,7 +285,7 @@ static void legend(FILE *out)
 			vocab_name(&vocab_exit_classes, cls), html_class_colour(cls),
 			vocab_name(&vocab_exit_classes, cls));
 	for (lvl = 1; lvl < NLEVELS; lvl++)
-		fprintf(out, "<li data-level=\"%s\"><span style=\"background:%s;opacity:%.1f\"></span>"
+		fprintf(out, "<li data-level=\"%s\"><span style=\"background:%s;opacity:%.2g\"></span>"
 			     "%s: %s</li>",
 			vocab_name(&vocab_evidence_levels, lvl), html_level_colour(lvl), html_level_opacity(lvl),
 			vocab_name(&vocab_evidence_levels, lvl), how[lvl]);
