@@ -39,6 +39,7 @@ static const char style[] =
 	"svg.timeline text.ev-label{paint-order:stroke;stroke:var(--bg);stroke-width:3px;"
 	"stroke-linejoin:round}"
 	"table.summary td,table.summary th{padding-right:1.2em}"
+	"table.summary td.class,span.pid{white-space:nowrap}"
 	"td.confirmed{color:var(--level-confirmed);font-weight:600}"
 	"td.supported{color:var(--level-supported)}td.unconfirmed{color:var(--level-unconfirmed)}"
 	"span.swatch{display:inline-block;width:.8em;height:.8em;margin-right:.35em;"
@@ -368,7 +369,8 @@ static void summary_row(FILE *out, const cJSON *r, int index)
 
 	fprintf(out, "<tr><td><a href=\"#run-%d\">%d</a></td><td>", index, index + 1);
 	esc(out, json_get_string(r, "process"));
-	fprintf(out, " <span class=\"mute\">pid %lld</span></td><td>", json_get_int(r, "pid"));
+	fprintf(out, " <span class=\"mute pid\">pid %lld</span></td><td class=\"class\">",
+		json_get_int(r, "pid"));
 	if (json_get_string(r, "classification"))
 		swatch(out, json_get_string(r, "classification"));
 	esc(out, json_get_string(r, "classification") ? json_get_string(r, "classification") : "none");

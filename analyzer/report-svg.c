@@ -661,7 +661,7 @@ static void legend(FILE *out, const cJSON *tl, double y)
 		fprintf(out, "<path d=\"M%.1f %.1f l5 9 l-10 0 z\" fill=\"%s\"/><text x=\"%.1f\" "
 			     "y=\"%.1f\">",
 			x + 5, y - 9, evidence_colour(kind), x + 14, y);
-		html_esc(out, kind);
+		label_text(out, kind);
 		fputs("</text>", out);
 		x += 24 + 6.5 * (double)strlen(kind);
 	}
