@@ -6,8 +6,8 @@
  * session, the marks, the time axis (with a break before evidence far from
  * the run) and a legend; the death is a line across all of them. Every
  * marker has a <title> saying what it is, and each evidence marker a label
- * above the chart, in rows that do not overlap. No script, no reference outside
- * the page, every text escaped.
+ * above the chart, in rows that do not overlap. No script, no reference
+ * outside the page, every text escaped.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -575,8 +575,8 @@ static int row_fits(const struct ev_label *v, size_t i, int r, int crossing_too)
  * row from the top where it overlaps no other and no leader crosses it
  * (if there is no such row, where it overlaps no other). Each begins at
  * its leader, so that leaders run down to the right of the labels over
- * them: only markers within 2 px of each other may need a crossing. Returns how many, and the rows
- * in *rows. */
+ * them: only markers within 2 px of each other may need a crossing.
+ * Returns how many (the first LABELS_MAX placed), and the rows in *rows. */
 static size_t labels_of(const cJSON *tl, const struct svg_frame *f, struct ev_label *v, int *rows)
 {
 	const cJSON *e;
