@@ -6,7 +6,9 @@ children (tests/gate-matrix.c, two devices):
   matrix's cells are as the runs left them (first_load passed after its two
   deaths, cache_rebuild's scenario read from the rings' mark, the
   scenarios not run said so), and the JSON follows schemas/gate.schema.json;
-  the text and the HTML page say the same;
+  the text and the HTML page say the same, the page with the class and
+  level colours of the report's page (one table, html.c), each of its
+  times saying UTC;
 - each mutation fails exactly one item (exit 15, not yet): a device's cold
   start missing (app_starts), the suspect loaded after the quarantine in
   another scenario (suspect_isolated), a clean run with a session left open
@@ -31,6 +33,7 @@ import shutil
 import tempfile
 
 from helpers import check, finish, lastwords, run, schema_errors, setup, vocab
+from html_check import check_class_level_colours, root_colours, unzoned_times
 
 ITEMS = ["app_starts", "stable_revertible", "suspect_isolated", "released", "reverified"]
 EXIT_NOT_YET = 15
@@ -94,6 +97,12 @@ def main():
         html = lastwords(lw, ["gate", "--candidate", "model-v3", "--format", "html"] + matrix).stdout
         check('data-verdict="re-enable"' in html and html.count('data-holds="yes"') == 5 and
               "<script" not in html, "the page does not say re-enable")
+        check_class_level_colours("gate page", html)
+        check(not unzoned_times(html, "UTC"), "the gate page's times without a zone: %s" %
+              unzoned_times(html, "UTC"))
+        report = lastwords(lw, ["report", "--format", "html"] + matrix).stdout
+        check(root_colours(html) == root_colours(report), "the gate page's colours %s, the report's %s" %
+              (root_colours(html), root_colours(report)))
 
         def without(*names):
             return [m for m in matrix if os.path.basename(m) not in names]
