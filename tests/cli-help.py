@@ -27,7 +27,7 @@ import shlex
 import subprocess
 import tempfile
 
-from helpers import check, fail, finish, run, setup
+from helpers import check, fail, finish, setup
 from pull_scenario import Env, demo_device
 
 # The exit status of each example that does not exit 0, and why.
@@ -91,6 +91,24 @@ def listed_options(opt_lines):
 
 def main():
     lw, root = setup(__doc__)
+    with tempfile.TemporaryDirectory(prefix="lw-cli-help-") as tmp:
+        checks(lw, root, tmp)
+    return finish("cli-help: every command's help lists its options and an example that runs")
+
+
+def checks(lw, root, tmp):
+    work = os.path.join(tmp, "work")
+    os.mkdir(work)
+    os.symlink(os.path.join(root, "fixtures"), os.path.join(work, "fixtures"))
+
+    def run(cmd, env=None):
+        """cmd run in the work directory (where an option's value names a
+        file), its output as text, a signal a failure."""
+        p = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True,
+                           errors="replace", timeout=60)
+        if p.returncode < 0:
+            fail("%s killed by signal %d" % (" ".join(cmd), -p.returncode))
+        return p
     names = command_table()
     check(len(names) >= 13, "main.c's command table has %d commands" % len(names))
     man = open("man/lastwords.1").read()
@@ -158,29 +176,22 @@ def main():
 
     # The examples, as written, in the command table's order (ingest makes
     # the database that history and export read).
-    with tempfile.TemporaryDirectory(prefix="lw-cli-help-") as tmp:
-        env = Env(lw, root, tmp)
-        work = os.path.join(tmp, "work")
-        os.mkdir(work)
-        os.symlink(os.path.join(root, "fixtures"), os.path.join(work, "fixtures"))
-        _, scen, log = env.case([demo_device(root, "emulator-5554")])
-        for name in names:
-            example = sections(run([lw, "help", name]).stdout).get("example", [""])[0].strip()
-            words = shlex.split(example)
-            if not check(words[:2] == ["lastwords", name],
-                         "help %s's example runs lastwords %s: %r" % (name, name, example)):
-                continue
-            p = subprocess.run([lw] + words[1:], cwd=work, env=env.env(scen, log),
-                               capture_output=True, text=True, timeout=60)
-            want = EXAMPLE_STATUS.get(name, 0)
-            check(p.returncode == want and p.stdout.strip() or
-                  p.returncode == want and name in ("trace", "export", "pull", "check"),
-                  "help %s's example `%s` exits %d (want %d), printing %d bytes: %s" %
-                  (name, example, p.returncode, want, len(p.stdout), p.stderr[-400:]))
-        for made in ("demo.pftrace", "history.db", "verdicts.ndjson", "pulled/manifest.json"):
-            check(os.path.getsize(os.path.join(work, made)) > 0 if os.path.exists(
-                os.path.join(work, made)) else False, "the examples made %s" % made)
-    return finish("cli-help: every command's help lists its options and an example that runs")
+    env = Env(lw, root, tmp)
+    _, scen, log = env.case([demo_device(root, "emulator-5554")])
+    for name in names:
+        example = sections(run([lw, "help", name]).stdout).get("example", [""])[0].strip()
+        words = shlex.split(example)
+        if not check(words[:2] == ["lastwords", name],
+                     "help %s's example runs lastwords %s: %r" % (name, name, example)):
+            continue
+        p = run([lw] + words[1:], env=env.env(scen, log))
+        want = EXAMPLE_STATUS.get(name, 0)
+        check(p.returncode == want and (p.stdout.strip() or name in ("check", "trace", "export", "pull")),
+              "help %s's example `%s` exits %d (want %d), printing %d bytes: %s" %
+              (name, example, p.returncode, want, len(p.stdout), p.stderr[-400:]))
+    for made in ("demo.pftrace", "history.db", "verdicts.ndjson", "pulled/manifest.json"):
+        path = os.path.join(work, made)
+        check(os.path.exists(path) and os.path.getsize(path) > 0, "the examples made %s" % made)
 
 
 if __name__ == "__main__":
