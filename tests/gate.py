@@ -33,7 +33,7 @@ import os
 import shutil
 import tempfile
 
-from helpers import check, finish, lastwords, ring_edit, run, schema_errors, setup, vocab
+from helpers import check, finish, lastwords, run, schema_errors, setup, vocab
 
 ITEMS = ["app_starts", "stable_revertible", "suspect_isolated", "released", "reverified"]
 EXIT_NOT_YET = 15
@@ -149,6 +149,7 @@ def main():
         # made another (runtime_version), the matrix still re-enables; with
         # the receipts naming another candidate, stable_revertible fails
         # and says so.
+        from helpers import ring_edit
         for what, code, item, said in (("no receipt recorded", 6, [], None),
                                         ("receipts of another candidate only", 12,
                                          ["stable_revertible"], "no receipt of ")):
