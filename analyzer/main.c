@@ -395,7 +395,7 @@ int main(int argc, char **argv)
 			print_usage(stderr);
 			return LW_EXIT_USAGE;
 		}
-		if (argc == 3)
+		if (argc == 3 && strcmp(argv[2], "help") != 0)
 			return output_close(stdout, NULL, print_command_help(argv[2]));
 		print_usage(stdout);
 		return output_close(stdout, NULL, LW_EXIT_OK);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The command line's help, as people expect it of git, adb and sqlite3:
 
-- `lastwords --help`, `-h` and `help` print the same text on stdout, exit 0,
+- `lastwords --help`, `-h`, `help` and `help help` print the same text on stdout, exit 0,
   list every command of main.c's command table (and no other) and mention
   --version; `lastwords` alone prints it on stderr and exits 2;
 - for every command of that table, `lastwords help CMD` and `lastwords CMD
@@ -115,7 +115,7 @@ def checks(lw, root, tmp):
 
     top = run([lw, "--help"])
     check(top.returncode == 0 and not top.stderr, "--help exits %d: %s" % (top.returncode, top.stderr))
-    for alias in (["help"], ["-h"]):
+    for alias in (["help"], ["-h"], ["help", "help"]):
         p = run([lw] + alias)
         check(p.returncode == 0 and p.stdout == top.stdout,
               "lastwords %s prints what --help prints (exit %d)" % (alias[0], p.returncode))
