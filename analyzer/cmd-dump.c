@@ -20,6 +20,19 @@
 
 static const char usage[] = "lastwords dump [--json] RING...";
 
+static const struct command_option options[] = {
+	{ "--json", "one JSON value a line, as schemas/ring-events.schema.json describes it" },
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help dump_help = {
+	"the timeline of each ring: its last words",
+	usage,
+	options,
+	"lastwords dump fixtures/rings/killed-inference.lwr",
+};
+
 /* "rss 151.0 MiB (94% of budget)" for a record, or "-". */
 static void rss_text(const struct lw_ring_header *h, uint32_t rss_kb, char *buf, size_t len)
 {

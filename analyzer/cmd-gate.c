@@ -31,6 +31,23 @@ static const char usage[] =
 	"               [--format text|json|html] [--tz ZONE] [--tolerance MS] [--package NAME]...\n"
 	"               INPUT...";
 
+static const struct command_option options[] = {
+	{ "--candidate NAME|DIGEST", "the quarantined candidate (required): a name, or its 16-digit digest" },
+	{ "--stable NAME|DIGEST", "the stable candidate (else the quarantine advice's, else a ring's)" },
+	{ "--history DB", "the candidate's earlier deaths from this history database too" },
+	{ "-f, --format text|json|html", "text (the default), JSON (schemas/gate.schema.json) or one HTML page" },
+	JOIN_OPTIONS_HELP,
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help gate_help = {
+	"may a quarantined candidate come back: device matrix, checklist",
+	usage,
+	options,
+	"lastwords gate --candidate demo-model-v2-fp16 --tz +01:00 fixtures/demo",
+};
+
 /* A candidate as given: 16 hex digits are a digest, anything else a name
  * (the probe's digest of it, as `lastwords digest` prints). */
 static uint64_t candidate_arg(const char *s, int *is_name)

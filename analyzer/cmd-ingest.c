@@ -28,6 +28,21 @@ static const char usage[] =
 	"lastwords ingest --db FILE [--events] [--tz ZONE] [--tolerance MS] [--package NAME]...\n"
 	"                 BUNDLE...";
 
+static const struct command_option options[] = {
+	{ "--db FILE", "the history database (required), created if there is none" },
+	{ "--events", "store each ring record too, one row of JSON per run" },
+	JOIN_OPTIONS_HELP,
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help ingest_help = {
+	"store each bundle's report in the history database",
+	usage,
+	options,
+	"lastwords ingest --db history.db --tz +01:00 fixtures/demo",
+};
+
 /* Why a loaded bundle is refused, on stderr; 1 if it is. */
 static int refused(const char *source, const struct bundle *b)
 {

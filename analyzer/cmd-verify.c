@@ -17,6 +17,19 @@
 
 static const char usage[] = "lastwords verify [--json] RING...";
 
+static const struct command_option options[] = {
+	{ "--json", "the slot counts and the bad slots as JSON, one value a ring" },
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help verify_help = {
+	"check each ring slot by slot; exit 1 on corruption",
+	usage,
+	options,
+	"lastwords verify fixtures/rings/clean-exit.lwr",
+};
+
 static void outcome_short(const struct ring_file *rf, char *buf, size_t len)
 {
 	enum ring_outcome o = ring_file_outcome(rf);

@@ -20,7 +20,10 @@ children (tests/gate-matrix.c, two devices):
   suspect_isolated: the re-verification runs are then mere loads); a
   database that is not there
   exits 11;
-- a stable candidate given that never ran fails stable_revertible;
+- a stable candidate given that never ran fails stable_revertible; the
+  stable candidate's receipt is asked for only when the app records
+  receipts: with none recorded the matrix re-enables, with receipts of
+  another candidate only stable_revertible fails, naming the receipt;
 - a manifest's scenario outside the vocabulary is named, not guessed; a
   device model is escaped in the page; an input that cannot be read exits
   4 whatever the verdict; a missing --candidate is a usage error.
@@ -37,6 +40,7 @@ from html_check import check_class_level_colours, root_colours, unzoned_times
 
 ITEMS = ["app_starts", "stable_revertible", "suspect_isolated", "released", "reverified"]
 EXIT_NOT_YET = 15
+MARK, MARK_RECEIPT = 4, 12  # vocab.h: the event type mark, the mark receipt
 
 
 def gate(lw, inputs, extra=(), fmt="json"):
@@ -148,6 +152,38 @@ def main():
         p, g = gate(lw, matrix, ["--stable", "model-v9"])
         check(p.returncode == EXIT_NOT_YET and g and failing(g) == ["stable_revertible"],
               "--stable model-v9: failing %r" % (g and failing(g)))
+
+        # The stable candidate's receipt is asked for only when the app
+        # records receipts (lastwords(1), gate): with every receipt mark
+        # made another (runtime_version), the matrix still re-enables; with
+        # the receipts naming another candidate, stable_revertible fails
+        # and says so.
+        from helpers import ring_edit
+        for what, code, item, said in (("no receipt recorded", 6, [], None),
+                                        ("receipts of another candidate only", 12,
+                                         ["stable_revertible"], "no receipt of ")):
+            copy = os.path.join(tmp, "receipts-%d" % code)
+            shutil.copytree(mdir, copy)
+            edited = 0
+            for dp, _, fs in os.walk(copy):
+                for f in fs:
+                    if not f.endswith(".lwr"):
+                        continue
+                    found = []
+
+                    def receipt(ticket, slot, code=code, found=found):
+                        if slot[16] == MARK and slot[18] == MARK_RECEIPT:
+                            slot[18] = code
+                            slot[32:40] = (0x1234).to_bytes(8, "little")
+                            found.append(ticket)
+                    ring_edit(os.path.join(dp, f), os.path.join(dp, f), slot=receipt)
+                    edited += len(found)
+            p, g = gate(lw, sorted(os.path.join(copy, d) for d in os.listdir(copy)))
+            missing = g and g["checklist"][ITEMS.index("stable_revertible")]["missing"]
+            check(edited > 0 and g and failing(g) == item and
+                  (said is None or any(said in m for m in missing)),
+                  "%s (%d receipts edited): exit %d, failing %r, missing %r" %
+                  (what, edited, p.returncode, g and failing(g), missing))
 
         # A manifest's unknown scenario, and a device model to escape.
         odd = os.path.join(tmp, "odd")
