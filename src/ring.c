@@ -162,7 +162,8 @@ static const char *session_field(size_t *off)
 	return f[i].name;
 }
 
-/* R7 for entry i of the session table, at byte at of the header. */
+/* R7 for entry i of h's session table; newest_mono_ns as
+ * ring_header_damage() takes it. */
 static void session_fields(const struct lw_ring_header *h, uint32_t i, uint64_t newest_mono_ns,
 			   struct ring_damage *d)
 {
@@ -174,6 +175,9 @@ static void session_fields(const struct lw_ring_header *h, uint32_t i, uint64_t 
 	if (e->state > LW_SESSION_CLOSED) {
 		damage_add(d, at, "session %u: state field holds %u, not a session state",
 			   (unsigned)i, (unsigned)e->state);
+	} else if (i == 0 && e->state != LW_SESSION_OPEN) {
+		damage_add(d, at, "session 0: state field holds %u; the process's session is "
+				  "open for the whole run", (unsigned)e->state);
 	} else if (e->state == LW_SESSION_NEVER) {
 		/* the probe leaves a session it never opened all zero */
 		for (off = 0; off < sizeof(*e) && !b[off]; off++)
@@ -184,9 +188,6 @@ static void session_fields(const struct lw_ring_header *h, uint32_t i, uint64_t 
 			damage_add(d, at + off, "session %u: never opened, but its %s field is not zero",
 				   (unsigned)i, name);
 		}
-	} else if (i == 0 && e->state != LW_SESSION_OPEN) {
-		damage_add(d, at, "session 0: state field holds %u; the process's session is "
-				  "open for the whole run", (unsigned)e->state);
 	}
 	if (e->last_stage >= LW_RING_STAGE_SLOTS)
 		damage_add(d, at + offsetof(struct lw_ring_session, last_stage),

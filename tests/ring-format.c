@@ -236,6 +236,8 @@ static void check_session_damage(void)
 			  "session 3: opens field holds 4294967295, its maximum");
 	expect_session_at("session 0 closed", 0, LW_SESSION_OPEN, 1, state, LW_SESSION_CLOSED, 0,
 			  "session 0: state field holds 2");
+	expect_session_at("session 0 never opened", 0, LW_SESSION_OPEN, 1, state, LW_SESSION_NEVER, 0,
+			  "session 0: state field holds 0");
 	/* opened_mono_ns is 64 bits: its low word set past the newest record */
 	expect_session_at("opened after the newest record", 4, LW_SESSION_OPEN, 1000,
 			  offsetof(struct lw_ring_session, opened_mono_ns), 5000, 2000,
