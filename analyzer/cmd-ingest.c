@@ -52,6 +52,18 @@ static int refused(const char *source, const struct bundle *b)
 	return print_input_errors(b, prefix) != 0;
 }
 
+/* The files of a bundle left out (a FIFO, a socket, a link out of it...),
+ * named on stderr as the report names them in its inputs. */
+static void print_left_out(const struct bundle *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->ninputs; i++)
+		if (b->inputs[i].skipped[0])
+			fprintf(stderr, "lastwords: warning: '%s': left out: %s\n",
+				fmt_text(b->inputs[i].path), fmt_text(b->inputs[i].skipped));
+}
+
 enum outcome { STORED, DUPLICATE, REFUSED, DB_FAILED };
 
 static enum outcome ingest_one(struct history_store *s, char *source, struct corr_options opt,
@@ -67,6 +79,7 @@ static enum outcome ingest_one(struct history_store *s, char *source, struct cor
 		fprintf(stderr, "lastwords: refused '%s': out of memory\n", fmt_text(source));
 		return REFUSED;
 	}
+	print_left_out(&b);
 	if (refused(source, &b)) {
 		bundle_release(&b);
 		return REFUSED;

@@ -51,7 +51,7 @@ static void outcome_short(const struct ring_file *rf, char *buf, size_t len)
 
 static void print_text(const struct ring_file *rf, const struct ring_scan *sc)
 {
-	char outcome[256];
+	char outcome[256], damage[RING_DAMAGE_MAX * 180];
 
 	outcome_short(rf, outcome, sizeof(outcome));
 	printf("%s: %s; %u slots: %" PRIu64 " valid, %" PRIu64 " torn, %" PRIu64 " stale, %" PRIu64
@@ -66,8 +66,10 @@ static void print_text(const struct ring_file *rf, const struct ring_scan *sc)
 	if (sc->head_behind)
 		printf("; header head %" PRIu64 " behind the slots (%" PRIu64 ")", sc->head_header,
 		       sc->head);
-	if (rf->header_damaged)
-		printf("; header damaged: %s (offset %zu)", rf->damage.reason, rf->damage.offset);
+	if (rf->header_damaged) {
+		ring_damage_text(&rf->damage, "offset", damage, sizeof(damage));
+		printf("; header damaged: %s", damage);
+	}
 	if (sc->corrupt || rf->header_damaged)
 		printf("; CORRUPT");
 	putchar('\n');
@@ -75,6 +77,7 @@ static void print_text(const struct ring_file *rf, const struct ring_scan *sc)
 
 static cJSON *ring_json(const struct ring_file *rf, const struct ring_scan *sc)
 {
+	char damage[RING_DAMAGE_MAX * 180];
 	struct json j;
 	cJSON *o = json_begin(&j);
 
@@ -92,8 +95,10 @@ static cJSON *ring_json(const struct ring_file *rf, const struct ring_scan *sc)
 	}
 	json_u64(&j, o, "lapped", rf->hdr->lapped);
 	json_u64(&j, o, "dropped", rf->hdr->dropped);
-	if (rf->header_damaged)
-		json_text(&j, o, "header_damage", rf->damage.reason);
+	if (rf->header_damaged) {
+		ring_damage_text(&rf->damage, NULL, damage, sizeof(damage));
+		json_text(&j, o, "header_damage", damage);
+	}
 	json_bool(&j, o, "ok", sc->corrupt == 0 && !rf->header_damaged);
 	return json_end(&j);
 }
