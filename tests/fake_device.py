@@ -302,8 +302,8 @@ class Device:
             return ["/bin/sh", "-c", line], env, self.root
         argv = [self.android[0], "-c", line]
         if self.drop:  # util-linux's setpriv: the shell as nobody, in no group of root's
-            argv = [shutil.which("setpriv") or "/usr/bin/setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY,
-                    "--clear-groups", "--"] + argv
+            argv = [shutil.which("setpriv") or "/usr/bin/setpriv", "--reuid=%d" % NOBODY,
+                    "--regid=%d" % NOBODY, "--clear-groups", "--"] + argv
         return argv, env, self.root
 
 

@@ -85,8 +85,8 @@ int ev_cut_text(const struct ev_stats *st, char *buf, size_t len)
 		ADD("%s%zu tombstone frame%s past the first %d not kept", n ? "; " : "",
 		    st->cut_frames, st->cut_frames == 1 ? "" : "s", EV_FRAMES_MAX);
 	for (i = 0; i < nd; i++)
-		ADD("%s%zu %s records past the cap of %zu not kept, the last %zu read kept",
-		    n ? "; " : "", d[i].dropped, d[i].kind, d[i].kept, d[i].kept);
+		ADD("%s%zu %s records dropped, the last %zu read kept (what one input may keep)",
+		    n ? "; " : "", d[i].dropped, d[i].kind, d[i].kept);
 #undef ADD
 	return n;
 }
