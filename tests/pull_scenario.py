@@ -280,6 +280,10 @@ class Env:
         process.maxrss_kb. stderr: where pull's goes (a terminal's fd)."""
         case, scen, log = self.case(devices, extra)
         out = out or os.path.join(case, "bundle")
+        # Each device's root built now, as tests/fake-adb.py would at its
+        # first call, so that the build is not counted in pull's deadline.
+        for d in devices:
+            fake_device.Device(d, case, case)
         child = subprocess.Popen([self.lw, "pull"] + args + ["-o", out], env=self.env(scen, log, adb),
                                  stdout=subprocess.PIPE, stderr=stderr, text=True)
         try:
