@@ -133,6 +133,7 @@ static void cut_json(struct json *j, cJSON *obj, const struct ev_stats *st)
 	}
 	if (st->cut_frames)
 		json_number(j, obj, "cut_frames", (double)st->cut_frames);
+	ev_dropped_json(j, obj, "records_cut", st);
 }
 
 /* What a bug report's main text says of the device and the report
@@ -198,7 +199,7 @@ static void print_file(const char *path, const struct ev_file *f,
 		       const struct bugreport_info *info, struct json *j, cJSON *obj)
 {
 	size_t i, n = ev_record_count(f);
-	char line[1024];
+	char line[EV_CUT_TEXT_MAX];
 
 	if (j) {
 		json_number(j, obj, "lines", (double)f->stats.lines);

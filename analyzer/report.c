@@ -575,7 +575,7 @@ static void input_json(struct json *j, cJSON *arr, const struct bundle *b,
 {
 	const struct ev_file *f = input_file(b, in);
 	cJSON *x = json_object(j, arr, NULL);
-	char cut[240];
+	char cut[EV_CUT_TEXT_MAX];
 
 	json_text(j, x, "file", in->path);
 	if (f && f->in_logcat) {
@@ -594,6 +594,8 @@ static void input_json(struct json *j, cJSON *arr, const struct bundle *b,
 		json_text(j, x, "note", in->note);
 	if (f && ev_cut_text(&f->stats, cut, sizeof(cut)))
 		json_text(j, x, "cut", cut);
+	if (f)
+		ev_dropped_json(j, x, "records_cut", &f->stats);
 	if (f && f->stats.skipped) {
 		cJSON *n = json_object(j, x, "not_understood");
 
@@ -968,10 +970,10 @@ static void pull_text(const struct bundle *b, FILE *out, size_t nruns)
 		fputc('\n', out);
 }
 
-/* The evidence cut to a limit: lines too long, frames too many. */
+/* The evidence cut to a limit: lines too long, frames or records too many. */
 static void cut_text(const struct bundle *b, FILE *out)
 {
-	char cut[240];
+	char cut[EV_CUT_TEXT_MAX];
 	size_t i, n = 0;
 
 	for (i = 0; i < b->nfiles; i++) {

@@ -110,7 +110,7 @@ enum ev_kind ev_detect(struct input *in)
 static int add_logcat_events(struct input *in, struct ev_file *out, struct ev_error *err)
 {
 	struct ev_file logs = { 0 };
-	size_t frames = out->stats.cut_frames;
+	size_t frames = out->stats.cut_frames, t;
 
 	if (input_rewind(in) != 0)
 		return input_error(in, err);
@@ -125,10 +125,15 @@ static int add_logcat_events(struct input *in, struct ev_file *out, struct ev_er
 	if (out->kind == EV_KIND_TOMBSTONE) {
 		/* The tombstone parser counts every non-DEBUG line as not
 		 * understood; logcat understands them all. */
+		size_t tombstones = out->stats.dropped_tombstones;
+
 		out->stats = logs.stats;
 		out->stats.cut_frames = frames;
+		out->stats.dropped_tombstones = tombstones;
 	} else {
 		out->stats.skipped += logs.stats.skipped;
+		for (t = 0; t < LOG_EVENT_COUNT; t++)
+			out->stats.dropped_logs[t] += logs.stats.dropped_logs[t];
 		if (logs.stats.first_skipped &&
 		    (!out->stats.first_skipped || logs.stats.first_skipped < out->stats.first_skipped))
 			out->stats.first_skipped = logs.stats.first_skipped;
@@ -198,5 +203,6 @@ int ev_parse(enum ev_kind kind, struct input *in, struct ev_file *out, struct ev
 	}
 	out->stats.cut_lines = in->cut_lines;
 	out->stats.first_cut = in->first_cut;
+	ev_cap(out);
 	return rc;
 }
