@@ -127,7 +127,8 @@ static void bad_zone_files(void)
 	T_ASSERT(n > 100 && berlin[4] >= '2', "Europe/Berlin is TZif version 2 or later");
 	setenv("TZDIR", dir, 1);
 	put(dir, "Good", berlin, n);
-	T_ASSERT(tz_parse("Good", &z, NULL, 0) == 0 && tz_offset_at(&z, at(2025, 7, 15, 12, 0)) == 2 * HOUR,
+	T_ASSERT(tz_parse("Good", &z, NULL, 0) == 0 &&
+			 tz_offset_at(&z, at(2025, 7, 15, 12, 0)) == 2 * HOUR,
 		 "a copy of Europe/Berlin is a zone, at its offsets");
 	/* A FIFO: opened without blocking, and refused (alarm: a hang fails) */
 	snprintf(path, sizeof(path), "%s/Fifo", dir);
@@ -220,7 +221,8 @@ int main(void)
 	EXPECT_UTC(berlin, 2025, 3, 29, 12, 0, at(2025, 3, 29, 11, 0));
 
 	/* Offsets are zones too, with no name. */
-	T_ASSERT(tz_parse("+05:30", &z, NULL, 0) == 0 && !z.name[0] && z.offset_ms == 5 * HOUR + 30 * MIN &&
+	T_ASSERT(tz_parse("+05:30", &z, NULL, 0) == 0 && !z.name[0] &&
+			 z.offset_ms == 5 * HOUR + 30 * MIN &&
 			 tz_to_utc(&z, at(2025, 1, 1, 12, 0)) == at(2025, 1, 1, 6, 30),
 		 "+05:30");
 	T_ASSERT(tz_parse("UTC", &z, NULL, 0) == 0 && !z.name[0] && z.offset_ms == 0, "UTC");
