@@ -351,11 +351,16 @@ static int add_missing(struct bundle *b, const cJSON *list)
  * offset stands in for a name that this system does not know. */
 static void zone_set(struct bundle_zone *z, const char *name, int have_offset, int64_t offset_ms)
 {
+	int rc;
+
 	memset(z, 0, sizeof(*z));
-	if (name && *name && tz_parse(name, &z->tz) == 0) {
+	rc = name && *name ? tz_parse(name, &z->tz, z->why, sizeof(z->why)) : TZ_UNKNOWN;
+	if (rc == 0) {
 		z->known = 1;
 		return;
 	}
+	if (rc == TZ_UNKNOWN)
+		z->why[0] = '\0';
 	if (name && *name)
 		snprintf(z->unknown, sizeof(z->unknown), "%s", name);
 	z->tz.offset_ms = offset_ms;
@@ -383,9 +388,10 @@ static void manifest_identity(struct bundle *b, const cJSON *m)
 /* The manifest of a pull describes the bundle; it is not evidence. Keep its
  * path and what it says is missing; the time-zone offset and device of the
  * first one nearest the top of its input (rel, the path below it). Returns
- * 1 for a manifest, 0 for any other file (one named manifest.json that
- * cannot be read as one is read as evidence, and gets its error there), -1
- * on ENOMEM. */
+ * 1 for a manifest, or for an object that JSON refuses (json_read(): a
+ * \u0000, bad UTF-8, too deep), kept as an input with that error; 0 for
+ * any other file (one named manifest.json that cannot be read as one is
+ * read as evidence, and gets its error there); -1 on ENOMEM. */
 static int is_manifest(struct bundle *b, const char *path, const char *rel)
 {
 	const char *base = strrchr(path, '/');
@@ -402,7 +408,19 @@ static int is_manifest(struct bundle *b, const char *path, const char *rel)
 		return 0;
 	text = input_whole(&src, INPUT_JSON_MAX, INPUT_JSON_LIMIT, &len, &err);
 	input_release(&src);
-	m = text ? cJSON_ParseWithLength(text, len) : NULL;
+	m = text ? json_read(text, len, 0, &err) : NULL;
+	if (!m && text && err.line && text[strspn(text, " \t\r\n")] == '{') {
+		/* an object that JSON refuses: the manifest's own error,
+		 * not "unknown kind" */
+		struct bundle_input *in = add_input(b, path);
+
+		free(text);
+		if (!in)
+			return -1;
+		snprintf(in->error, sizeof(in->error), "%s", err.reason);
+		in->error_line = err.line;
+		return 1;
+	}
 	free(text);
 	if (!cJSON_IsObject(m)) {
 		cJSON_Delete(m);

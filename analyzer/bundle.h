@@ -45,6 +45,7 @@ struct bundle_zone {
 	int known;               /* tz holds the zone */
 	struct tz_zone tz;
 	char unknown[TZ_NAME_MAX];
+	char why[TZ_WHY_MAX];    /* why unknown was refused; empty: not in tzdata */
 };
 
 /* A bug report among the inputs (DESIGN.md, "Inputs"): a zip, a directory

@@ -296,6 +296,10 @@ int cmd_gate(int argc, char **argv)
 			break;
 		case 's':
 			go.stable = candidate_arg(optarg, &is_name);
+			if (!go.stable)
+				return usage_error(usage, "--stable '%s' is the digest of no candidate "
+							  "(0000000000000000)",
+						   optarg);
 			break;
 		case 'f':
 			format = optarg;
@@ -316,6 +320,11 @@ int cmd_gate(int argc, char **argv)
 		return usage_error(usage, "gate needs at least one bundle");
 	go.candidate = candidate_arg(cand, &is_name);
 	go.candidate_name = is_name ? cand : NULL;
+	/* 0 is the rings' "no candidate": no candidate to let back */
+	if (!go.candidate)
+		return usage_error(usage, "--candidate '%s' is the digest of no candidate "
+					  "(0000000000000000)",
+				   cand);
 	if (db && (status = read_history(db, go.candidate, &hd)) != 0)
 		return status;
 	go.deaths = hd.v;

@@ -7,6 +7,7 @@
  * alike.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,9 +52,10 @@ struct shape {
 	int (*ok)(const char *s);
 	const char *what;
 	size_t min_len;
-	/* an integer: min <= v <= max when bounded */
-	int bounded;
-	double min, max;
+	/* an integer, exactly as written: min <= v <= max (every T_INT
+	 * shape sets them: a number past the field's range is refused, not
+	 * compared rounded) */
+	int64_t min, max;
 	/* an array */
 	const struct shape *items;
 	size_t min_items;
@@ -112,13 +114,20 @@ static const struct shape s_any_string = { .types = T_STR };
 static const struct shape s_text = { .types = T_STR, .min_len = 1 };
 static const struct shape s_string_or_null = { .types = T_STR | T_NULL };
 static const struct shape s_bool = { .types = T_BOOL };
-static const struct shape s_int = { .types = T_INT };
+/* The integers' ranges (expect.schema.json's minimum and maximum): a
+ * count or a line up to 2^53 - 1 (the integers a double holds exactly),
+ * a pid as pid_t holds it, ApplicationExitInfo's ints as Java's int, the
+ * sessions' numbers as the ring's 32 bits, a zone's offset within a day. */
+#define JSON_EXACT_MAX 9007199254740991LL
+static const struct shape s_count = { .types = T_INT, .min = 0, .max = JSON_EXACT_MAX };
+static const struct shape s_pid = { .types = T_INT, .min = 0, .max = INT32_MAX };
+static const struct shape s_int32 = { .types = T_INT, .min = INT32_MIN, .max = INT32_MAX };
+static const struct shape s_u32 = { .types = T_INT, .min = 0, .max = UINT32_MAX };
+static const struct shape s_minutes = { .types = T_INT, .min = -1440, .max = 1440 };
+static const struct shape s_status = { .types = T_INT, .min = 0, .max = 255 };
 static const struct shape s_number_or_null = { .types = T_NUM | T_NULL };
-static const struct shape s_count = { .types = T_INT, .bounded = 1, .min = 0, .max = INFINITY };
-static const struct shape s_pid = { .types = T_INT, .bounded = 1, .min = 0, .max = INFINITY };
-static const struct shape s_status = { .types = T_INT, .bounded = 1, .min = 0, .max = 255 };
 static const struct shape s_texts = { .types = T_ARR, .items = &s_any_string };
-static const struct shape s_ints = { .types = T_ARR, .items = &s_int };
+static const struct shape s_pids = { .types = T_ARR, .items = &s_pid };
 static const struct shape s_strings_or_null = { .types = T_ARR, .items = &s_string_or_null };
 
 static const struct shape s_class = { .types = T_STR | T_NULL, .vocab = &vocab_exit_classes,
@@ -155,8 +164,8 @@ static const struct shape s_joined_by = { .types = T_STR, .names = joined_bys,
 static const struct shape s_joined_bys = { .types = T_ARR, .items = &s_joined_by };
 
 static const struct member exit_record_members[] = {
-	{ "file", &s_any_string },     { "line", &s_int },       { "reason", &s_int },
-	{ "subreason", &s_int },       { "status", &s_int },     { "importance", &s_int },
+	{ "file", &s_any_string },     { "line", &s_count },     { "reason", &s_int32 },
+	{ "subreason", &s_int32 },     { "status", &s_int32 },   { "importance", &s_int32 },
 	{ "timestamp", &s_string_or_null }, { "description", &s_string_or_null },
 	{ "joined_by", &s_joined_by }, { NULL, NULL },
 };
@@ -167,15 +176,15 @@ static const struct shape s_joins = { .types = T_OBJ | T_ARR, .members = exit_re
 static const struct shape s_session_state = { .types = T_STR, .names = session_states,
 					      .what = "open or closed" };
 static const struct member session_members[] = {
-	{ "id", &s_int },
+	{ "id", &s_u32 },
 	{ "candidate", &s_digest_or_null },
 	{ "state", &s_session_state },
-	{ "opens", &s_int },
+	{ "opens", &s_u32 },
 	{ "opened_ms", &s_number_or_null },
 	{ "closed_ms", &s_number_or_null },
 	{ "result", &s_error_or_null },
 	{ "open_stages", &s_stages },
-	{ "peak_kb", &s_int },
+	{ "peak_kb", &s_u32 },
 	{ "peak_stage", &s_stage },
 	{ NULL, NULL },
 };
@@ -213,7 +222,7 @@ static const struct shape s_runs = { .types = T_ARR, .items = &s_run };
 
 static const struct member boot_loop_members[] = {
 	{ "process", &s_any_string }, { "stage", &s_stage }, { "candidate", &s_digest_or_null },
-	{ "count", &s_int },          { "pids", &s_ints },   { "actions", &s_actions },
+	{ "count", &s_count },        { "pids", &s_pids },   { "actions", &s_actions },
 	{ NULL, NULL },
 };
 static const struct shape s_boot_loop = { .types = T_OBJ, .members = boot_loop_members };
@@ -222,8 +231,8 @@ static const struct shape s_boot_loops = { .types = T_ARR, .items = &s_boot_loop
 static const struct shape s_why = { .types = T_STR, .names = unmatched_whys,
 				    .what = "a reason of unmatched_exit_records" };
 static const struct member unmatched_members[] = {
-	{ "file", &s_any_string }, { "line", &s_int },     { "pid", &s_int },
-	{ "process", &s_string_or_null }, { "reason", &s_int }, { "timestamp", &s_string_or_null },
+	{ "file", &s_any_string }, { "line", &s_count },   { "pid", &s_pid },
+	{ "process", &s_string_or_null }, { "reason", &s_int32 }, { "timestamp", &s_string_or_null },
 	{ "why", &s_why },         { "why_text", &s_any_string }, { NULL, NULL },
 };
 static const struct shape s_unmatched = { .types = T_OBJ, .members = unmatched_members };
@@ -232,7 +241,7 @@ static const struct shape s_unmatcheds = { .types = T_ARR, .items = &s_unmatched
 static const struct shape s_tz_source = { .types = T_STR, .names = tz_sources,
 					  .what = "a time zone source" };
 static const struct member timezone_members[] = {
-	{ "offset_minutes", &s_int }, { "name", &s_string_or_null },
+	{ "offset_minutes", &s_minutes }, { "name", &s_string_or_null },
 	{ "source", &s_tz_source },   { "assumed", &s_bool },
 	{ NULL, NULL },
 };
@@ -314,10 +323,11 @@ static unsigned kind_of(const cJSON *v)
 		return T_NULL;
 	if (cJSON_IsBool(v))
 		return T_BOOL;
-	if (cJSON_IsNumber(v))
-		return isfinite(v->valuedouble) && v->valuedouble == floor(v->valuedouble)
-			       ? T_INT | T_NUM
-			       : T_NUM;
+	if (cJSON_IsNumber(v)) {
+		int64_t i;
+
+		return json_number_integer(v, &i) != 0 ? T_INT | T_NUM : T_NUM;
+	}
 	if (cJSON_IsString(v))
 		return T_STR;
 	return cJSON_IsArray(v) ? T_ARR : T_OBJ;
@@ -384,8 +394,14 @@ static int check_value(const cJSON *v, const struct shape *s, struct where *w)
 		return bad(w, "%s, expected %s", type_name(v), types_wanted(s->types));
 	if (kind & T_STR)
 		return check_string(v->valuestring, s, w);
-	if ((kind & T_INT) && s->bounded && (v->valuedouble < s->min || v->valuedouble > s->max))
-		return bad(w, "%.0f is out of range", v->valuedouble);
+	if ((kind & T_INT) && (s->types & T_INT) && !(s->types & T_NUM)) {
+		int64_t i;
+
+		if (json_number_integer(v, &i) != 1 || i < s->min || i > s->max)
+			return bad(w, "%.40s%s is out of range (%" PRId64 " to %" PRId64 ")",
+				   v->valuestring, strlen(v->valuestring) > 40 ? "..." : "", s->min,
+				   s->max);
+	}
 	if (kind & T_ARR) {
 		if ((size_t)cJSON_GetArraySize(v) < s->min_items)
 			return bad(w, "an empty list");
@@ -414,19 +430,9 @@ static int check_value(const cJSON *v, const struct shape *s, struct where *w)
 	return 0;
 }
 
-static size_t line_at(const char *buf, const char *at)
-{
-	size_t line = 1;
-
-	for (; buf < at; buf++)
-		line += *buf == '\n';
-	return line;
-}
-
 int expect_load(const char *path, cJSON **out, struct ev_error *err)
 {
 	struct where w = { .path = "", .err = err };
-	const char *end = NULL;
 	struct input in;
 	char *text;
 	size_t len;
@@ -439,21 +445,10 @@ int expect_load(const char *path, cJSON **out, struct ev_error *err)
 	input_release(&in);
 	if (!text)
 		return -1;
-	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-	if (root && end)
-		end += strspn(end, " \t\r\n");
-	if (!root || end != text + len) {
-		const char *at = root ? end : cJSON_GetErrorPtr();
-
-		if (!at || at < text || at > text + len)
-			at = text + len;
-		err->line = line_at(text, at);
-		snprintf(err->reason, sizeof(err->reason),
-			 root ? "more after the JSON value" : "not JSON: a value, a comma or a "
-							      "closing bracket was expected");
-		cJSON_Delete(root);
+	root = json_read(text, len, 0, err);
+	if (!root) {
 		free(text);
-		return -EINVAL;
+		return err->line ? -EINVAL : -ENOMEM;
 	}
 	free(text);
 	if ((rc = check_value(root, &s_top, &w)) != 0) {

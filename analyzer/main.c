@@ -161,10 +161,18 @@ int open_history(const char *db, enum history_mode mode, struct history *h)
 
 static int parse_tz_option(const char *arg, const char *usage, struct corr_options *opt)
 {
-	if (tz_parse(arg, &opt->tz) != 0)
+	char why[TZ_WHY_MAX];
+	int rc = tz_parse(arg, &opt->tz, why, sizeof(why));
+
+	if (rc == TZ_UNKNOWN)
 		return usage_error(usage, "--tz takes an offset such as +02:00, -0530 or UTC, or a "
 					  "zone of the system's tzdata such as Europe/Berlin, not '%s'",
 				   arg);
+	if (rc != 0)
+		return usage_error(usage, "--tz '%s' refused: %s (it takes an offset such as "
+					  "+02:00, or a zone of the system's tzdata such as "
+					  "Europe/Berlin)",
+				   arg, why);
 	opt->tz_known = 1;
 	opt->tz_source = CORR_TZ_OPTION;
 	return -1;

@@ -197,15 +197,18 @@ static int zone_unknown_note(const struct report *r, char *buf, size_t len)
 	const struct bundle *b = r->bundle;
 
 	if (r->corr.opt.tz_source == CORR_TZ_MANIFEST && b->zone.unknown[0])
-		snprintf(buf, len, "the manifest's zone '%s' is not in this system's tzdata: the "
-				   "offset the pull saw stood in for it, which is right only for "
-				   "records of the pull's season (install tzdata, or pass --tz)",
-			 b->zone.unknown);
+		snprintf(buf, len, "the manifest's zone '%s' %s%s: the offset the pull saw stood in "
+				   "for it, which is right only for records of the pull's season "
+				   "(install tzdata, or pass --tz)",
+			 b->zone.unknown, b->zone.why[0] ? "is refused: " : "is not in this system's tzdata",
+			 b->zone.why);
 	else if (r->corr.opt.tz_source == CORR_TZ_BUGREPORT && b->bugreport_zone.unknown[0])
-		snprintf(buf, len, "the bug report's zone '%s' is not in this system's tzdata: its "
-				   "offset when it was taken stood in for it, which is right only for "
-				   "records of that season (install tzdata, or pass --tz)",
-			 b->bugreport_zone.unknown);
+		snprintf(buf, len, "the bug report's zone '%s' %s%s: its offset when it was taken "
+				   "stood in for it, which is right only for records of that season "
+				   "(install tzdata, or pass --tz)",
+			 b->bugreport_zone.unknown,
+			 b->bugreport_zone.why[0] ? "is refused: " : "is not in this system's tzdata",
+			 b->bugreport_zone.why);
 	else
 		return 0;
 	return 1;
@@ -657,7 +660,7 @@ static cJSON *report_tree(const struct report *r, int with_runs)
 	const struct bundle *b = r->bundle;
 	struct json j;
 	cJSON *o = json_begin(&j), *a, *x;
-	char note[2 * TZ_NAME_MAX + 160];
+	char note[TZ_NAME_MAX + TZ_WHY_MAX + 200];
 	int signaled_lmk = 0;
 	size_t i, k;
 
@@ -1225,7 +1228,7 @@ void report_text(const struct report *r, FILE *out)
 			     "device's zone (clock tolerance %" PRId64 " ms)\n",
 			r->corr.opt.tolerance_ms);
 	else if (r->corr.local_times) {
-		char zone[TZ_NAME_MAX], note[2 * TZ_NAME_MAX + 160];
+		char zone[TZ_NAME_MAX], note[TZ_NAME_MAX + TZ_WHY_MAX + 200];
 
 		fprintf(out, "\nnote: local times were read in %s, from %s\n",
 			fmt_text(tz_text(&r->corr.opt.tz, zone, sizeof(zone))),

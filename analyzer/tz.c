@@ -1,11 +1,15 @@
 /* Time zones: fixed offsets, and IANA names through the C library's tzdata. */
 #include "tz.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "evidence/text.h"
 
@@ -41,39 +45,168 @@ int tz_parse_offset(const char *s, int64_t *offset_ms)
 	return 0;
 }
 
-/* Whether name is one of tzdata's zones: a TZif file below the zone
- * directory, reached without leaving it. */
-static int zone_exists(const char *name)
+/* Big-endian 4-byte count or time at p. */
+static uint32_t be32(const unsigned char *p)
 {
-	const char *dir = getenv("TZDIR");
-	char path[512], magic[4];
-	size_t n = strlen(name);
-	FILE *f;
-	int ok;
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+#define TZIF_HEADER 44
+
+/* One header and data block of a TZif file (RFC 8536, 3.1 and 3.2) at
+ * f[off, n), with times of tsize bytes (4 in version 1's block, 8 in
+ * version 2's), checked where strict (the block the C library reads):
+ * NULL with *end past the block, or what is wrong. */
+static const char *tzif_block(const unsigned char *f, size_t n, size_t off, size_t tsize,
+			      int strict, size_t *end)
+{
+	uint64_t isut, isstd, leap, timecnt, typecnt, charcnt, size, i;
+	const unsigned char *h = f + off, *d;
+
+	if (n - off < TZIF_HEADER)
+		return "shorter than its header";
+	if (memcmp(h, "TZif", 4) != 0)
+		return "its second header lacks the magic \"TZif\"";
+	if (h[4] != 0 && (h[4] < '2' || h[4] > '4'))
+		return "a version that is not 1 to 4";
+	isut = be32(h + 20);
+	isstd = be32(h + 24);
+	leap = be32(h + 28);
+	timecnt = be32(h + 32);
+	typecnt = be32(h + 36);
+	charcnt = be32(h + 40);
+	size = timecnt * tsize + timecnt + typecnt * 6 + charcnt + leap * (tsize + 4) + isstd + isut;
+	if (size > n - off - TZIF_HEADER)
+		return "its counts need more bytes than the file holds";
+	*end = off + TZIF_HEADER + (size_t)size;
+	if (!strict)
+		return NULL;
+	if (typecnt == 0 || charcnt == 0)
+		return "no local time type, or no designation";
+	if ((isstd != 0 && isstd != typecnt) || (isut != 0 && isut != typecnt))
+		return "its standard/wall or UT/local counts are not its type count";
+	d = h + TZIF_HEADER + timecnt * tsize; /* the transition types */
+	for (i = 0; i < timecnt; i++)
+		if (d[i] >= typecnt)
+			return "a transition to a local time type it does not have";
+	for (d += timecnt, i = 0; i < typecnt; i++, d += 6)
+		if (be32(d) == 0x80000000u || d[4] > 1 || d[5] >= charcnt)
+			return "a local time type out of range";
+	return NULL;
+}
+
+/* What is wrong with the TZif file f[0, n) (RFC 8536), or NULL: its
+ * headers, the sizes their counts imply, and version 2's footer. */
+static const char *tzif_problem(const unsigned char *f, size_t n)
+{
+	const char *why;
+	size_t end, foot;
+
+	if (n < TZIF_HEADER || memcmp(f, "TZif", 4) != 0)
+		return "not a TZif file";
+	why = tzif_block(f, n, 0, 4, f[4] == 0, &end);
+	if (why || f[4] == 0)
+		return why;
+	if ((why = tzif_block(f, n, end, 8, 1, &end)) != NULL)
+		return why;
+	/* the footer: a TZ string between newlines */
+	if (end >= n || f[end] != '\n')
+		return "no footer after its data";
+	for (foot = end + 1; foot < n && f[foot] != '\n'; foot++)
+		if (f[foot] < 0x20 || f[foot] > 0x7e)
+			return "its footer is not a TZ string";
+	return foot < n ? NULL : "its footer does not end";
+}
+
+/* Whether name is one of tzdata's zones: a valid TZif file below the zone
+ * directory, reached without leaving it, read without blocking. */
+static int zone_check(const char *name, char *why, size_t len)
+{
+	const char *env = getenv("TZDIR"), *dir = env && *env ? env : "/usr/share/zoneinfo";
+	unsigned char buf[TZ_FILE_MAX + 1];
+	char path[512], *real = NULL, *rdir = NULL;
+	size_t n = strlen(name), got = 0, dn;
+	const char *problem;
+	struct stat sb;
+	ssize_t r;
+	int fd, rc = TZ_UNKNOWN;
 
 	if (n == 0 || n >= TZ_NAME_MAX || name[0] == '/' || strstr(name, "..") ||
 	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-/") != n)
-		return 0;
-	snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "/usr/share/zoneinfo", name);
-	f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	ok = fread(magic, 1, sizeof(magic), f) == sizeof(magic) && memcmp(magic, "TZif", 4) == 0;
-	fclose(f);
-	return ok;
+		return TZ_UNKNOWN;
+	/* the zone of the machine that runs lastwords, not the device's */
+	if (strcmp(name, "localtime") == 0 || (n >= 10 && strcmp(name + n - 10, "/localtime") == 0)) {
+		snprintf(why, len, "'localtime' is this machine's zone, not the device's");
+		return TZ_LOCAL;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return TZ_UNKNOWN;
+	real = realpath(path, NULL);
+	rdir = realpath(dir, NULL);
+	if (!real || !rdir)
+		goto out;
+	dn = strlen(rdir);
+	if (strncmp(real, rdir, dn) != 0 || (real[dn] != '/' && dn > 1)) {
+		snprintf(why, len, "a link out of the zone directory '%s'", dir);
+		rc = TZ_LOCAL;
+		goto out;
+	}
+	/* O_NONBLOCK: a FIFO or a device never blocks the open */
+	fd = open(real, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		goto out;
+	if (fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode)) {
+		close(fd); /* a directory of zones, such as "Europe" */
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		close(fd);
+		snprintf(why, len, "'%s' is not a regular file", path);
+		rc = TZ_DAMAGED;
+		goto out;
+	}
+	while (got < sizeof(buf) && (r = read(fd, buf + got, sizeof(buf) - got)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	if (got > TZ_FILE_MAX) {
+		snprintf(why, len, "'%s' is larger than %d KiB, more than any zone", path,
+			 TZ_FILE_MAX / 1024);
+		rc = TZ_DAMAGED;
+	} else if (got >= 4 && memcmp(buf, "TZif", 4) == 0 && (problem = tzif_problem(buf, got))) {
+		snprintf(why, len, "'%s' is a damaged TZif file: %s", path, problem);
+		rc = TZ_DAMAGED;
+	} else if (got >= 4 && memcmp(buf, "TZif", 4) == 0) {
+		rc = 0;
+	}
+out:
+	free(real);
+	free(rdir);
+	return rc;
 }
 
-int tz_parse(const char *s, struct tz_zone *out)
+int tz_parse(const char *s, struct tz_zone *out, char *why, size_t len)
 {
+	char none[1];
 	int64_t off;
+	int rc;
 
+	if (!why) {
+		why = none;
+		len = sizeof(none);
+	}
+	snprintf(why, len, "not an offset, nor a zone of this system's tzdata");
 	if (tz_parse_offset(s, &off) == 0) {
 		out->name[0] = '\0';
 		out->offset_ms = off;
 		return 0;
 	}
-	if (!zone_exists(s))
-		return -1;
+	if ((rc = zone_check(s, why, len)) != 0)
+		return rc;
 	snprintf(out->name, sizeof(out->name), "%s", s);
 	out->offset_ms = 0;
 	return 0;

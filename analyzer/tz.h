@@ -26,9 +26,18 @@ int tz_parse_offset(const char *s, int64_t *offset_ms);
 
 /* An offset (tz_parse_offset), or the name of a zone that the system's
  * tzdata holds ($TZDIR, else /usr/share/zoneinfo: a TZif file, reached by
- * a name of letters, digits, '_', '+', '-' and '/', with no "..").
- * Returns 0, or -1 with *out untouched. Reads the file; may block. */
-int tz_parse(const char *s, struct tz_zone *out);
+ * a name of letters, digits, '_', '+', '-' and '/', with no "..", inside
+ * that directory once links are followed). The file must be a regular one
+ * of at most TZ_FILE_MAX bytes whose headers, counts, sizes and footer
+ * hold (RFC 8536): the C library would read any other as UTC, and say
+ * nothing. It is opened without blocking (a FIFO is refused, not waited
+ * on). "localtime" is refused: it is the zone of the machine running
+ * lastwords. Returns 0; or TZ_UNKNOWN, TZ_LOCAL or TZ_DAMAGED with *out
+ * untouched and why (when not NULL) saying what is wrong, for people. */
+#define TZ_FILE_MAX (64 * 1024)
+#define TZ_WHY_MAX 700 /* enough for why, with its path */
+enum { TZ_UNKNOWN = -1, TZ_LOCAL = -2, TZ_DAMAGED = -3 };
+int tz_parse(const char *s, struct tz_zone *out, char *why, size_t len);
 
 /* The offset of z at the UTC time utc_ms (ms since the epoch). */
 int64_t tz_offset_at(const struct tz_zone *z, int64_t utc_ms);

@@ -4,7 +4,10 @@
  * (evidence records, ring records, the report) on the demo bundle and on
  * scenarios with what it lacks, with each one of their allocations failing
  * in turn: every time the result is NULL and nothing is left allocated,
- * never a tree short of a member.
+ * never a tree short of a member. The reader: json_check() takes every
+ * UTF-8 form and surrogate pair, and refuses each form it must (overlong,
+ * surrogates, past U+10FFFF, cut short, \u0000, half a pair, deeper than
+ * JSON_DEPTH_MAX); json_number_integer() tells integers as written.
  */
 #include <inttypes.h>
 
@@ -158,6 +161,74 @@ static void check_writers(const char *root, const char *bundle)
 	bundle_release(&b);
 }
 
+/* What json_check() says of the JSON text s: NULL when it passes. */
+static const char *checked(const char *s, size_t n)
+{
+	static struct ev_error err;
+
+	return json_check(s, n, 0, &err) == 0 ? NULL : err.reason;
+}
+
+static void check_reader(void)
+{
+	static const char *const good[] = {
+		"\"a\xc2\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf\xed\x9f\xbf\xee\x80\x80\"",
+		"\"\\ud83d\\ude00 \\u0001 \\uffff\"", "[\"\\u00e9\"]",
+	};
+	static const struct {
+		const char *s, *says;
+	} bad[] = {
+		{ "\"\xc0\xaf\"", "overlong" },       { "\"\xe0\x80\xaf\"", "overlong" },
+		{ "\"\xf0\x80\x80\xaf\"", "overlong" }, { "\"\xed\xa0\x80\"", "surrogate" },
+		{ "\"\xf4\x90\x80\x80\"", "past U+10FFFF" }, { "\"\xf5\x80\x80\x80\"", "starts no" },
+		{ "\"\x80\"", "starts no" },           { "\"\xe2\x82\"", "cut short" },
+		{ "\"\\u0000\"", "\\u0000" },          { "\"\\ud800x\"", "high surrogate" },
+		{ "\"\\ud800\\u0041\"", "high surrogate" }, { "\"\\udc00\"", "low surrogate" },
+		{ "{\"k\": \"\\u0000\"}", "in member \"k\"" },
+	};
+	static const struct {
+		const char *s;
+		int rc;
+		int64_t v;
+	} nums[] = {
+		{ "[25711]", 1, 25711 }, { "[2.5711e4]", 1, 25711 }, { "[25711.000]", 1, 25711 },
+		{ "[257110e-1]", 1, 25711 }, { "[-0.0]", 1, 0 }, { "[0e-999999]", 1, 0 },
+		{ "[9223372036854775807]", 1, INT64_MAX }, { "[-9223372036854775808]", 1, INT64_MIN },
+		{ "[9223372036854775808]", -1, 0 }, { "[1e308]", -1, 0 }, { "[1e19]", -1, 0 },
+		{ "[25711000000000000000000000]", -1, 0 }, { "[1.5]", 0, 0 }, { "[1e-3]", 0, 0 },
+		{ "[25711.0000000000001]", 0, 0 },
+	};
+	char deep[2 * JSON_DEPTH_MAX + 4];
+	const char *why;
+	int64_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		T_ASSERT(!(why = checked(good[i], strlen(good[i]))), "%s refused: %s", good[i], why);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		T_ASSERT((why = checked(bad[i].s, strlen(bad[i].s))) && strstr(why, bad[i].says),
+			 "%s: %s, expected %s", bad[i].s, why ? why : "passed", bad[i].says);
+	memset(deep, '[', JSON_DEPTH_MAX);
+	memset(deep + JSON_DEPTH_MAX, ']', JSON_DEPTH_MAX);
+	T_ASSERT(!checked(deep, 2 * JSON_DEPTH_MAX), "%d deep refused", JSON_DEPTH_MAX);
+	memset(deep, '[', JSON_DEPTH_MAX + 1);
+	memset(deep + JSON_DEPTH_MAX + 1, ']', JSON_DEPTH_MAX + 1);
+	T_ASSERT((why = checked(deep, 2 * JSON_DEPTH_MAX + 2)) && strstr(why, "the limit, 1000"),
+		 "%d deep: %s", JSON_DEPTH_MAX + 1, why ? why : "passed");
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		struct ev_error err;
+		cJSON *a = json_read(nums[i].s, strlen(nums[i].s), 0, &err);
+		int rc;
+
+		T_ASSERT(a, "%s: %s", nums[i].s, err.reason);
+		v = 0;
+		rc = json_number_integer(a->child, &v);
+		T_ASSERT(rc == nums[i].rc && (rc != 1 || v == nums[i].v), "%s: %d %" PRId64, nums[i].s,
+			 rc, v);
+		cJSON_Delete(a);
+	}
+}
+
 int main(void)
 {
 	/* The demo, and scenarios with what the demo lacks: a boot loop,
@@ -171,6 +242,7 @@ int main(void)
 	const char *root = getenv("LASTWORDS_SOURCE_ROOT");
 	size_t i;
 
+	check_reader();
 	cJSON_InitHooks(&counting);
 	check_members();
 	check_failed_tree();

@@ -10,7 +10,8 @@ same expectation files.
 - Every scenario's expected.json and every team file of fixtures/check/,
   then copies of the minimal file with one member changed (each member, a
   value that is good and values of the wrong type, outside the vocabulary,
-  out of range, empty, or a member unknown), are given to both: python3's
+  out of range, empty, or a member unknown; integers past each field's
+  range: a 26-digit pid, 2^53 + 1, 1e308), are given to both: python3's
   jsonschema and check (on fixtures/demo) must agree. check refuses with
   status 4 and a line naming the file and the place: the line, for JSON
   that does not parse, else a JSON pointer that leads to a value of the
@@ -80,6 +81,11 @@ def cases():
                  ("boot_loops", [{"counts": 3}]), ("boot_loops", [{"stage": "dinner"}]),
                  ("boot_loops", [{"candidate": None, "actions": ["stop_prewarm"]}]),
                  ("boot_loops", [{"candidate": "xyz"}]),
+                 ("boot_loops", [{"pids": [25711, 2 ** 31]}]), ("boot_loops", [{"count": 1e20}]),
+                 ("unmatched_exit_records", [{"pid": 10 ** 26}]),
+                 ("unmatched_exit_records", [{"reason": 2 ** 31}]),
+                 ("timezone", {"offset_minutes": 1441}), ("timezone", {"offset_minutes": -840}),
+                 ("run_count", 2 ** 53 + 1), ("run_count", 1e308),
                  ("unmatched_exit_records", [{"why": "tz_unknown", "pid": 1}]),
                  ("unmatched_exit_records", [{"why": "because"}]),
                  ("unmatched_exit_records", [{"process": None}]),
@@ -141,6 +147,14 @@ def cases():
                  ("sessions", [{"opened_ms": "1"}]), ("sessions", [{"open_stages": ["unknown"]}]),
                  ("sessions", [{"result": "unknown"}]), ("sessions", [{"result": "bad"}]),
                  ("sessions", [{"id": 1.5}]), ("sessions", [{"peak": 1}]),
+                 # numbers past the field's range, never compared rounded
+                 ("pid", 10 ** 25), ("pid", 2 ** 53 + 1), ("pid", 1e308), ("pid", 2 ** 31),
+                 ("pid", 2 ** 31 - 1), ("pid", 2.5711e4), ("pid", -0.0),
+                 ("exit_records", 2 ** 53), ("exit_records", 2 ** 53 - 1),
+                 ("joins", {"reason": 2 ** 31}), ("joins", {"reason": -2 ** 31}),
+                 ("joins", {"line": 1e300}), ("joins", {"importance": -2 ** 31 - 1}),
+                 ("sessions", [{"id": 2 ** 32}]), ("sessions", [{"opens": 2 ** 32 - 1}]),
+                 ("sessions", [{"peak_kb": -1}]),
                  ("clasification", "low_memory")]:
         run("runs/0/%s=%s" % (k, json.dumps(v)), **{k: v})
     return out

@@ -26,7 +26,8 @@ children (tests/gate-matrix.c, two devices):
   another candidate only stable_revertible fails, naming the receipt;
 - a manifest's scenario outside the vocabulary is named, not guessed; a
   device model is escaped in the page; an input that cannot be read exits
-  4 whatever the verdict; a missing --candidate is a usage error.
+  4 whatever the verdict; a missing --candidate, or digest 0 (no
+  candidate) for --candidate or --stable, is a usage error.
 
 usage: gate.py LASTWORDS SOURCE_ROOT GATE_MATRIX
 """
@@ -206,6 +207,14 @@ def main():
         p = lastwords(lw, ["gate"] + matrix)
         check(p.returncode == 2 and "--candidate" in p.stderr, "no --candidate: exit %d"
               % p.returncode)
+        # digest 0 is the rings' "no candidate": no candidate to gate, nor
+        # a stable one to revert to; refused before anything is printed
+        for opt in (["--candidate", "0000000000000000"],
+                    ["--candidate", "model-v3", "--stable", "0000000000000000"]):
+            p = lastwords(lw, ["gate"] + opt + matrix)
+            check(p.returncode == 2 and not p.stdout and "(null)" not in p.stderr and
+                  "'0000000000000000' is the digest of no candidate" in p.stderr,
+                  "%s: exit %d, %r %r" % (" ".join(opt), p.returncode, p.stdout[:80], p.stderr))
     finally:
         shutil.rmtree(tmp)
     return finish("gate: the matrix re-enables; %d mutations each fail one item" % 5)

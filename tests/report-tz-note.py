@@ -14,7 +14,14 @@ offset or an IANA name), the pull's manifest (persist.sys.timezone, else
 its offset), the offset the newest tombstone or ANR trace writes after its
 time, else none: the JSON's timezone.source and name, the text's last note
 and the page say which. A --tz that is neither an offset nor a zone of the
-system's tzdata is a usage error naming it.
+system's tzdata is a usage error naming it, and so is one whose file is
+not a regular file (a FIFO: refused at once, never waited on) or is a
+damaged TZif file (the C library would read it as UTC and say nothing),
+under a TZDIR of the test's own. A manifest's zone "localtime" (the
+analysing machine's zone) is refused as a zone the system lacks is, and
+said; one holding \u0000 ("Europe/Berlin\u0000x", which cJSON would cut
+to Europe/Berlin) makes the manifest an input error naming its line and
+member.
 
 usage: report-tz-note.py LASTWORDS SOURCE_ROOT
 """
@@ -24,7 +31,7 @@ import shutil
 import sys
 import tempfile
 
-from helpers import check, finish, lastwords, setup
+from helpers import check, finish, lastwords, lastwords_within, setup
 
 RING = "fixtures/rings/crashed-delegate.lwr"
 
@@ -88,7 +95,48 @@ def sources(lw):
               any("'Mars/Olympus' is not in this system's tzdata" in n for n in rep["device"]["notes"]),
               "a zone the system lacks: the manifest's offset, said: %r %r"
               % (rep["timezone"], rep["device"]["notes"]))
-    for bad in ("Europe/Atlantis", "CET+1", "../../etc/passwd"):
+    with tempfile.TemporaryDirectory() as d:
+        bundle = os.path.join(d, "bundle")
+        shutil.copytree("fixtures/scenarios/tz-dst-manifest/bundle", bundle)
+        with open(os.path.join(bundle, "manifest.json")) as f:
+            m = json.load(f)
+        m["timezone"] = "localtime"
+        with open(os.path.join(bundle, "manifest.json"), "w") as f:
+            json.dump(m, f)
+        rep = json.loads(lastwords(lw, ["report", "--format", "json", bundle]).stdout)
+        check(rep["timezone"]["name"] is None and rep["timezone"]["offset_minutes"] == 120 and
+              any("'localtime' is refused: 'localtime' is this machine's zone" in n
+                  for n in rep["device"]["notes"]),
+              "a manifest's zone localtime: refused, the offset stands in, said: %r %r"
+              % (rep["timezone"], rep["device"]["notes"]))
+        m["timezone"] = "Europe/Berlin\u0000x"
+        with open(os.path.join(bundle, "manifest.json"), "w") as f:
+            json.dump(m, f, indent=2)
+        line = [i for i, t in enumerate(json.dumps(m, indent=2).split("\n"), 1)
+                if '"timezone"' in t][0]
+        p = lastwords(lw, ["report", "--format", "json", bundle])
+        check(p.returncode == 4 and
+              "manifest.json': line %d: " % line in p.stderr and
+              'member "timezone": a \\u0000 escape' in p.stderr,
+              "a manifest's zone with \\u0000: exit %d, %r" % (p.returncode, p.stderr))
+    # zone files that are no zones, under a TZDIR of the test's own
+    with tempfile.TemporaryDirectory() as d:
+        os.mkdir(os.path.join(d, "Europe"))
+        shutil.copy("/usr/share/zoneinfo/Europe/Berlin", os.path.join(d, "Europe", "Berlin"))
+        os.mkfifo(os.path.join(d, "Fifo"))
+        with open(os.path.join(d, "Garbage"), "wb") as f:
+            f.write(b"TZif2" + bytes(15) + b"\xff" * 24 + b"garbage garbage")
+        env = dict(os.environ, TZDIR=d)
+        rep = json.loads(lastwords(lw, ["report", "--format", "json", "--tz", "Europe/Berlin",
+                                        "fixtures/demo"], env=env).stdout)
+        check(rep["timezone"]["name"] == "Europe/Berlin", "a TZDIR of its own: %r" % rep["timezone"])
+        for name, why in (("Fifo", "is not a regular file"),
+                          ("Garbage", "is a damaged TZif file: its counts need more bytes")):
+            p = lastwords_within(lw, ["report", "--tz", name, "fixtures/demo"], 20, env=env)
+            check(p is None or (p.returncode == 2 and not p.stdout and
+                                "--tz '%s' refused: '%s/%s' %s" % (name, d, name, why) in p.stderr),
+                  "--tz %s: %s" % (name, p and (p.returncode, p.stderr)))
+    for bad in ("Europe/Atlantis", "CET+1", "../../etc/passwd", "localtime"):
         p = lastwords(lw, ["report", "--tz", bad, "fixtures/demo"])
         check(p.returncode == 2 and bad in p.stderr and "Europe/Berlin" in p.stderr,
               "--tz %s: a usage error naming it: %d %r" % (bad, p.returncode, p.stderr))

@@ -316,12 +316,9 @@ int aei_json_parse(const char *buf, size_t len, struct ev_file *out, struct ev_e
 	int rc = -1;
 
 	out->stats.lines = line_of(buf, buf + len) - (len && buf[len - 1] == '\n');
-	if (json_check(buf, len, off, err) != 0)
-		return -1;
-	root = cJSON_ParseWithLength(buf + off, len - off);
+	root = json_read(buf, len, off, err);
 	if (!root)
-		return fail(err, 0, "cJSON cannot read it: out of memory, or a \\u escape that is "
-				    "not valid UTF-16");
+		return -1;
 	if (read_top(root, &t, &c, err) != 0)
 		goto out_root;
 	lines = record_lines(buf + off, len - off, (size_t)cJSON_GetArraySize(t.records), &nlines);

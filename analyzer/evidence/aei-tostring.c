@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "aei-fields.h"
+#include "json.h"
 #include "input.h"
 #include "parsers.h"
 #include "text.h"
@@ -217,10 +218,12 @@ static int scan_text(struct ev_file *out, struct span text, size_t lineno, int d
 static long scan_json_string(struct ev_file *out, struct span s, size_t lineno)
 {
 	size_t n = json_string_len(s);
+	struct ev_error err;
 	cJSON *str;
 	int rc;
 
-	if (!n)
+	/* json_check(): no \u0000 for cJSON to cut the text at */
+	if (!n || json_check(s.s, n, 0, &err) != 0)
 		return 0;
 	str = cJSON_ParseWithLength(s.s, n);
 	if (!cJSON_IsString(str)) {

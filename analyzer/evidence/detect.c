@@ -33,6 +33,21 @@ static const struct detector detectors[] = {
 	{ EV_KIND_LOGCAT, logcat_sniff, logcat_parse, NULL },
 };
 
+/* Whether head begins {"type": "ring", spaced as any JSON writer does. */
+static int begins_ring(struct span head)
+{
+	static const char *const parts[] = { "{", "\"type\"", ":", "\"ring\"" };
+	size_t i;
+
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		head = span_skip_spaces(head);
+		if (!span_starts(head, parts[i]))
+			return 0;
+		head = span_from(head, strlen(parts[i]));
+	}
+	return 1;
+}
+
 /* A ring as JSON values (lastwords dump --json, or written by hand or by
  * any JSON writer): the first value, whole in the first bytes, is an
  * object with "type": "ring", whatever its spacing and member order. */
@@ -44,7 +59,7 @@ static int ring_json_sniff(const char *buf, size_t len)
 	struct input in;
 	cJSON *first = NULL;
 	size_t line;
-	int ring;
+	int ring, got;
 
 	while (head.n && (head.s[0] == '\n' || head.s[0] == '\r'))
 		head = span_skip_spaces(span_from(head, 1));
@@ -52,8 +67,13 @@ static int ring_json_sniff(const char *buf, size_t len)
 		return 0;
 	input_init_mem(&in, head.s, head.n);
 	json_stream_init(&js, &in);
-	ring = json_stream_next(&js, &first, &line, &err) > 0 &&
+	got = json_stream_next(&js, &first, &line, &err);
+	ring = got > 0 &&
 	       strcmp(json_get_string(first, "type") ? json_get_string(first, "type") : "", "ring") == 0;
+	/* a first value that JSON refuses (a \u0000, bad UTF-8, too deep)
+	 * but begins as a ring's: the ring reader names what is wrong */
+	if (got < 0 && !js.in->failed)
+		ring = begins_ring(head);
 	cJSON_Delete(first);
 	json_stream_release(&js);
 	input_release(&in);

@@ -102,14 +102,10 @@ int json_schema_open(const char *text, struct json_schema **out)
 
 	if (!s)
 		return -ENOMEM;
-	if (json_check(text, strlen(text), 0, &err) != 0) {
-		free(s);
-		return -EINVAL;
-	}
-	s->root = json_parse_exact(text, strlen(text));
+	s->root = json_read(text, strlen(text), 0, &err);
 	if (!s->root) {
 		free(s);
-		return -ENOMEM;
+		return err.line ? -EINVAL : -ENOMEM;
 	}
 	s->defs = cJSON_GetObjectItemCaseSensitive(s->root, "definitions");
 	rc = cJSON_IsObject(s->root) ? prepare(s, s->root, 0) : -EINVAL;

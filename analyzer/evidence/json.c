@@ -193,20 +193,35 @@ long long json_get_int(const cJSON *obj, const char *key)
  *
  * cJSON says only where it gave up, which can be well after the mistake.
  * This strict RFC 8259 check runs first and names the first byte that the
- * grammar does not allow, and what it allows there.
+ * grammar does not allow, and what it allows there. It also refuses what
+ * cJSON would read as something else: a \u0000 escape (cJSON cuts the
+ * string there), a string that is not UTF-8 (overlong forms, surrogates,
+ * past U+10FFFF, cut short), a \u escape that is half a surrogate pair,
+ * and nesting past cJSON's limit, each by what it is.
  */
 
-#define JV_MAX_DEPTH 1000 /* cJSON's CJSON_NESTING_LIMIT */
+#if JSON_DEPTH_MAX > CJSON_NESTING_LIMIT
+#error "cJSON reads no deeper than CJSON_NESTING_LIMIT"
+#endif
 
 struct jv {
 	const char *p, *end;
 	const char *want; /* what the grammar allows at p, on failure */
+	const char *why;  /* or what is wrong at p, when the grammar allows it */
+	const char *key;  /* the name of the member being read, in the buffer */
+	size_t key_len;
 	int depth;
 };
 
 static int jv_fail(struct jv *v, const char *want)
 {
 	v->want = want;
+	return -1;
+}
+
+static int jv_refuse(struct jv *v, const char *why)
+{
+	v->why = why;
 	return -1;
 }
 
@@ -252,9 +267,69 @@ static int jv_number(struct jv *v)
 	return 0;
 }
 
-static int jv_string(struct jv *v)
+/* The UTF-8 sequence at v->p (its first byte 0x80 or more), stepped
+ * over: 0, or -1 at the byte where it goes wrong (RFC 3629). */
+static int jv_utf8(struct jv *v)
+{
+	unsigned char c = (unsigned char)*v->p, lo = 0x80, hi = 0xbf;
+	int more, i;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		more = 1;
+	else if (c >= 0xe0 && c <= 0xef)
+		more = 2;
+	else if (c >= 0xf0 && c <= 0xf4)
+		more = 3;
+	else
+		return jv_refuse(v, c == 0xc0 || c == 0xc1 ? "an overlong UTF-8 sequence"
+							   : "a byte that starts no UTF-8 character");
+	if (c == 0xe0)
+		lo = 0xa0; /* below: overlong */
+	else if (c == 0xed)
+		hi = 0x9f; /* above: a surrogate */
+	else if (c == 0xf0)
+		lo = 0x90; /* below: overlong */
+	else if (c == 0xf4)
+		hi = 0x8f; /* above: past U+10FFFF */
+	for (i = 1; i <= more; i++) {
+		unsigned char n = v->p + i < v->end ? (unsigned char)v->p[i] : 0;
+
+		if (n < 0x80 || n > 0xbf) {
+			v->p += i;
+			return jv_refuse(v, "a UTF-8 sequence cut short");
+		}
+		if (i == 1 && (n < lo || n > hi))
+			return jv_refuse(v, c == 0xed ? "a surrogate encoded in UTF-8"
+					    : c == 0xf4 ? "a UTF-8 sequence past U+10FFFF"
+							: "an overlong UTF-8 sequence");
+	}
+	v->p += more + 1;
+	return 0;
+}
+
+/* The four hexadecimal digits after "\u" at v->p (the 'u'), stepped over
+ * to the last: 0 with *cp, or -1. */
+static int jv_hex4(struct jv *v, unsigned *cp)
 {
 	int i;
+
+	*cp = 0;
+	for (i = 0; i < 4; i++) {
+		char c;
+
+		v->p++;
+		if (v->p >= v->end || !*v->p || !strchr("0123456789abcdefABCDEF", *v->p))
+			return jv_fail(v, "four hexadecimal digits after \\u");
+		c = *v->p;
+		*cp = *cp * 16 + (unsigned)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	return 0;
+}
+
+static int jv_string(struct jv *v)
+{
+	const char *esc;
+	unsigned cp, lo;
 
 	for (v->p++; v->p < v->end; v->p++) {
 		if (*v->p == '"') {
@@ -264,17 +339,43 @@ static int jv_string(struct jv *v)
 		if ((unsigned char)*v->p < 0x20)
 			return jv_fail(v, "a closing '\"' (control characters in strings must be "
 					  "escaped)");
+		if ((unsigned char)*v->p >= 0x80) {
+			if (jv_utf8(v) != 0)
+				return -1;
+			v->p--;
+			continue;
+		}
 		if (*v->p != '\\')
 			continue;
-		v->p++;
-		if (v->p < v->end && strchr("\"\\/bfnrt", *v->p) && *v->p)
+		esc = v->p++;
+		if (v->p < v->end && *v->p && strchr("\"\\/bfnrt", *v->p))
 			continue;
 		if (v->p >= v->end || *v->p != 'u')
 			return jv_fail(v, "an escape: \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX");
-		for (i = 0; i < 4; i++) {
-			v->p++;
-			if (v->p >= v->end || !strchr("0123456789abcdefABCDEF", *v->p) || !*v->p)
-				return jv_fail(v, "four hexadecimal digits after \\u");
+		if (jv_hex4(v, &cp) != 0)
+			return -1;
+		if (cp == 0) {
+			v->p = esc;
+			return jv_refuse(v, "a \\u0000 escape (a string cannot hold NUL)");
+		}
+		if (cp >= 0xdc00 && cp <= 0xdfff) {
+			v->p = esc;
+			return jv_refuse(v, "a \\u escape of a low surrogate with no high one before it");
+		}
+		if (cp >= 0xd800 && cp <= 0xdbff) {
+			if (v->end - v->p < 3 || v->p[1] != '\\' || v->p[2] != 'u') {
+				v->p = esc;
+				return jv_refuse(v, "a \\u escape of a high surrogate with no low one after "
+						    "it");
+			}
+			v->p += 2;
+			if (jv_hex4(v, &lo) != 0)
+				return -1;
+			if (lo < 0xdc00 || lo > 0xdfff) {
+				v->p = esc;
+				return jv_refuse(v, "a \\u escape of a high surrogate with no low one "
+						    "after it");
+			}
 		}
 	}
 	return jv_fail(v, "a closing '\"'");
@@ -296,6 +397,8 @@ static int jv_value(struct jv *v);
  * bracket. */
 static int jv_container(struct jv *v, char close)
 {
+	const char *outer_key = v->key, *name;
+	size_t outer_len = v->key_len;
 	int obj = close == '}';
 
 	jv_ws(v);
@@ -307,8 +410,11 @@ static int jv_container(struct jv *v, char close)
 		if (obj) {
 			if (v->p >= v->end || *v->p != '"')
 				return jv_fail(v, "a member name in double quotes");
+			name = v->p + 1;
 			if (jv_string(v) != 0)
 				return -1;
+			v->key = name;
+			v->key_len = (size_t)(v->p - 1 - name);
 			jv_ws(v);
 			if (v->p >= v->end || *v->p != ':')
 				return jv_fail(v, "':' after the member name");
@@ -316,6 +422,8 @@ static int jv_container(struct jv *v, char close)
 		}
 		if (jv_value(v) != 0)
 			return -1;
+		v->key = outer_key;
+		v->key_len = outer_len;
 		jv_ws(v);
 		if (v->p < v->end && *v->p == close) {
 			v->p++;
@@ -338,8 +446,8 @@ static int jv_value(struct jv *v)
 	switch (*v->p) {
 	case '{':
 	case '[':
-		if (++v->depth > JV_MAX_DEPTH)
-			return jv_fail(v, "at most 1000 nested objects and arrays");
+		if (++v->depth > JSON_DEPTH_MAX)
+			return jv_refuse(v, "objects and arrays nested deeper than the limit, 1000");
 		v->p++;
 		rc = jv_container(v, v->p[-1] == '{' ? '}' : ']');
 		v->depth--;
@@ -361,9 +469,10 @@ static int jv_value(struct jv *v)
 
 int json_check(const char *buf, size_t len, size_t off, struct ev_error *err)
 {
-	struct jv v = { buf + off, buf + len, NULL, 0 };
+	struct jv v = { buf + off, buf + len, NULL, NULL, NULL, 0, 0 };
 	const char *bol;
-	char found[32];
+	char found[32], member[80] = "";
+	size_t col;
 
 	if (jv_value(&v) == 0) {
 		jv_ws(&v);
@@ -382,9 +491,40 @@ int json_check(const char *buf, size_t len, size_t off, struct ev_error *err)
 		err->line += *bol == '\n';
 	for (bol = v.p; bol > buf && bol[-1] != '\n'; bol--)
 		;
-	snprintf(err->reason, sizeof(err->reason), "malformed JSON at column %zu: expected %s, found %s",
-		 (size_t)(v.p - bol) + 1, v.want, found);
+	col = (size_t)(v.p - bol) + 1;
+	/* the member, as far as its name is plain text */
+	if (v.key && v.key_len < 48 && v.key + v.key_len <= v.end) {
+		size_t i;
+
+		for (i = 0; i < v.key_len && v.key[i] >= 0x20 && v.key[i] < 0x7f &&
+			    v.key[i] != '\\' && v.key[i] != '"';
+		     i++)
+			;
+		if (i == v.key_len)
+			snprintf(member, sizeof(member), " in member \"%.*s\"", (int)v.key_len, v.key);
+	}
+	if (v.why)
+		snprintf(err->reason, sizeof(err->reason), "refused JSON at column %zu%s: %s", col,
+			 member, v.why);
+	else
+		snprintf(err->reason, sizeof(err->reason),
+			 "malformed JSON at column %zu%s: expected %s, found %s", col, member, v.want,
+			 found);
 	return -1;
+}
+
+cJSON *json_read(const char *buf, size_t len, size_t off, struct ev_error *err)
+{
+	cJSON *o;
+
+	if (json_check(buf, len, off, err) != 0)
+		return NULL;
+	o = json_parse_exact(buf + off, len - off);
+	if (!o) {
+		err->line = 0;
+		snprintf(err->reason, sizeof(err->reason), "%s", strerror(ENOMEM));
+	}
+	return o;
 }
 
 /* --- exact numbers --- */
@@ -445,6 +585,74 @@ int json_number_u64(const cJSON *num, int *neg, uint64_t *mag)
 		v = v * 10 + (uint64_t)(*s - '0');
 	}
 	*mag = v;
+	return 1;
+}
+
+/* Digit k of the digits of a number's text, whose integer part is
+ * ip[0, ni) and whose fraction follows it after the point. */
+static int digit_at(const char *ip, size_t ni, size_t k)
+{
+	return (k < ni ? ip[k] : ip[k + 1]) - '0';
+}
+
+int json_number_integer(const cJSON *num, int64_t *v)
+{
+	const char *s = num->valuestring, *ip;
+	size_t ni, nf = 0, n, first, last, k;
+	long long exp = 0;
+	uint64_t mag = 0, limit;
+	int neg;
+
+	if (!cJSON_IsNumber(num) || !s)
+		return 0;
+	neg = *s == '-';
+	ip = s + neg;
+	for (ni = 0; ip[ni] >= '0' && ip[ni] <= '9'; ni++)
+		;
+	if (ip[ni] == '.')
+		while (ip[ni + 1 + nf] >= '0' && ip[ni + 1 + nf] <= '9')
+			nf++;
+	s = ip + ni + (nf ? nf + 1 : 0);
+	if (*s == 'e' || *s == 'E') {
+		int eneg;
+
+		s++;
+		eneg = *s == '-';
+		s += *s == '-' || *s == '+';
+		for (; *s >= '0' && *s <= '9'; s++)
+			if (exp < 1000000000LL)
+				exp = exp * 10 + (*s - '0');
+		exp = eneg ? -exp : exp;
+	}
+	n = ni + nf;
+	for (first = 0; first < n && digit_at(ip, ni, first) == 0; first++)
+		;
+	if (first == n) {
+		*v = 0;
+		return 1;
+	}
+	for (last = n; digit_at(ip, ni, last - 1) == 0; last--)
+		;
+	/* the power of ten of the last digit that is not 0 */
+	exp += (long long)(n - last) - (long long)nf;
+	if (exp < 0)
+		return 0;
+	if ((long long)(last - first) + exp > 19)
+		return -1;
+	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (k = first; k < last; k++) {
+		uint64_t d = (uint64_t)digit_at(ip, ni, k);
+
+		if (mag > (limit - d) / 10)
+			return -1;
+		mag = mag * 10 + d;
+	}
+	for (; exp > 0; exp--) {
+		if (mag > limit / 10)
+			return -1;
+		mag *= 10;
+	}
+	*v = neg ? (int64_t)(0 - mag) : (int64_t)mag;
 	return 1;
 }
 
@@ -590,14 +798,11 @@ int json_stream_next(struct json_stream *s, cJSON **out, size_t *line, struct ev
 		return 0;
 	for (off = 0; off < s->len && strchr(" \t\r\n", s->buf[off]); off++)
 		;
-	if (json_check(s->buf, s->len, off, err) != 0) {
-		err->line += s->line - 1;
+	*out = json_read(s->buf, s->len, off, err);
+	if (!*out) {
+		err->line = err->line ? err->line + s->line - 1 : s->line;
 		return -1;
 	}
-	*out = json_parse_exact(s->buf + off, s->len - off);
-	if (!*out)
-		return stream_fail(err, s->line, "cJSON cannot read it: out of memory, or a \\u escape "
-						 "that is not valid UTF-16");
 	*line = s->line;
 	return 1;
 }

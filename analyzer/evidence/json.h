@@ -102,10 +102,22 @@ const char *json_get_string(const cJSON *obj, const char *key);
 long long json_get_int(const cJSON *obj, const char *key);
 
 /* Whether buf[off, len) is one JSON value with only whitespace after it
- * (RFC 8259, strictly): 0, or -1 with err naming the line of buf (1-based)
- * and the column of the first byte the grammar does not allow, what it
- * allows there and what was found. Context: no allocation; no blocking. */
+ * (RFC 8259, strictly): 0, or -1 with err naming the line of buf (1-based),
+ * the column of the first byte the grammar does not allow, the member it
+ * is in (when its name is plain text), what the grammar allows there and
+ * what was found. It also refuses, by what it is, what cJSON would read as
+ * something else: a \u0000 escape (cJSON cuts the string there), a string
+ * that is not UTF-8 (an overlong form, a surrogate, past U+10FFFF, cut
+ * short), half a surrogate pair in \u escapes, and objects and arrays
+ * nested deeper than JSON_DEPTH_MAX (cJSON's limit). Context: no
+ * allocation; no blocking. */
+#define JSON_DEPTH_MAX 1000
 int json_check(const char *buf, size_t len, size_t off, struct ev_error *err);
+
+/* The one way in for a JSON file: json_check() then json_parse_exact()
+ * of buf[off, len). NULL with err (its line 0 and strerror(ENOMEM) when
+ * out of memory). Context: allocates; no blocking. */
+cJSON *json_read(const char *buf, size_t len, size_t off, struct ev_error *err);
 
 /* Parse buf[0, len), which json_check() passed, keeping each number's
  * text as it was written as the number's valuestring (cJSON's numbers are
@@ -119,6 +131,13 @@ cJSON *json_parse_exact(const char *buf, size_t len);
  * exponent, more than 64 bits, or not such a number). Context: no
  * allocation; no blocking. */
 int json_number_u64(const cJSON *num, int *neg, uint64_t *mag);
+
+/* A number of a json_parse_exact() tree that is, as written, exactly an
+ * integer (1.0, 1e3 and 10e-1 are; 1.5 and 1e-3 are not): 1 with *v when
+ * it fits 64 bits signed; -1 when it is an integer past them (a 26-digit
+ * one, 1e308); 0 when it is no integer, or no such number. Context: no
+ * allocation; no blocking. */
+int json_number_integer(const cJSON *num, int64_t *v);
 
 /* A member that is an integer from 0 to 2^64 - 1 (1.0 and 1e3 are
  * integers, as JSON Schema counts them), exactly: 1 with *v; 0 when

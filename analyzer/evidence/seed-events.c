@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "parsers.h"
 #include "text.h"
 
@@ -65,23 +66,14 @@ static char *str_or_null(const cJSON *o, const char *key)
 
 int seed_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err)
 {
-	const char *end = NULL;
 	cJSON *root, *item;
 	size_t i = 0, off;
 	void *nv;
 
 	json_start(buf, len, &off);
-	root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
-	if (!root) {
-		const char *at = cJSON_GetErrorPtr();
-
-		if (!at || at < buf || at > buf + len)
-			at = buf + len;
-		err->line = line_of(buf, at);
-		snprintf(err->reason, sizeof(err->reason),
-			 "malformed JSON: expected a value, a comma or a closing bracket");
+	root = json_read(buf, len, off, err);
+	if (!root)
 		return -1;
-	}
 	if (!cJSON_IsArray(root)) {
 		cJSON_Delete(root);
 		err->line = line_of(buf, buf + off);
