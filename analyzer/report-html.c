@@ -150,6 +150,8 @@ static void memory(FILE *out, const cJSON *m)
 		fputs(" (in ", out);
 		esc(out, json_get_string(m, "peak_stage"));
 		fputs(")", out);
+	} else if (json_get_string(m, "peak_stage")) {
+		fputs(" (outside any stage)", out);
 	}
 	if (cJSON_IsNumber(slope) && slope->valuedouble >= 1) {
 		fmt_kb(a, sizeof(a), (uint64_t)slope->valuedouble);
