@@ -1145,11 +1145,15 @@ void report_text(const struct report *r, FILE *out)
 		stages_text(run, out);
 		sessions_text(run, out);
 		if (f->have_rss) {
+			const char *st = vocab_name(&vocab_stages, (int)f->peak_stage);
+			char num[40];
+
 			fmt_kb(peak, sizeof(peak), f->peak_kb);
 			fmt_kb(budget, sizeof(budget), f->budget_kb);
-			fprintf(out, "memory     peak %s %s%s", peak,
-				f->peak_stage ? "in " : "outside any stage",
-				f->peak_stage ? vocab_name(&vocab_stages, (int)f->peak_stage) : "");
+			/* a newer writer's stage: its number, never "(null)" */
+			snprintf(num, sizeof(num), "stage %d (unknown to this reader)", (int)f->peak_stage);
+			fprintf(out, "memory     peak %s %s%s", peak, f->peak_stage ? "in " : "outside any stage",
+				!f->peak_stage ? "" : st ? st : num);
 			if (f->budget_kb)
 				fprintf(out, ", budget %s%s", budget,
 					f->peak_kb > f->budget_kb ? ": over budget" : "");

@@ -126,6 +126,10 @@ enum lw_stage sessions_peak_stage(const struct run *r, uint32_t peak_kb, enum lw
 			first = sv[k].peak_record;
 			st = sv[k].peak_stage;
 		}
+	/* A stage beyond the walk's slots (a newer writer's) is the
+	 * record's to tell. */
+	if (st == LW_STAGE_NONE && (unsigned)peak_record_stage >= LW_RING_STAGE_SLOTS)
+		return peak_record_stage;
 	return st;
 }
 

@@ -65,6 +65,15 @@ def main():
     dump = lastwords(lw, ["dump", "fixtures/rings/clean-exit.lwr"]).stdout
     check("in delegate_prepare" in [x for x in dump.splitlines() if x.startswith("peak rss:")][0],
           "clean-exit: dump's peak record is not in delegate_prepare")
+    # A newer writer's stage (9) at the peak: named by its number, never
+    # "(null)" nor "outside any stage".
+    newer = "fixtures/scenarios/stage-from-newer-writer/bundle"
+    text = lastwords(lw, ["report"] + TZ + [newer]).stdout
+    d, _ = report_json(lw, TZ + [newer])
+    check("peak 224.0 MiB in stage 9 (unknown to this reader)" in text and "(null)" not in text,
+          "a newer writer's stage at the peak: %r" % [x for x in text.splitlines() if "peak" in x])
+    check(d and d["runs"][0]["memory"]["peak_stage"] == "unknown",
+          "a newer writer's stage at the peak is not \"unknown\" in JSON")
     return finish("%d rings, one peak stage each" % len(rings))
 
 
