@@ -519,7 +519,10 @@ int adb_quote(char *dst, size_t len, const char *s)
  * One the shell cannot read: "LWDENY <name>\n". Names with a character
  * outside [A-Za-z0-9._:+,-] are left out, so that each header is one line
  * and each name can go into a command line. One stat gives every size, so
- * that a file costs the device one process (cat), not two. */
+ * that a file costs the device one process (cat), not two. A directory
+ * that the shell may enter but not list (/data/anr, 0771 system's) fails
+ * with ADB_UNLISTABLE, where the glob would match nothing and so read as
+ * empty. */
 int adb_stream_script(char *dst, size_t len, const char *dir, const char *glob, const char *skip)
 {
 	char qdir[512], skipcase[300] = "";
@@ -531,7 +534,9 @@ int adb_stream_script(char *dst, size_t len, const char *dir, const char *glob, 
 			    sizeof(skipcase))
 		return -ENAMETOOLONG;
 	n = snprintf(dst, len,
-		     "cd %s || exit 1; stat -L -c \"%%s %%n\" -- %s 2>/dev/null | "
+		     "cd %s || exit 1; "
+		     "[ -r . ] || { echo \"" ADB_UNLISTABLE "\"; exit 1; }; "
+		     "stat -L -c \"%%s %%n\" -- %s 2>/dev/null | "
 		     "while read -r n f; do "
 		     "case $f in *[!A-Za-z0-9._:+,-]*) continue;;%s esac; "
 		     "if [ ! -f \"$f\" ]; then continue; "

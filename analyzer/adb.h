@@ -98,9 +98,13 @@ int adb_quote(char *dst, size_t len, const char *s);
  * Several files of one device directory in one call: a device shell
  * script that prints, for each regular file in dir matching glob (and not
  * skip, when given) whose name is safe for a command line, a header with
- * its size and name, its bytes, and cat's status. adb_stream_script()
- * writes it into dst (len bytes); returns 0 or -ENAMETOOLONG.
+ * its size and name, its bytes, and cat's status. A dir that the shell
+ * may enter but not read (mode 0771, another user's) makes it print
+ * ADB_UNLISTABLE and exit 1, so that it is not taken for an empty one.
+ * adb_stream_script() writes it into dst (len bytes); returns 0 or
+ * -ENAMETOOLONG.
  */
+#define ADB_UNLISTABLE "the device shell may enter the directory but not list it"
 int adb_stream_script(char *dst, size_t len, const char *dir, const char *glob, const char *skip);
 
 /* What the caller does with the files of a stream. */

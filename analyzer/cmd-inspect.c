@@ -26,6 +26,19 @@
 
 static const char usage[] = "lastwords inspect [--json] FILE...";
 
+static const struct command_option options[] = {
+	{ "--json", "each file's kind and records as JSON" },
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help inspect_help = {
+	"what kind of evidence each file is, and its records",
+	usage,
+	options,
+	"lastwords inspect fixtures/demo/logcat.txt",
+};
+
 static const char unknown_reason[] =
 	"unknown kind: not a ring, seed events, exit-info (dump, JSON or toString), "
 	"tombstone, ANR trace, logcat, event log or bug report";
@@ -121,6 +134,7 @@ static void cut_json(struct json *j, cJSON *obj, const struct ev_stats *st)
 	}
 	if (st->cut_frames)
 		json_number(j, obj, "cut_frames", (double)st->cut_frames);
+	ev_dropped_json(j, obj, "records_cut", st);
 }
 
 /* What a bug report's main text says of the device and the report
@@ -186,7 +200,7 @@ static void print_file(const char *path, const struct ev_file *f,
 		       const struct bugreport_info *info, struct json *j, cJSON *obj)
 {
 	size_t i, n = ev_record_count(f);
-	char line[1024];
+	char line[EV_CUT_TEXT_MAX];
 
 	if (j) {
 		json_number(j, obj, "lines", (double)f->stats.lines);

@@ -377,6 +377,22 @@ static void peer_json(struct json *j, cJSON *o, const struct corr_run *cr)
 	json_text(j, x, "time", iso);
 }
 
+/* The run's damaged header fields, one string each ("session 2: state
+ * field holds 7, not a session state"): empty when none is. */
+static void damage_json(struct json *j, cJSON *o, const struct run *r)
+{
+	cJSON *a = json_array(j, o, "header_damage");
+	const char *p = r->header_damage, *end;
+	char field[200];
+
+	while (p && *p) {
+		end = strstr(p, "; ");
+		snprintf(field, sizeof(field), "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
+		json_text(j, a, NULL, field);
+		p = end ? end + 2 : NULL;
+	}
+}
+
 /* The run's sessions (sessions.h), and the candidates resident at its
  * end: at death, for a run that died. */
 static void sessions_json(struct json *j, cJSON *o, const struct run *r)
@@ -475,6 +491,7 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 	else
 		json_array(j, o, "stages");
 	sessions_json(j, o, r);
+	damage_json(j, o, r);
 	m = json_object(j, o, "memory");
 	if (ringless)
 		json_null(j, m, "budget_kb");
@@ -586,7 +603,7 @@ static void input_json(struct json *j, cJSON *arr, const struct bundle *b,
 {
 	const struct ev_file *f = input_file(b, in);
 	cJSON *x = json_object(j, arr, NULL);
-	char cut[240];
+	char cut[EV_CUT_TEXT_MAX];
 
 	json_text(j, x, "file", in->path);
 	if (f && f->in_logcat) {
@@ -605,6 +622,8 @@ static void input_json(struct json *j, cJSON *arr, const struct bundle *b,
 		json_text(j, x, "note", in->note);
 	if (f && ev_cut_text(&f->stats, cut, sizeof(cut)))
 		json_text(j, x, "cut", cut);
+	if (f)
+		ev_dropped_json(j, x, "records_cut", &f->stats);
 	if (f && f->stats.skipped) {
 		cJSON *n = json_object(j, x, "not_understood");
 
@@ -979,10 +998,10 @@ static void pull_text(const struct bundle *b, FILE *out, size_t nruns)
 		fputc('\n', out);
 }
 
-/* The evidence cut to a limit: lines too long, frames too many. */
+/* The evidence cut to a limit: lines too long, frames or records too many. */
 static void cut_text(const struct bundle *b, FILE *out)
 {
-	char cut[240];
+	char cut[EV_CUT_TEXT_MAX];
 	size_t i, n = 0;
 
 	for (i = 0; i < b->nfiles; i++) {
@@ -1124,6 +1143,10 @@ static void run_head_text(const struct corr_run *cr, const struct run_facts *f, 
 	fprintf(out, "outcome    %s%s%s%s\n", ring_outcome_name(f->outcome), f->open_stage ? ", " : "",
 		f->open_stage ? vocab_name(&vocab_stages, (int)f->open_stage) : "",
 		f->open_stage ? " was open" : "");
+	if (run->header_damage)
+		fprintf(out, "damaged    the ring header's fields: %s (not used: no session is built "
+			     "on a damaged entry)\n",
+			fmt_text(run->header_damage));
 }
 
 void report_text(const struct report *r, FILE *out)

@@ -33,19 +33,31 @@ cannot find the command (status 127).
 A directory not in "dirs" (nor an app's external one) is not there, as
 /data/tombstones and /data/anr are unreadable without root.
 
-A command line runs in the host's /bin/sh, a POSIX shell as the device's
-mksh is, with the device's own tools (run-as, getprop, date +%z, pm path,
-dumpsys activity exit-info, logcat -d) as small scripts first in PATH and
-the rest (cd, globs, stat, cat) the host's. Absolute /data/ and /sdcard/
-paths are moved under the root. So the quoting, globbing and exit
-statuses are those of a real shell: a command quoted wrongly misbehaves
-here as it would on a device.
+   "modes": {"/data/anr": "0771"}               # a directory of another user
+                                                # (root), with this mode
+
+A command line runs in the device's shell as Android's is: mksh (the
+host's /usr/bin/mksh), with the device's own tools (run-as, getprop,
+date +%z, pm path, dumpsys activity exit-info, logcat -d) as small
+scripts first in PATH and then toybox's (ls, cat, stat, find, tar, ...:
+a directory of links to the host's toybox) and sh (mksh), and nothing
+else. Run as root
+(the tests are), the shell runs as nobody, as Android's shell user is not
+root: the device's files are then copies owned by nobody, and a directory
+of "modes" is root's, so that its mode says what the shell may do (root
+may list anything). Without mksh or toybox (LWDEVICE_SHELL=host, or
+android_shell() None), the host's /bin/sh and tools play it, as root.
+Absolute /data/ and /sdcard/ paths are moved under the root. So the
+quoting, globbing and exit statuses are those of a real shell: a command
+quoted wrongly, or relying on bash or GNU ways, misbehaves here as it
+would on a device.
 """
 import datetime
 import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 
 TOOLS = {
@@ -95,7 +107,7 @@ done
 if [ -z "$dump" ]; then echo "fake device: logcat without -d would never end" >&2; exit 1; fi
 [ -e "$LWDEV/logcat/$buf" ] || exit 0
 if [ -z "$utc$year" ]; then cat "$LWDEV/logcat/$buf"; exit 0; fi
-exec "$LWPYTHON" "$LWTESTS/fake_device.py" logcat "$LWDEV/logcat/$buf" "$(cat "$LWDEV/tz")" \
+exec "$LWPYTHON" "$LWDEV/fake_device.py" logcat "$LWDEV/logcat/$buf" "$(cat "$LWDEV/tz")" \
   "$(cat "$LWDEV/year")" "$utc" "$year"
 ''',
     "bugreportz": r'''
@@ -122,6 +134,18 @@ mkdir -p "$LWROOT$dir" && cp "$d/zip" "$LWROOT$out" || exit 1
 if [ -e "$d/ok" ]; then echo "OK:$(cat "$d/ok")"; else echo "OK:$out"; fi
 ''',
 }
+
+
+def android_shell():
+    """(mksh, toybox) of the host, for a device shell as Android's; None
+    when either is missing or LWDEVICE_SHELL=host asks for the host's."""
+    if os.environ.get("LWDEVICE_SHELL") == "host":
+        return None
+    mksh, toybox = shutil.which("mksh"), shutil.which("toybox")
+    return (mksh, toybox) if mksh and toybox else None
+
+
+NOBODY = 65534
 
 
 def logcat_lines(text, tz, year, utc, with_year):
@@ -162,6 +186,11 @@ class Device:
         """dev: one device of a scenario; base: what its host paths are
         relative to; cache: a directory where its root is built once."""
         self.dev = dev
+        self.android = android_shell()
+        self.drop = self.android is not None and os.geteuid() == 0
+        # nobody may not reach this python (under /root, say): the system's
+        self.python = (shutil.which("python3", path="/usr/bin:/bin") if self.drop else None) \
+            or sys.executable
         self.root = os.path.join(cache, "device-" + re.sub(r"[^A-Za-z0-9._-]", "_", dev["serial"]))
         if not os.path.isdir(self.root):
             tmp = self.root + ".%d.tmp" % os.getpid()
@@ -178,7 +207,10 @@ class Device:
             os.makedirs(where, exist_ok=True)
             for name, path in files.items():
                 os.makedirs(os.path.dirname(os.path.join(where, name)), exist_ok=True)
-                os.symlink(os.path.join(base, path), os.path.join(where, name))
+                if self.drop:  # nobody may not reach the file where it is
+                    shutil.copyfile(os.path.join(base, path), os.path.join(where, name))
+                else:
+                    os.symlink(os.path.join(base, path), os.path.join(where, name))
 
         lwdev = os.path.join(root, "dev-data")
         bindir = os.path.join(root, "bin")
@@ -218,19 +250,61 @@ class Device:
             os.makedirs(os.path.join(lwdev, "bugreportz"))
             for key, value in bz.items():
                 if key == "zip":
-                    os.symlink(os.path.join(base, value), os.path.join(lwdev, "bugreportz", key))
+                    (shutil.copyfile if self.drop else os.symlink)(
+                        os.path.join(base, value), os.path.join(lwdev, "bugreportz", key))
                 else:
                     with open(os.path.join(lwdev, "bugreportz", key), "w") as f:
                         f.write("%s\n" % value)
+        shutil.copyfile(os.path.abspath(__file__), os.path.join(lwdev, "fake_device.py"))
+        if self.android:
+            tools = os.path.join(root, "toybox")
+            os.makedirs(tools)
+            names = subprocess.run([self.android[1]], stdout=subprocess.PIPE, text=True,
+                                   check=True).stdout.split()
+            for name in names:
+                os.symlink(self.android[1], os.path.join(tools, name))
+            os.symlink(self.android[0], os.path.join(tools, "sh"))  # /system/bin/sh is mksh
+        if self.drop:
+            self.give_to_nobody(root)
+        for d, mode in dev.get("modes", {}).items():
+            path = os.path.join(root, d.lstrip("/"))
+            os.makedirs(path, exist_ok=True)
+            mode = int(mode, 8)
+            if os.geteuid() == 0:
+                os.chown(path, 0, 0)
+            else:  # the owner is the shell's user: its own bits say it, not others'
+                mode = (mode & 0o077) | ((mode & 0o001) << 6)
+            os.chmod(path, mode)
+
+    @staticmethod
+    def give_to_nobody(root):
+        """The tree of root owned by nobody, and every directory above it
+        passable by nobody."""
+        for top, dirs, files in os.walk(root):
+            for name in [top] + [os.path.join(top, n) for n in dirs + files]:
+                os.lchown(name, NOBODY, NOBODY)
+        up = os.path.dirname(os.path.abspath(root))
+        while up != "/":
+            st = os.stat(up)
+            if not st.st_mode & 0o001:
+                os.chmod(up, (st.st_mode & 0o7777) | 0o001)
+            up = os.path.dirname(up)
 
     def shell(self, cmdline):
         """(argv, env, cwd) that run cmdline as the device's sh -c would."""
         line = re.sub(r"(^|[\s'\"=])/(data|sdcard)/", lambda m: m.group(1) + self.root + "/" +
                       m.group(2) + "/", cmdline)
-        env = {"PATH": os.path.join(self.root, "bin") + ":/usr/bin:/bin", "LC_ALL": "C",
+        tools = os.path.join(self.root, "toybox") if self.android else "/usr/bin:/bin"
+        env = {"PATH": os.path.join(self.root, "bin") + ":" + tools, "LC_ALL": "C",
                "LWROOT": self.root, "LWDEV": os.path.join(self.root, "dev-data"),
-               "LWPYTHON": sys.executable, "LWTESTS": os.path.dirname(os.path.abspath(__file__))}
-        return ["/bin/sh", "-c", line], env, self.root
+               "LWPYTHON": self.python}
+        if not self.android:
+            return ["/bin/sh", "-c", line], env, self.root
+        argv = [self.android[0], "-c", line]
+        if self.drop:  # util-linux's setpriv: the shell as nobody, in no group of root's
+            argv = [shutil.which("setpriv") or "/usr/bin/setpriv", "--reuid=%d" % NOBODY,
+                    "--regid=%d" % NOBODY, "--clear-groups", "--"] + argv
+        return argv, env, self.root
 
 
 if __name__ == "__main__" and len(sys.argv) == 7 and sys.argv[1] == "logcat":

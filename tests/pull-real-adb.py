@@ -18,81 +18,16 @@ adb.
 
 usage: pull-real-adb.py LASTWORDS SOURCE_ROOT
 """
-import json
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 
-from helpers import check, fatal, finish, run, setup, skip
-from pull_scenario import (BUGREPORT_NAME, EXIT_DEVICES, EXIT_NO_DEVICE, EXIT_PARTIAL, PKG,
+from helpers import check, finish, setup, skip
+from pull_scenario import (BUGREPORT_NAME, EXIT_DEVICES, EXIT_NO_DEVICE, EXIT_PARTIAL, PKG, Lab,
                            bugreport_zip, check_bundles, check_complete, collector_bundles,
                            demo_device, demo_rings, manifest, ring_names, same_bytes)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Lab:
-    """The test's adb server and its devices."""
-
-    def __init__(self, lw, root, tmp, adb):
-        self.lw, self.root, self.tmp, self.adb, self.n = lw, root, tmp, adb, 0
-        self.daemons = []
-        home = os.path.join(tmp, "home")
-        os.mkdir(home)
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("ANDROID_", "ADB"))}
-        self.env.update(HOME=home, ANDROID_ADB_SERVER_PORT=str(free_port()), ADB=adb)
-
-    def adb_run(self, *args, **kw):
-        return run([self.adb] + list(args), env=self.env, stdin=subprocess.DEVNULL, timeout=30,
-                   **kw)
-
-    def start(self):
-        p = self.adb_run("start-server")
-        if p.returncode != 0:
-            fatal("adb start-server: %d %s" % (p.returncode, p.stderr))
-
-    def stop(self):
-        self.adb_run("kill-server")
-        for d in self.daemons:
-            d.kill()
-            d.wait()
-
-    def device(self, dev, state="device"):
-        """Start a daemon playing dev and connect the server to it; returns
-        its serial once adb devices lists it in state."""
-        self.n += 1
-        scen = os.path.join(self.tmp, "device%d.json" % self.n)
-        with open(scen, "w") as f:
-            json.dump({"devices": [dev]}, f)
-        d = subprocess.Popen([sys.executable, os.path.join(self.root, "tests", "fake-adbd.py"), scen],
-                             stdout=subprocess.PIPE, text=True)
-        self.daemons.append(d)
-        port = d.stdout.readline().strip()
-        if not port.isdigit():
-            fatal("fake-adbd.py gave no port: %r" % port)
-        serial = "127.0.0.1:" + port
-        p = self.adb_run("connect", serial)
-        check(p.returncode == 0, "adb connect %s: %s %s" % (serial, p.stdout, p.stderr))
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            if "%s\t%s" % (serial, state) in self.adb_run("devices").stdout:
-                return serial
-            time.sleep(0.05)
-        fatal("%s is not listed as %s: %s" % (serial, state, self.adb_run("devices").stdout))
-
-    def pull(self, args):
-        self.n += 1
-        out = os.path.join(self.tmp, "bundle%d" % self.n)
-        p = run([self.lw, "pull"] + args + ["-o", out], env=self.env, timeout=60)
-        return p, out
 
 
 def test_client(lab, v2, plain):

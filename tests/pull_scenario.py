@@ -6,6 +6,7 @@ import calendar
 import json
 import os
 import resource
+import socket
 import subprocess
 import sys
 import time
@@ -13,7 +14,7 @@ import zipfile
 
 import fake_device
 import tombstone_pb
-from helpers import check, run
+from helpers import check, fatal, run
 
 PKG = "com.example.demo"
 EXIT_NO_ADB, EXIT_NO_DEVICE, EXIT_DEVICES, EXIT_PACKAGE = 5, 6, 7, 8
@@ -279,6 +280,10 @@ class Env:
         process.maxrss_kb. stderr: where pull's goes (a terminal's fd)."""
         case, scen, log = self.case(devices, extra)
         out = out or os.path.join(case, "bundle")
+        # Each device's root built now, as tests/fake-adb.py would at its
+        # first call, so that the build is not counted in pull's deadline.
+        for d in devices:
+            fake_device.Device(d, case, case)
         child = subprocess.Popen([self.lw, "pull"] + args + ["-o", out], env=self.env(scen, log, adb),
                                  stdout=subprocess.PIPE, stderr=stderr, text=True)
         try:
@@ -314,3 +319,67 @@ def partial_missing(p, out, what):
     check(p.returncode == EXIT_PARTIAL, "%s: exit %d, expected %d: %s" %
           (what, p.returncode, EXIT_PARTIAL, p.stderr))
     return manifest(out + ".partial").get("missing", [])
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Lab:
+    """A test's own adb server (the real client's: its own port and HOME,
+    so it meets no other server and no real device's keys) and its devices,
+    daemons of tests/fake-adbd.py."""
+
+    def __init__(self, lw, root, tmp, adb):
+        self.lw, self.root, self.tmp, self.adb, self.n = lw, root, tmp, adb, 0
+        self.daemons = []
+        home = os.path.join(tmp, "home")
+        os.mkdir(home)
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("ANDROID_", "ADB"))}
+        self.env.update(HOME=home, ANDROID_ADB_SERVER_PORT=str(free_port()), ADB=adb)
+
+    def adb_run(self, *args, **kw):
+        return run([self.adb] + list(args), env=self.env, stdin=subprocess.DEVNULL, timeout=30,
+                   **kw)
+
+    def start(self):
+        p = self.adb_run("start-server")
+        if p.returncode != 0:
+            fatal("adb start-server: %d %s" % (p.returncode, p.stderr))
+
+    def stop(self):
+        self.adb_run("kill-server")
+        for d in self.daemons:
+            d.kill()
+            d.wait()
+
+    def device(self, dev, state="device"):
+        """Start a daemon playing dev and connect the server to it; returns
+        its serial once adb devices lists it in state."""
+        self.n += 1
+        scen = os.path.join(self.tmp, "device%d.json" % self.n)
+        with open(scen, "w") as f:
+            json.dump({"devices": [dev]}, f)
+        d = subprocess.Popen([sys.executable, os.path.join(self.root, "tests", "fake-adbd.py"), scen],
+                             stdout=subprocess.PIPE, text=True)
+        self.daemons.append(d)
+        port = d.stdout.readline().strip()
+        if not port.isdigit():
+            fatal("fake-adbd.py gave no port: %r" % port)
+        serial = "127.0.0.1:" + port
+        p = self.adb_run("connect", serial)
+        check(p.returncode == 0, "adb connect %s: %s %s" % (serial, p.stdout, p.stderr))
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if "%s\t%s" % (serial, state) in self.adb_run("devices").stdout:
+                return serial
+            time.sleep(0.05)
+        fatal("%s is not listed as %s: %s" % (serial, state, self.adb_run("devices").stdout))
+
+    def pull(self, args):
+        self.n += 1
+        out = os.path.join(self.tmp, "bundle%d" % self.n)
+        p = run([self.lw, "pull"] + args + ["-o", out], env=self.env, timeout=60)
+        return p, out

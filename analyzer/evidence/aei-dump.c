@@ -503,7 +503,7 @@ int aei_dump_sniff(const char *buf, size_t len)
 int aei_dump_parse(struct input *in, struct ev_file *out, struct ev_error *err)
 {
 	struct dump_state st;
-	size_t first = out->nexits;
+	size_t first = out->nexits, dropped = out->stats.dropped_exits;
 	struct span line;
 	int rc = 0, got = 0;
 
@@ -523,6 +523,8 @@ int aei_dump_parse(struct input *in, struct ev_file *out, struct ev_error *err)
 		strcpy(err->reason, "out of memory");
 		return -1;
 	}
-	dump_times(out, first);
+	/* the records dropped to the cap were the first of the list */
+	dropped = out->stats.dropped_exits - dropped;
+	dump_times(out, first > dropped ? first - dropped : 0);
 	return 0;
 }

@@ -122,7 +122,7 @@ enum ev_kind ev_detect_named(struct input *in, const char *name)
 static int add_logcat_events(struct input *in, struct ev_file *out, struct ev_error *err)
 {
 	struct ev_file logs = { 0 };
-	size_t frames = out->stats.cut_frames;
+	size_t frames = out->stats.cut_frames, t;
 
 	if (input_rewind(in) != 0)
 		return input_error(in, err);
@@ -137,10 +137,15 @@ static int add_logcat_events(struct input *in, struct ev_file *out, struct ev_er
 	if (out->kind == EV_KIND_TOMBSTONE) {
 		/* The tombstone parser counts every non-DEBUG line as not
 		 * understood; logcat understands them all. */
+		size_t tombstones = out->stats.dropped_tombstones;
+
 		out->stats = logs.stats;
 		out->stats.cut_frames = frames;
+		out->stats.dropped_tombstones = tombstones;
 	} else {
 		out->stats.skipped += logs.stats.skipped;
+		for (t = 0; t < LOG_EVENT_COUNT; t++)
+			out->stats.dropped_logs[t] += logs.stats.dropped_logs[t];
 		if (logs.stats.first_skipped &&
 		    (!out->stats.first_skipped || logs.stats.first_skipped < out->stats.first_skipped))
 			out->stats.first_skipped = logs.stats.first_skipped;
@@ -170,7 +175,7 @@ static int parse_whole(const struct detector *d, struct input *in, struct ev_fil
 		       struct ev_error *err)
 {
 	size_t len;
-	char *buf = input_whole(in, INPUT_JSON_MAX, &len, err);
+	char *buf = input_whole(in, INPUT_JSON_MAX, INPUT_JSON_LIMIT, &len, err);
 	int rc;
 
 	if (!buf)
@@ -210,5 +215,6 @@ int ev_parse(enum ev_kind kind, struct input *in, struct ev_file *out, struct ev
 	}
 	out->stats.cut_lines = in->cut_lines;
 	out->stats.first_cut = in->first_cut;
+	ev_cap(out);
 	return rc;
 }

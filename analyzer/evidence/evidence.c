@@ -64,17 +64,31 @@ void ev_skip(struct ev_stats *st, size_t line)
 
 int ev_cut_text(const struct ev_stats *st, char *buf, size_t len)
 {
-	char lines[128] = "", frames[96] = "";
+	struct ev_dropped d[EV_DROPPED_KINDS];
+	size_t nd = ev_dropped(st, d), i;
+	int n = 0, k;
 
+	if (len)
+		buf[0] = '\0';
+#define ADD(...)                                                                        \
+	do {                                                                            \
+		k = snprintf(buf + ((size_t)n < len ? (size_t)n : len),                 \
+			     (size_t)n < len ? len - (size_t)n : 0, __VA_ARGS__);       \
+		if (k > 0)                                                              \
+			n += k;                                                         \
+	} while (0)
 	if (st->cut_lines)
-		snprintf(lines, sizeof(lines),
-			 "%zu line%s longer than %zu KiB read cut to it, the first at line %zu",
-			 st->cut_lines, st->cut_lines == 1 ? "" : "s", INPUT_LINE_MAX >> 10,
-			 st->first_cut);
+		ADD("%zu line%s longer than %zu KiB read cut to it, the first at line %zu",
+		    st->cut_lines, st->cut_lines == 1 ? "" : "s", INPUT_LINE_MAX >> 10,
+		    st->first_cut);
 	if (st->cut_frames)
-		snprintf(frames, sizeof(frames), "%zu tombstone frame%s past the first %d not kept",
-			 st->cut_frames, st->cut_frames == 1 ? "" : "s", EV_FRAMES_MAX);
-	return snprintf(buf, len, "%s%s%s", lines, lines[0] && frames[0] ? "; " : "", frames);
+		ADD("%s%zu tombstone frame%s past the first %d not kept", n ? "; " : "",
+		    st->cut_frames, st->cut_frames == 1 ? "" : "s", EV_FRAMES_MAX);
+	for (i = 0; i < nd; i++)
+		ADD("%s%zu %s records dropped, the last %zu read kept (what one input may keep)",
+		    n ? "; " : "", d[i].dropped, d[i].kind, d[i].kept);
+#undef ADD
+	return n;
 }
 
 void exit_record_init(struct exit_record *r)
@@ -172,10 +186,185 @@ int log_event_same(const struct log_event *a, const struct log_event *b)
 	       same_text(a->process, b->process) && same_text(a->reason, b->reason);
 }
 
+static void exit_record_release(struct exit_record *r)
+{
+	free(r->process);
+	free(r->package);
+	free(r->pss_text);
+	free(r->rss_text);
+	free(r->timestamp_text);
+	free(r->description);
+	free(r->state);
+	free(r->trace);
+}
+
+static void tombstone_release(struct tombstone *t)
+{
+	size_t j;
+
+	free(t->fingerprint);
+	free(t->abi);
+	free(t->timestamp_text);
+	free(t->thread);
+	free(t->process);
+	free(t->cmdline);
+	free(t->code_name);
+	free(t->cause);
+	free(t->abort_message);
+	for (j = 0; j < t->nframes; j++) {
+		free(t->frames[j].library);
+		free(t->frames[j].symbol);
+	}
+	free(t->frames);
+}
+
+static void anr_trace_release(struct anr_trace *a)
+{
+	free(a->layout);
+	free(a->time_text);
+	free(a->cmdline);
+	free(a->subject);
+	free(a->main_state);
+	free(a->main_lock);
+	free(a->main_top_frame);
+}
+
+static void log_event_release(struct log_event *e)
+{
+	free(e->format);
+	free(e->time_text);
+	free(e->process);
+	free(e->reason);
+}
+
+void ev_file_release(struct ev_file *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->nexits; i++)
+		exit_record_release(&f->exits[i]);
+	for (i = 0; i < f->ntombstones; i++)
+		tombstone_release(&f->tombstones[i]);
+	for (i = 0; i < f->nanrs; i++)
+		anr_trace_release(&f->anrs[i]);
+	for (i = 0; i < f->nlogs; i++)
+		log_event_release(&f->logs[i]);
+	for (i = 0; i < f->nseeds; i++) {
+		free(f->seeds[i].stage);
+		free(f->seeds[i].exit_reason);
+	}
+	free(f->exits);
+	free(f->tombstones);
+	free(f->anrs);
+	free(f->logs);
+	free(f->seeds);
+	free(f->path);
+	memset(f, 0, sizeof(*f));
+}
+
+/* Drop the oldest records of a list of one kind down to its last keep,
+ * counting them in *dropped. */
+#define DROP_OLDEST(list, n, keep, release, dropped)                          \
+	do {                                                                   \
+		if ((n) > (keep)) {                                            \
+			size_t drop_ = (n) - (keep), i_;                       \
+                                                                               \
+			for (i_ = 0; i_ < drop_; i_++)                         \
+				release(&(list)[i_]);                          \
+			memmove((list), (list) + drop_, (keep) * sizeof(*(list))); \
+			(n) = (keep);                                          \
+			(dropped) += drop_;                                    \
+		}                                                              \
+	} while (0)
+
+/* The log lines of each type past EV_LOGS_MAX, the oldest, dropped; the
+ * others keep their order. */
+static void cap_logs(struct ev_file *f)
+{
+	size_t count[LOG_EVENT_COUNT] = { 0 }, drop[LOG_EVENT_COUNT], i, k = 0;
+	int t;
+
+	for (i = 0; i < f->nlogs; i++)
+		if ((unsigned)f->logs[i].type < LOG_EVENT_COUNT)
+			count[f->logs[i].type]++;
+	for (t = 0; t < LOG_EVENT_COUNT; t++)
+		drop[t] = count[t] > EV_LOGS_MAX ? count[t] - EV_LOGS_MAX : 0;
+	for (i = 0; i < f->nlogs; i++) {
+		struct log_event *e = &f->logs[i];
+
+		if ((unsigned)e->type < LOG_EVENT_COUNT && drop[e->type]) {
+			drop[e->type]--;
+			f->stats.dropped_logs[e->type]++;
+			log_event_release(e);
+			continue;
+		}
+		if (k != i)
+			f->logs[k] = *e;
+		k++;
+	}
+	f->nlogs = k;
+	/* at least EV_LOGS_MAX lines more before the next count: amortized
+	 * constant time a line */
+	f->logs_trim_at = k + EV_LOGS_MAX > 2 * EV_LOGS_MAX ? k + EV_LOGS_MAX : 2 * EV_LOGS_MAX;
+}
+
+void ev_cap(struct ev_file *f)
+{
+	DROP_OLDEST(f->exits, f->nexits, EV_EXITS_MAX, exit_record_release,
+		    f->stats.dropped_exits);
+	DROP_OLDEST(f->tombstones, f->ntombstones, EV_TOMBSTONES_MAX, tombstone_release,
+		    f->stats.dropped_tombstones);
+	DROP_OLDEST(f->anrs, f->nanrs, EV_ANRS_MAX, anr_trace_release, f->stats.dropped_anrs);
+	cap_logs(f);
+}
+
+size_t ev_dropped(const struct ev_stats *st, struct ev_dropped *out)
+{
+	size_t n = 0;
+	int t;
+
+	if (st->dropped_exits)
+		out[n++] = (struct ev_dropped){ "exit_record", EV_EXITS_MAX, st->dropped_exits };
+	if (st->dropped_tombstones)
+		out[n++] = (struct ev_dropped){ "tombstone", EV_TOMBSTONES_MAX,
+						st->dropped_tombstones };
+	if (st->dropped_anrs)
+		out[n++] = (struct ev_dropped){ "anr_trace", EV_ANRS_MAX, st->dropped_anrs };
+	for (t = 0; t < LOG_EVENT_COUNT; t++)
+		if (st->dropped_logs[t])
+			out[n++] = (struct ev_dropped){ log_event_name((enum log_event_type)t),
+							EV_LOGS_MAX, st->dropped_logs[t] };
+	return n;
+}
+
+void ev_dropped_json(struct json *j, cJSON *obj, const char *key, const struct ev_stats *st)
+{
+	struct ev_dropped d[EV_DROPPED_KINDS];
+	size_t n = ev_dropped(st, d), i;
+	cJSON *a;
+
+	if (!n)
+		return;
+	a = json_array(j, obj, key);
+	for (i = 0; i < n; i++) {
+		cJSON *x = json_object(j, a, NULL);
+
+		json_text(j, x, "kind", d[i].kind);
+		json_number(j, x, "kept", (double)d[i].kept);
+		json_number(j, x, "dropped", (double)d[i].dropped);
+	}
+}
+
 struct exit_record *ev_add_exit(struct ev_file *f)
 {
-	struct exit_record *r = ev_grow((void **)&f->exits, f->nexits, sizeof(*r));
+	struct exit_record *r;
 
+	if (f->nexits >= 2 * EV_EXITS_MAX)
+		DROP_OLDEST(f->exits, f->nexits, EV_EXITS_MAX, exit_record_release,
+			    f->stats.dropped_exits);
+	r = ev_grow((void **)&f->exits, f->nexits, sizeof(*r));
 	if (r) {
 		exit_record_init(r);
 		f->nexits++;
@@ -185,8 +374,12 @@ struct exit_record *ev_add_exit(struct ev_file *f)
 
 struct tombstone *ev_add_tombstone(struct ev_file *f)
 {
-	struct tombstone *t = ev_grow((void **)&f->tombstones, f->ntombstones, sizeof(*t));
+	struct tombstone *t;
 
+	if (f->ntombstones >= 2 * EV_TOMBSTONES_MAX)
+		DROP_OLDEST(f->tombstones, f->ntombstones, EV_TOMBSTONES_MAX, tombstone_release,
+			    f->stats.dropped_tombstones);
+	t = ev_grow((void **)&f->tombstones, f->ntombstones, sizeof(*t));
 	if (t) {
 		tombstone_init(t);
 		f->ntombstones++;
@@ -196,8 +389,12 @@ struct tombstone *ev_add_tombstone(struct ev_file *f)
 
 struct anr_trace *ev_add_anr(struct ev_file *f)
 {
-	struct anr_trace *a = ev_grow((void **)&f->anrs, f->nanrs, sizeof(*a));
+	struct anr_trace *a;
 
+	if (f->nanrs >= 2 * EV_ANRS_MAX)
+		DROP_OLDEST(f->anrs, f->nanrs, EV_ANRS_MAX, anr_trace_release,
+			    f->stats.dropped_anrs);
+	a = ev_grow((void **)&f->anrs, f->nanrs, sizeof(*a));
 	if (a) {
 		anr_trace_init(a);
 		f->nanrs++;
@@ -207,8 +404,11 @@ struct anr_trace *ev_add_anr(struct ev_file *f)
 
 struct log_event *ev_add_log(struct ev_file *f)
 {
-	struct log_event *e = ev_grow((void **)&f->logs, f->nlogs, sizeof(*e));
+	struct log_event *e;
 
+	if (f->nlogs >= (f->logs_trim_at ? f->logs_trim_at : 2 * EV_LOGS_MAX))
+		cap_logs(f);
+	e = ev_grow((void **)&f->logs, f->nlogs, sizeof(*e));
 	if (e) {
 		log_event_init(e);
 		f->nlogs++;
@@ -226,74 +426,6 @@ struct frame *ev_add_frame(struct tombstone *t)
 		t->nframes++;
 	}
 	return fr;
-}
-
-void ev_file_release(struct ev_file *f)
-{
-	size_t i, j;
-
-	if (!f)
-		return;
-	for (i = 0; i < f->nexits; i++) {
-		struct exit_record *r = &f->exits[i];
-
-		free(r->process);
-		free(r->package);
-		free(r->pss_text);
-		free(r->rss_text);
-		free(r->timestamp_text);
-		free(r->description);
-		free(r->state);
-		free(r->trace);
-	}
-	for (i = 0; i < f->ntombstones; i++) {
-		struct tombstone *t = &f->tombstones[i];
-
-		free(t->fingerprint);
-		free(t->abi);
-		free(t->timestamp_text);
-		free(t->thread);
-		free(t->process);
-		free(t->cmdline);
-		free(t->code_name);
-		free(t->cause);
-		free(t->abort_message);
-		for (j = 0; j < t->nframes; j++) {
-			free(t->frames[j].library);
-			free(t->frames[j].symbol);
-		}
-		free(t->frames);
-	}
-	for (i = 0; i < f->nanrs; i++) {
-		struct anr_trace *a = &f->anrs[i];
-
-		free(a->layout);
-		free(a->time_text);
-		free(a->cmdline);
-		free(a->subject);
-		free(a->main_state);
-		free(a->main_lock);
-		free(a->main_top_frame);
-	}
-	for (i = 0; i < f->nlogs; i++) {
-		struct log_event *e = &f->logs[i];
-
-		free(e->format);
-		free(e->time_text);
-		free(e->process);
-		free(e->reason);
-	}
-	for (i = 0; i < f->nseeds; i++) {
-		free(f->seeds[i].stage);
-		free(f->seeds[i].exit_reason);
-	}
-	free(f->exits);
-	free(f->tombstones);
-	free(f->anrs);
-	free(f->logs);
-	free(f->seeds);
-	free(f->path);
-	memset(f, 0, sizeof(*f));
 }
 
 size_t ev_record_count(const struct ev_file *f)

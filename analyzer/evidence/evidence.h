@@ -51,17 +51,6 @@ struct ev_error {
 	char reason[240];
 };
 
-/* Lines read and lines not understood (counted and skipped, never fatal),
- * and what was cut to a limit (input.h, tombstone.c: lastwords(1), LIMITS). */
-struct ev_stats {
-	size_t lines;
-	size_t skipped;
-	size_t first_skipped; /* line number of the first skipped line, 0 if none */
-	size_t cut_lines;     /* lines longer than INPUT_LINE_MAX, read cut */
-	size_t first_cut;     /* line number of the first, 0 if none */
-	size_t cut_frames;    /* tombstone frames past the first EV_FRAMES_MAX */
-};
-
 /* One ApplicationExitInfo, from a dump, a toString() line or app JSON. */
 struct exit_record {
 	size_t line;                /* where the record starts */
@@ -196,6 +185,35 @@ struct log_event {
  * reported by system_server for the process it names: see event-log.c). */
 int log_event_native_crash(const struct log_event *e);
 
+/* What one input may keep of each kind of record (lastwords(1), LIMITS):
+ * a real device's input holds some thousands of lmkd kills or exit records
+ * at most (a bug report's logcat is a few MiB, AppExitInfoTracker keeps 16
+ * records a process), tombstoned keeps 32 tombstones and /data/anr a few
+ * dozen traces. Past that the last ones read are kept (logcat, the dump and
+ * the export write the oldest first) and the others counted (ev_stats). */
+#define EV_EXITS_MAX 20000
+#define EV_TOMBSTONES_MAX 1000
+#define EV_ANRS_MAX 1000
+#define EV_LOGS_MAX 20000 /* of each log_event_type */
+
+/* Room for ev_cut_text()'s text. */
+#define EV_CUT_TEXT_MAX 1024
+
+/* Lines read and lines not understood (counted and skipped, never fatal),
+ * and what was cut to a limit (input.h, tombstone.c, the caps above:
+ * lastwords(1), LIMITS). */
+struct ev_stats {
+	size_t lines;
+	size_t skipped;
+	size_t first_skipped; /* line number of the first skipped line, 0 if none */
+	size_t cut_lines;     /* lines longer than INPUT_LINE_MAX, read cut */
+	size_t first_cut;     /* line number of the first, 0 if none */
+	size_t cut_frames;    /* tombstone frames past the first EV_FRAMES_MAX */
+	/* records read past their kind's cap, not kept (the oldest) */
+	size_t dropped_exits, dropped_tombstones, dropped_anrs;
+	size_t dropped_logs[LOG_EVENT_COUNT];
+};
+
 /* A record of the seed's events JSON (seeds/lifecycle_probe.py). */
 struct seed_event {
 	size_t index;
@@ -223,6 +241,7 @@ struct ev_file {
 	size_t nlogs;
 	struct seed_event *seeds;
 	size_t nseeds;
+	size_t logs_trim_at; /* nlogs at which ev_add_log() drops to the cap; 0 at first */
 };
 
 /* Whether two records are the same witness of the same event, read from
@@ -247,12 +266,39 @@ void log_event_init(struct log_event *e);
  * on ENOMEM (*v is then as it was). */
 void *ev_grow(void **v, size_t n, size_t sz);
 
-/* Append a zeroed-then-initialised record to a list; NULL on ENOMEM. */
+/* Append a zeroed-then-initialised record to a list; NULL on ENOMEM.
+ * Past a kind's cap (EV_*_MAX), the oldest records of that kind are freed
+ * first, so that a list holds at most twice its cap (the newest records,
+ * among them every record that a parser may still be filling: it moves
+ * them, so a parser finds its record again by its line); ev_cap() then
+ * leaves the cap. */
 struct exit_record *ev_add_exit(struct ev_file *f);
 struct tombstone *ev_add_tombstone(struct ev_file *f);
 struct anr_trace *ev_add_anr(struct ev_file *f);
 struct log_event *ev_add_log(struct ev_file *f);
 struct frame *ev_add_frame(struct tombstone *t);
+
+/* Drop the oldest records of each kind past its cap, counting them in
+ * f->stats; done when a file has been parsed. */
+void ev_cap(struct ev_file *f);
+
+/* A kind of record cut to its cap: "exit_record", "tombstone",
+ * "anr_trace" or a log_event_name(); the last `kept` read were kept. */
+struct ev_dropped {
+	const char *kind;
+	size_t kept, dropped;
+};
+
+#define EV_DROPPED_KINDS (3 + LOG_EVENT_COUNT)
+
+/* The kinds of record of st cut to their cap, into out (room for
+ * EV_DROPPED_KINDS); returns how many. Does not allocate. */
+size_t ev_dropped(const struct ev_stats *st, struct ev_dropped *out);
+
+/* The same as JSON: an array at key of {"kind", "kept", "dropped"}, added
+ * to obj only when some record was dropped. */
+struct json;
+void ev_dropped_json(struct json *j, cJSON *obj, const char *key, const struct ev_stats *st);
 
 /* A heap copy of n bytes of s, NUL-terminated, each NUL byte in it kept as
  * TEXT_NUL (text.h); NULL on ENOMEM. */

@@ -91,13 +91,13 @@ enum lc_tag {
 struct lc {
 	struct ev_file *out;
 	/* a java_crash waiting for its Process: and exception lines */
-	size_t java_idx, java_line;
+	size_t java_line;
 	int java_open;
 	char *java_tag;         /* a copy: its line is gone when the next come */
 	size_t java_tag_n, java_tag_cap;
 	int64_t java_pid;
 	/* an Android 8 lmkd kill waiting for its "to free" line */
-	size_t lmkd_idx, lmkd_line;
+	size_t lmkd_line;
 	int lmkd_open;
 };
 
@@ -527,12 +527,10 @@ static int handle(struct lc *st, enum lc_kind k, const struct logline *l, struct
 			memcpy(st->java_tag, l->tag.s, l->tag.n);
 		st->java_tag_n = l->tag.n;
 		st->java_open = 1;
-		st->java_idx = st->out->nlogs - 1;
 		st->java_line = lineno;
 		st->java_pid = l->pid;
 	} else if (k == K_LMKD_OLD) {
 		st->lmkd_open = 1;
-		st->lmkd_idx = st->out->nlogs - 1;
 		st->lmkd_line = lineno;
 	}
 	return 1;
@@ -594,6 +592,22 @@ static int set_text(char **dst, struct span s)
 	return 0;
 }
 
+/* The record of type t read from line `line`: a record still open, which
+ * ev_add_log() may have moved when it dropped older ones to the cap. It is
+ * among the last: search from the end. NULL if none. */
+static struct log_event *event_of_line(struct ev_file *f, size_t line, enum log_event_type t)
+{
+	size_t i = f->nlogs;
+
+	while (i-- > 0) {
+		if (f->logs[i].line < line)
+			break;
+		if (f->logs[i].line == line && f->logs[i].type == t)
+			return &f->logs[i];
+	}
+	return NULL;
+}
+
 /* The lines that complete an open record: AndroidRuntime's Process: and
  * exception lines, Android 8 lmkd's "to free". 0, or -2 on ENOMEM. */
 static int follow_up(struct lc *st, const struct logline *l, struct span msg, enum lc_tag tg,
@@ -608,11 +622,13 @@ static int follow_up(struct lc *st, const struct logline *l, struct span msg, en
 			   (!l->tag.n || memcmp(l->tag.s, st->java_tag, l->tag.n) == 0) &&
 			   (st->java_pid == EV_NONE || l->pid == EV_NONE || l->pid == st->java_pid) &&
 			   m.n) {
-			struct log_event *e = &st->out->logs[st->java_idx];
+			struct log_event *e = event_of_line(st->out, st->java_line, LOG_JAVA_CRASH);
 			struct span c = m;
 			long at;
 
-			if (eat(&c, "Process: ")) {
+			if (!e) {
+				st->java_open = 0;
+			} else if (eat(&c, "Process: ")) {
 				int64_t pid;
 
 				if ((at = find_last(c, ", PID: ")) >= 0) {
@@ -635,13 +651,13 @@ static int follow_up(struct lc *st, const struct logline *l, struct span msg, en
 		if (lineno - st->lmkd_line > FOLLOW_LINES) {
 			st->lmkd_open = 0;
 		} else if (tg == T_LMKD) {
-			struct log_event *e = &st->out->logs[st->lmkd_idx];
+			struct log_event *e = event_of_line(st->out, st->lmkd_line, LOG_LMKD_KILL);
 			struct span c = m;
 			int64_t kb;
 			long at;
 
 			st->lmkd_open = 0;
-			if (eat(&c, "to free ") && eat_int(&c, &kb) && eat(&c, "kB")) {
+			if (e && eat(&c, "to free ") && eat_int(&c, &kb) && eat(&c, "kB")) {
 				e->rss_kb = kb;
 				if ((at = span_find(c, "because ")) >= 0) {
 					struct span r = span_from(c, (size_t)at + 8);
