@@ -458,6 +458,7 @@ struct content {
 	struct ev_file file;
 	int have_file;
 	int blank;
+	uint32_t blank_slots; /* of a blank ring: the slots its file has room for */
 	char error[240];
 	size_t error_line;
 };
@@ -480,6 +481,7 @@ static int read_run(struct content *c, const char *path, struct input *src, int 
 	}
 	if (c->run.outcome == RING_OUTCOME_BLANK) {
 		c->blank = 1;
+		c->blank_slots = c->run.scan.slot_count;
 		run_release(&c->run);
 		return 0;
 	}
@@ -523,7 +525,7 @@ static int add_content(struct bundle *b, struct bundle_input *in, struct content
 	snprintf(in->error, sizeof(in->error), "%s", c->error);
 	in->error_line = c->error_line;
 	if (c->blank)
-		in->note = ring_blank_text;
+		in->note = ring_blank_text(c->blank_slots);
 	if (c->have_file && add_file(b, &c->file) != 0)
 		goto fail;
 	c->have_file = 0;
@@ -969,10 +971,13 @@ static int load_stream(struct loader *ld, size_t i, struct input *src, const cha
 	if (as != LOAD_SECTION)
 		input_tap(src, as == LOAD_FILE ? hash_tap : content_tap, &fh);
 	rc = input_head(src, &head);
-	binary = rc == 0 && run_is_binary(head); /* before detection reads on */
+	/* before detection reads on; an empty file that is a ring is a
+	 * binary one (ev_detect_named()) */
+	binary = rc == 0 && (run_is_binary(head) || head.n == 0);
 	in->kind = rc != 0             ? EV_KIND_UNKNOWN
 		   : as == LOAD_SECTION ? kind
 		   : as == LOAD_MAIN    ? EV_KIND_BUGREPORT
+		   : as == LOAD_FILE    ? ev_detect_named(src, in->path)
 					: ev_detect(src);
 	/* debuggerd's protobuf twin of a tombstone, or the trace of a native
 	 * crash that an app exported: known, not read */

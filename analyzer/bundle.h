@@ -34,7 +34,7 @@ struct bundle_input {
 	 * regular, or a copy of duplicate_of. Empty when it was read. */
 	char skipped[160];
 	char *duplicate_of;      /* the input it repeats, or NULL */
-	const char *note;        /* a blank ring: ring_blank_text; else NULL */
+	const char *note;        /* a blank ring: ring_blank_text(); else NULL */
 };
 
 /* A device's zone as a source gives it: an IANA name (persist.sys.timezone)

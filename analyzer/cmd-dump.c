@@ -87,7 +87,7 @@ static void print_outcome(const struct ring_file *rf, const struct ring_facts *f
 		printf("outcome   unknown: the state field is damaged\n");
 		break;
 	case RING_OUTCOME_BLANK:
-		printf("outcome   %s\n", ring_blank_text);
+		printf("outcome   %s\n", ring_blank_text(rf->blank_slots));
 		break;
 	}
 	if (rf->header_damaged) {

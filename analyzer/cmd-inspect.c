@@ -99,10 +99,11 @@ static int inspect_run(const char *path, struct input *in, int binary, struct js
 	if (j) {
 		json_text(j, obj, "form", r.from_json ? "json-lines" : "binary");
 		if (r.outcome == RING_OUTCOME_BLANK)
-			json_text(j, obj, "note", ring_blank_text);
+			json_text(j, obj, "note", ring_blank_text(r.scan.slot_count));
 		arr = json_array(j, obj, "records");
 	} else if (r.outcome == RING_OUTCOME_BLANK) {
-		printf("%s: ring%s, %s\n", path, r.from_json ? " (JSON lines)" : "", ring_blank_text);
+		printf("%s: ring%s, %s\n", path, r.from_json ? " (JSON lines)" : "",
+		       ring_blank_text(r.scan.slot_count));
 	} else {
 		printf("%s: ring%s, %s, %zu records\n", fmt_text(path), r.from_json ? " (JSON lines)" : "",
 		       ring_outcome_name(r.outcome), r.nevents);
@@ -349,8 +350,8 @@ static int inspect_one(const char *path, struct json *j, cJSON *list)
 		return inspect_bugreport(path, j, list);
 	rc = input_init_file(&in, path, &err);
 	if (rc == 0 && input_head(&in, &head) == 0) {
-		binary = run_is_binary(head); /* seen before detection reads on */
-		kind = ev_detect(&in);
+		binary = run_is_binary(head) || head.n == 0; /* seen before detection reads on */
+		kind = ev_detect_named(&in, path);
 	}
 	if (rc == 0 && !in.failed && (kind == EV_KIND_ZIP || kind == EV_KIND_BUGREPORT)) {
 		input_release(&in);

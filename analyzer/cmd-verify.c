@@ -44,7 +44,7 @@ static void outcome_short(const struct ring_file *rf, char *buf, size_t len)
 	else if (o == RING_OUTCOME_UNKNOWN)
 		snprintf(buf, len, "outcome unknown (state field damaged)");
 	else if (o == RING_OUTCOME_BLANK)
-		snprintf(buf, len, "%s", ring_blank_text);
+		snprintf(buf, len, "%s", ring_blank_text(rf->blank_slots));
 	else
 		snprintf(buf, len, "%s", ring_outcome_name(o));
 }

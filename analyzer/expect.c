@@ -121,10 +121,13 @@ static const struct shape s_bool = { .types = T_BOOL };
 #define JSON_EXACT_MAX 9007199254740991LL
 static const struct shape s_count = { .types = T_INT, .min = 0, .max = JSON_EXACT_MAX };
 static const struct shape s_pid = { .types = T_INT, .min = 0, .max = INT32_MAX };
+/* null: a run whose pid nobody knows (a seed run's) */
+static const struct shape s_pid_or_null = { .types = T_INT | T_NULL, .min = 0, .max = INT32_MAX };
 static const struct shape s_int32 = { .types = T_INT, .min = INT32_MIN, .max = INT32_MAX };
 static const struct shape s_u32 = { .types = T_INT, .min = 0, .max = UINT32_MAX };
 static const struct shape s_minutes = { .types = T_INT, .min = -1440, .max = 1440 };
 static const struct shape s_status = { .types = T_INT, .min = 0, .max = 255 };
+static const struct shape s_bool_or_null = { .types = T_BOOL | T_NULL };
 static const struct shape s_number_or_null = { .types = T_NUM | T_NULL };
 static const struct shape s_texts = { .types = T_ARR, .items = &s_any_string };
 static const struct shape s_pids = { .types = T_ARR, .items = &s_pid };
@@ -147,6 +150,9 @@ static const struct shape s_actions = { .types = T_ARR, .items = &s_action };
 static const struct shape s_stage = { .types = T_STR, .vocab = &vocab_stages, .unknown = 1,
 				      .what = "a stage" };
 static const struct shape s_stages = { .types = T_ARR, .items = &s_stage };
+/* null: a ring-less run's, which nobody knows */
+static const struct shape s_stage_or_null = { .types = T_STR | T_NULL, .vocab = &vocab_stages,
+					      .unknown = 1, .what = "a stage" };
 static const struct shape s_error_or_null = { .types = T_STR | T_NULL, .vocab = &vocab_errors,
 					      .unknown = 1, .what = "an error class" };
 static const struct shape s_rule = { .types = T_STR, .ok = is_rule,
@@ -193,7 +199,7 @@ static const struct shape s_sessions = { .types = T_ARR, .items = &s_session };
 
 static const struct member run_members[] = {
 	{ "process", &s_text },
-	{ "pid", &s_pid },
+	{ "pid", &s_pid_or_null },
 	{ "run_id", &s_run_id },
 	{ "classification", &s_classes },
 	{ "evidence_level", &s_levels },
@@ -208,8 +214,8 @@ static const struct member run_members[] = {
 	{ "joined_by", &s_joined_bys },
 	{ "exit_timestamps", &s_strings_or_null },
 	{ "contradiction", &s_bool },
-	{ "stage_open", &s_bool },
-	{ "last_stage", &s_stage },
+	{ "stage_open", &s_bool_or_null },
+	{ "last_stage", &s_stage_or_null },
 	{ "evidence_match", &s_texts },
 	{ "missing_match", &s_texts },
 	{ "recovery_match", &s_texts },
@@ -751,8 +757,10 @@ static int same_member(const cJSON *a, const cJSON *b, const char *key)
 static void run_name(const cJSON *e, int nth, char *buf, size_t len)
 {
 	const char *process = json_get_string(e, "process"), *run_id = json_get_string(e, "run_id");
-	int n = process ? snprintf(buf, len, "run %s pid %.0f", process, get(e, "pid")->valuedouble)
-			: snprintf(buf, len, "run %s", run_id);
+	const cJSON *pid = get(e, "pid");
+	int n = !process             ? snprintf(buf, len, "run %s", run_id)
+		: cJSON_IsNumber(pid) ? snprintf(buf, len, "run %s pid %.0f", process, pid->valuedouble)
+				      : snprintf(buf, len, "run %s pid unknown", process);
 
 	if (nth > 1 && n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, " (#%d)", nth);

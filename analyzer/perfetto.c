@@ -159,7 +159,10 @@ static int process_track(struct writer *w, uint64_t uuid, const struct report *r
 			 vocab_name(&vocab_evidence_levels, (int)v->level));
 		pb_string(&w->pb, PROCESS_LABELS, label);
 	}
-	pb_string(&w->pb, PROCESS_LABELS, r->ring == RUN_RING_NONE ? "no ring" : ring_outcome_name(r->outcome));
+	/* A ring-less run has no stage to show, and says it is unknown, as
+	 * the report's text does. */
+	pb_string(&w->pb, PROCESS_LABELS,
+		  r->ring == RUN_RING_NONE ? "no ring: stage and candidate unknown" : ring_outcome_name(r->outcome));
 	pb_end(&w->pb, p);
 	pb_end(&w->pb, t);
 	return packet_end(w);

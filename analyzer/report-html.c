@@ -171,6 +171,8 @@ static void memory(FILE *out, const cJSON *m)
 		fputs(" (in ", out);
 		esc(out, json_get_string(m, "peak_stage"));
 		fputs(")", out);
+	} else if (json_get_string(m, "peak_stage")) {
+		fputs(" (outside any stage)", out);
 	}
 	if (cJSON_IsNumber(slope) && slope->valuedouble >= 1) {
 		fmt_kb(a, sizeof(a), (uint64_t)slope->valuedouble);
@@ -278,6 +280,16 @@ static void peer_row(FILE *out, const cJSON *p)
 	fprintf(out, " (pid %s, peer_died)</td></tr>\n", pid);
 }
 
+/* A run's pid as text, or "unknown" when the report's is null: buf, or a
+ * static string (buf is then left alone). */
+static const char *pid_text(const cJSON *r, char *buf, size_t len)
+{
+	if (!cJSON_IsNumber(cJSON_GetObjectItem(r, "pid")))
+		return "unknown";
+	snprintf(buf, len, "%lld", json_get_int(r, "pid"));
+	return buf;
+}
+
 static void run_section(FILE *out, const cJSON *r, int index)
 {
 	const char *cls = json_get_string(r, "classification"), *level = json_get_string(r, "evidence_level");
@@ -285,10 +297,11 @@ static void run_section(FILE *out, const cJSON *r, int index)
 	const cJSON *no_ring = cJSON_GetObjectItem(r, "no_ring");
 	char pid[24], line[32];
 
-	snprintf(pid, sizeof(pid), "%lld", json_get_int(r, "pid"));
 	fprintf(out, "<section class=\"run\" id=\"run-%d\" data-process=\"", index);
 	html_esc(out, json_get_string(r, "process"));
-	fprintf(out, "\" data-pid=\"%s\" data-ring=\"", pid);
+	pid_text(r, pid, sizeof(pid));
+	fprintf(out, "\" data-pid=\"%s\" data-ring=\"",
+		cJSON_IsNumber(cJSON_GetObjectItem(r, "pid")) ? pid : "");
 	html_esc(out, json_get_string(r, "ring"));
 	fputs("\" data-class=\"", out);
 	html_esc(out, cls ? cls : "");
@@ -296,7 +309,8 @@ static void run_section(FILE *out, const cJSON *r, int index)
 	html_esc(out, level ? level : "");
 	fputs("\">\n<h2>", out);
 	esc(out, json_get_string(r, "process"));
-	fprintf(out, " <span class=\"mute\">pid %s</span></h2>\n<p class=\"verdict\">", pid);
+	fprintf(out, " <span class=\"mute\">pid %s</span></h2>\n<p class=\"verdict\">",
+		pid_text(r, pid, sizeof(pid)));
 	if (cls) {
 		swatch(out, cls);
 		esc(out, cls);
@@ -367,11 +381,12 @@ static void summary_row(FILE *out, const cJSON *r, int index)
 				    ? json_get_string(r, "open_stage")
 				    : json_get_string(r, "last_stage");
 	int ringless = cJSON_IsObject(cJSON_GetObjectItem(r, "no_ring"));
+	char pid[24];
 
 	fprintf(out, "<tr><td><a href=\"#run-%d\">%d</a></td><td>", index, index + 1);
 	esc(out, json_get_string(r, "process"));
-	fprintf(out, " <span class=\"mute pid\">pid %lld</span></td><td class=\"class\">",
-		json_get_int(r, "pid"));
+	fprintf(out, " <span class=\"mute pid\">pid %s</span></td><td class=\"class\">",
+		pid_text(r, pid, sizeof(pid)));
 	if (json_get_string(r, "classification"))
 		swatch(out, json_get_string(r, "classification"));
 	esc(out, json_get_string(r, "classification") ? json_get_string(r, "classification") : "none");
@@ -579,11 +594,12 @@ void report_html(const cJSON *rep, FILE *out)
 	/* A clean run, folded: the deaths are what a reader came for. */
 	cJSON_ArrayForEach(x, runs) {
 		int clean = json_get_string(x, "classification") == NULL;
+		char pid[24];
 
 		if (clean) {
 			fputs("<details class=\"clean\"><summary>", out);
 			esc(out, json_get_string(x, "process"));
-			fprintf(out, " pid %lld: no verdict</summary>\n", json_get_int(x, "pid"));
+			fprintf(out, " pid %s: no verdict</summary>\n", pid_text(x, pid, sizeof(pid)));
 		}
 		run_section(out, x, i++);
 		if (clean)

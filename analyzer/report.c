@@ -447,11 +447,19 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 	const struct run_facts *f = &rep->facts[i];
 	const struct verdict *v = &rep->verdicts[i];
 	cJSON *o = json_object(j, runs, NULL), *m, *a;
+	int ringless = r->ring == RUN_RING_NONE;
 	char id[40];
 	size_t k;
 
 	json_text(j, o, "process", r->hdr.process);
-	json_number(j, o, "pid", r->hdr.pid);
+	/* What nobody knows is null, never a value: the pid of a witness that
+	 * names none (and a seed run's), the app version nothing gave, and
+	 * of a ring-less run its stages and memory (DESIGN.md, "Runs
+	 * without a ring"), which no ring told. */
+	if (r->hdr.pid)
+		json_number(j, o, "pid", r->hdr.pid);
+	else
+		json_null(j, o, "pid");
 	json_text(j, o, "ring", run_ring_name(r->ring));
 	fmt_id128(id, sizeof(id), r->hdr.run_id);
 	/* A ring-less run has none, nor does a hand-written ring that leaves
@@ -465,13 +473,22 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 	add_time(j, o, "end", r->ring == RUN_RING_SEED || cr->last_ms == CORR_NO_START
 				      ? EV_NO_TIME
 				      : cr->last_ms);
-	json_u64(j, o, "app_version", r->hdr.app_version);
+	if (r->hdr.app_version)
+		json_u64(j, o, "app_version", r->hdr.app_version);
+	else
+		json_null(j, o, "app_version");
 	json_digest(j, o, "candidate", f->candidate);
 	json_digest(j, o, "stable_candidate", f->stable_candidate);
 	json_text(j, o, "outcome", ring_outcome_name(f->outcome));
-	json_name(j, o, "last_stage", &vocab_stages, f->last_stage, "unknown");
-	json_bool(j, o, "stage_open", f->open_stage != LW_STAGE_NONE);
-	json_name(j, o, "open_stage", &vocab_stages, f->open_stage, "unknown");
+	if (ringless) {
+		json_null(j, o, "last_stage");
+		json_null(j, o, "stage_open");
+		json_null(j, o, "open_stage");
+	} else {
+		json_name(j, o, "last_stage", &vocab_stages, f->last_stage, "unknown");
+		json_bool(j, o, "stage_open", f->open_stage != LW_STAGE_NONE);
+		json_name(j, o, "open_stage", &vocab_stages, f->open_stage, "unknown");
+	}
 	if (with_stages)
 		json_item(j, o, "stages", stages_json(r));
 	else
@@ -479,10 +496,21 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 	sessions_json(j, o, r);
 	damage_json(j, o, r);
 	m = json_object(j, o, "memory");
-	json_u64(j, m, "budget_kb", f->budget_kb);
-	json_u64(j, m, "peak_kb", f->peak_kb);
-	json_name(j, m, "peak_stage", &vocab_stages, f->peak_stage, "unknown");
-	json_bool(j, m, "over_budget", f->budget_kb && f->peak_kb > f->budget_kb);
+	if (ringless)
+		json_null(j, m, "budget_kb");
+	else
+		json_u64(j, m, "budget_kb", f->budget_kb);
+	if (f->have_rss) {
+		json_u64(j, m, "peak_kb", f->peak_kb);
+		json_name(j, m, "peak_stage", &vocab_stages, f->peak_stage, "unknown");
+	} else {
+		json_null(j, m, "peak_kb");
+		json_null(j, m, "peak_stage");
+	}
+	if (ringless)
+		json_null(j, m, "over_budget");
+	else
+		json_bool(j, m, "over_budget", f->budget_kb && f->peak_kb > f->budget_kb);
 	if (f->have_slope) {
 		json_number(j, m, "slope_kb_per_s", (double)(int64_t)f->slope_kb_per_s);
 		json_number(j, m, "slope_window_ms", (double)(int64_t)(f->slope_window_ms * 1000) / 1000);
@@ -1090,7 +1118,10 @@ static void run_head_text(const struct corr_run *cr, const struct run_facts *f, 
 	const struct run *run = cr->run;
 	char when[48], cand[24] = "none", version[24] = "unknown";
 
-	fprintf(out, "%s== %s  pid %u  (", i ? "\n" : "", fmt_text(run->hdr.process), run->hdr.pid);
+	if (run->hdr.pid)
+		fprintf(out, "%s== %s  pid %u  (", i ? "\n" : "", fmt_text(run->hdr.process), run->hdr.pid);
+	else /* a seed run's, a witness's that names none */
+		fprintf(out, "%s== %s  pid unknown  (", i ? "\n" : "", fmt_text(run->hdr.process));
 	if (run->ring == RUN_RING_NONE) {
 		fprintf(out, "ring-less: %s line %zu)\n", fmt_text(run->path), run->line);
 		if (cr->last_ms == CORR_NO_START)
@@ -1140,11 +1171,15 @@ void report_text(const struct report *r, FILE *out)
 		stages_text(run, out);
 		sessions_text(run, out);
 		if (f->have_rss) {
+			const char *st = vocab_name(&vocab_stages, (int)f->peak_stage);
+			char num[40];
+
 			fmt_kb(peak, sizeof(peak), f->peak_kb);
 			fmt_kb(budget, sizeof(budget), f->budget_kb);
-			fprintf(out, "memory     peak %s %s%s", peak,
-				f->peak_stage ? "in " : "outside any stage",
-				f->peak_stage ? vocab_name(&vocab_stages, (int)f->peak_stage) : "");
+			/* a newer writer's stage: its number, never "(null)" */
+			snprintf(num, sizeof(num), "stage %d (unknown to this reader)", (int)f->peak_stage);
+			fprintf(out, "memory     peak %s %s%s", peak, f->peak_stage ? "in " : "outside any stage",
+				!f->peak_stage ? "" : st ? st : num);
 			if (f->budget_kb)
 				fprintf(out, ", budget %s%s", budget,
 					f->peak_kb > f->budget_kb ? ": over budget" : "");

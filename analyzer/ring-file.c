@@ -204,15 +204,27 @@ int ring_file_open(const char *path, struct ring_file **out, struct ring_error *
 		return format_fail(err, RING_HEADER_FOREIGN, 0, ierr.reason);
 	if (fd < 0)
 		return sys_fail(err, -fd);
-	if (sb.st_size == 0) {
-		rc = format_fail(err, RING_HEADER_FOREIGN, 0, "empty file");
-		goto fail_close;
-	}
 	rf = calloc(1, sizeof(*rf));
 	if (!rf || !(rf->path = strdup(path))) {
 		free(rf);
 		rc = sys_fail(err, ENOMEM);
 		goto fail_close;
+	}
+	if (sb.st_size == 0) {
+		/* An empty file: a blank ring with room for no slot (its
+		 * zero header stands in for the one it lacks). */
+		rf->bytes = calloc(1, LW_RING_HEADER_SIZE);
+		if (!rf->bytes) {
+			ring_file_free(rf);
+			rc = sys_fail(err, ENOMEM);
+			goto fail_close;
+		}
+		rf->hdr = (const struct lw_ring_header *)rf->bytes;
+		rf->slots = (const struct lw_ring_slot *)(rf->bytes + LW_RING_HEADER_SIZE);
+		rf->blank = 1;
+		close(fd);
+		*out = rf;
+		return 0;
 	}
 	if (flock(fd, LOCK_SH | LOCK_NB) != 0)
 		rf->live = errno == EWOULDBLOCK;
@@ -259,9 +271,14 @@ enum ring_outcome ring_file_outcome(const struct ring_file *rf)
 	}
 }
 
-const char ring_blank_text[] =
-	"never initialized: the ring is all zero (the probe was stopped inside lw_open before it "
-	"wrote the header); an empty run, with no process, pid or record";
+const char *ring_blank_text(uint32_t slots)
+{
+	if (!slots)
+		return "empty file: never initialized (0 bytes: no header, no slot); an empty run, "
+		       "with no process, pid or record";
+	return "never initialized: the ring is all zero (the probe was stopped inside lw_open before "
+	       "it wrote the header); an empty run, with no process, pid or record";
+}
 
 const char *ring_outcome_name(enum ring_outcome o)
 {

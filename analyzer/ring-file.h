@@ -21,9 +21,10 @@ struct ring_file {
 	const struct lw_ring_slot *slots;
 	int live; /* a writer held the file's flock when it was opened */
 	/* Every byte is zero: the probe preallocated the file and was stopped
-	 * (SIGKILL inside lw_open) before it wrote the header. An empty run
-	 * with no process, pid or record; hdr is all zero, blank_slots says
-	 * how many slots the file has room for. */
+	 * (SIGKILL inside lw_open) before it wrote the header; or the file
+	 * is empty (0 bytes). An empty run with no process, pid or record;
+	 * hdr is all zero, blank_slots says how many slots the file has room
+	 * for (0 for an empty file). */
 	int blank;
 	uint32_t blank_slots;
 	/* R7 failed: run-time header fields hold impossible values, each in
@@ -71,8 +72,9 @@ enum ring_outcome ring_file_outcome(const struct ring_file *rf);
 const char *ring_outcome_name(enum ring_outcome o);
 
 /* What a blank ring is, for people: one phrase that dump, verify, inspect
- * and the report all use. */
-extern const char ring_blank_text[];
+ * and the report all use; of a blank ring with room for slots slots (0:
+ * an empty file). Static storage; does not allocate or block. */
+const char *ring_blank_text(uint32_t slots);
 
 
 /* One model session as the header's session table keeps it

@@ -16,6 +16,7 @@
 #include "evidence/json.h"
 #include "evidence/text.h"
 #include "ring-event.h"
+#include "sessions.h"
 
 const char *run_ring_name(enum run_ring r)
 {
@@ -788,7 +789,7 @@ void run_facts_get(const struct run *r, struct run_facts *f)
 		return;
 	f->have_rss = 1;
 	f->peak_kb = rec.peak_rss_kb;
-	f->peak_stage = (enum lw_stage)rec.peak.stage;
+	f->peak_stage = sessions_peak_stage(r, f->peak_kb, (enum lw_stage)rec.peak.stage);
 	i = 0;
 	while (run_next_sample(r, &i, &last, &s))
 		last = s;

@@ -122,7 +122,7 @@ struct run_facts {
 	uint64_t stable_candidate;     /* known last stable, 0 if none */
 	int crash_signo;               /* from the ring's crash record or header */
 	uint32_t budget_kb, peak_kb, last_rss_kb;
-	enum lw_stage peak_stage;
+	enum lw_stage peak_stage;      /* open at the peak, as its sessions tell it (sessions_peak_stage()) */
 	/* The RSS slope at the end (run_facts_get()): a least-squares fit
 	 * over the samples of the last RUN_SLOPE_WINDOW_MS up to the last
 	 * one, given only when that window spans at least RUN_SLOPE_MIN_MS or

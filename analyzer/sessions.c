@@ -6,6 +6,7 @@
  */
 #include "sessions.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "ring-event.h"
@@ -80,31 +81,56 @@ size_t sessions_view(const struct run *r, struct session_view *out, size_t max)
 		double ms = (double)ring_event_rel_ns(&r->hdr, s) / 1e6;
 		int x = record_session(s, index);
 
+		/* A stage record's sample is of its stage, as the record
+		 * says (ring_facts_add()): a stage_begin's counts after its
+		 * step, a stage_end's before it. */
 		if (x >= 0 && s->type == LW_EV_SESSION_OPEN) {
 			out[x].opened_ms = ms;
 			out[x].closed_ms = SESSION_NO_TIME;
 		} else if (x >= 0 && s->type == LW_EV_SESSION_CLOSE) {
 			out[x].closed_ms = ms;
 			out[x].result = (enum lw_error)s->code;
-		} else if (x >= 0 && s->stage < LW_RING_STAGE_SLOTS) {
+		} else if (x >= 0 && s->stage < LW_RING_STAGE_SLOTS && s->type != LW_EV_STAGE_END) {
 			count_step(&depth[x][s->stage], s);
 		}
-		if (!s->rss_kb)
-			continue;
 		/* The sample counts for each session with a stage open. */
-		for (k = 0; k < n; k++)
+		for (k = 0; s->rss_kb && k < n; k++)
 			for (st = LW_RING_STAGE_SLOTS - 1; st > 0; st--)
 				if (depth[k][st] && s->rss_kb > out[k].peak_kb) {
 					out[k].peak_kb = s->rss_kb;
 					out[k].peak_stage = (enum lw_stage)st;
+					out[k].peak_record = i;
 					break;
 				}
+		if (x >= 0 && s->stage < LW_RING_STAGE_SLOTS && s->type == LW_EV_STAGE_END)
+			count_step(&depth[x][s->stage], s);
 	}
 	/* A session the table calls open has no close after its open. */
 	for (k = 0; k < n; k++)
 		if (out[k].state == LW_SESSION_OPEN)
 			out[k].closed_ms = SESSION_NO_TIME;
 	return n;
+}
+
+enum lw_stage sessions_peak_stage(const struct run *r, uint32_t peak_kb, enum lw_stage peak_record_stage)
+{
+	struct session_view sv[LW_RING_SESSION_SLOTS_MAX];
+	size_t n, k, first = SIZE_MAX;
+	enum lw_stage st = LW_STAGE_NONE;
+
+	if (!r->nsessions)
+		return peak_record_stage;
+	n = sessions_view(r, sv, LW_RING_SESSION_SLOTS_MAX);
+	for (k = 0; k < n; k++)
+		if (peak_kb && sv[k].peak_kb == peak_kb && sv[k].peak_record < first) {
+			first = sv[k].peak_record;
+			st = sv[k].peak_stage;
+		}
+	/* A stage beyond the walk's slots (a newer writer's) is the
+	 * record's to tell. */
+	if (st == LW_STAGE_NONE && (unsigned)peak_record_stage >= LW_RING_STAGE_SLOTS)
+		return peak_record_stage;
+	return st;
 }
 
 int sessions_used(const struct run *r)

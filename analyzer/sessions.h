@@ -29,14 +29,24 @@ struct session_view {
 	enum lw_error result;      /* of that close */
 	uint32_t open_stages;      /* bit s: stage s begun and not ended, at the end */
 	enum lw_stage open_stage;  /* the one the ring derives (ring_open_stage_of) */
-	uint32_t peak_kb;          /* the highest RSS while a stage of it was open; 0: none */
+	uint32_t peak_kb;          /* the highest RSS while a stage of it was open (a stage
+				    * record's sample is of its stage); 0: none */
 	enum lw_stage peak_stage;  /* the stage of it open at that peak */
+	size_t peak_record;        /* the first record at that peak (index into the run's events) */
 	int resident;              /* open at the end with a candidate: its model loaded */
 };
 
 /* The sessions of r, in id order, into out (room for max;
  * LW_RING_SESSION_SLOTS_MAX is enough). Returns how many. */
 size_t sessions_view(const struct run *r, struct session_view *out, size_t max);
+
+/* The stage open at r's peak RSS peak_kb (run_facts_get()), by the same
+ * walk as the sessions' peaks, so that the run and its sessions tell one
+ * peak: the stage of the first record at that RSS while a stage of a
+ * session was open, or LW_STAGE_NONE when none was. A run without a
+ * session table (a seed run) has no such walk: the stage its peak record
+ * names (peak_record_stage). */
+enum lw_stage sessions_peak_stage(const struct run *r, uint32_t peak_kb, enum lw_stage peak_record_stage);
 
 /* Whether the app opened sessions of its own (lw_session_open(3)): a
  * session other than session 0. A version 1 ring's, whose only session is

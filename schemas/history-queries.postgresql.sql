@@ -18,14 +18,16 @@
 WITH r AS (
 	SELECT CASE :'by'
 		WHEN 'candidate'   THEN coalesce(candidate, 'none')
-		WHEN 'app_version' THEN CAST(app_version AS text)
-		WHEN 'stage'       THEN coalesce(open_stage, 'none')
+		WHEN 'app_version' THEN CAST(coalesce(app_version, 0) AS text)
+		WHEN 'stage'       THEN CASE WHEN ring = 'none' THEN 'unknown'
+					     ELSE coalesce(open_stage, 'none') END
 		WHEN 'class'       THEN coalesce(class, 'clean')
 		WHEN 'device'      THEN coalesce(device_model, 'unknown')
 		WHEN 'process'     THEN process
 		WHEN 'ring'        THEN ring
 		END AS grp,
-		app_version, coalesce(start_time, end_time) AS seen, class, evidence_level
+		coalesce(app_version, 0) AS app_version, coalesce(start_time, end_time) AS seen, class,
+		evidence_level
 	FROM lastwords_verdicts
 	WHERE NULLIF(:'since', '') IS NULL
 	   OR coalesce(start_time, end_time) >= NULLIF(:'since', '')::timestamp AT TIME ZONE 'UTC'
@@ -48,8 +50,9 @@ ORDER BY CASE :'by' WHEN 'app_version' THEN g.version END NULLS FIRST,
 
 -- name: regressions
 WITH r AS (
-	SELECT package, candidate, app_version, coalesce(start_time, end_time) AS seen, class,
-	       evidence_level, open_stage
+	SELECT package, candidate, coalesce(app_version, 0) AS app_version,
+	       coalesce(start_time, end_time) AS seen, class, evidence_level,
+	       nullif(open_stage, 'none') AS open_stage
 	FROM lastwords_verdicts
 	WHERE NULLIF(:'since', '') IS NULL
 	   OR coalesce(start_time, end_time) >= NULLIF(:'since', '')::timestamp AT TIME ZONE 'UTC'

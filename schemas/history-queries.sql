@@ -16,7 +16,8 @@
 -- runs) are left out when :since is set.
 -- A group's "died" counts its runs with a verdict: the ring says the run
 -- died, or evidence says it did. Stage groups are the stage open when the
--- run ended ('none' when no stage was open).
+-- run ended ('none' when no stage was open; 'unknown' for a ring-less run,
+-- whose stages nobody knows).
 
 -- name: rates
 -- One row per group, class and evidence level with how many runs of the
@@ -28,7 +29,8 @@ WITH r AS NOT MATERIALIZED (
 	SELECT CASE :by
 		WHEN 'candidate'   THEN coalesce(run.candidate, 'none')
 		WHEN 'app_version' THEN CAST(run.app_version AS TEXT)
-		WHEN 'stage'       THEN coalesce(run.open_stage, 'none')
+		WHEN 'stage'       THEN CASE WHEN run.ring = 'none' THEN 'unknown'
+					     ELSE coalesce(run.open_stage, 'none') END
 		WHEN 'class'       THEN coalesce(run.class, 'clean')
 		WHEN 'device'      THEN coalesce(bundle.device_model, 'unknown')
 		WHEN 'process'     THEN run.process
@@ -247,7 +249,11 @@ ORDER BY dimension, package, num, first_seen, grp, class;
 
 -- name: export
 -- One row per run: its verdict (class NULL for a run that ended cleanly),
--- the device and the run's facts. The row is documented, with BigQuery and
+-- the device and the run's facts. What nobody knows is NULL, never 0 or
+-- 'none': a ring-less run's stages, budget and over_budget (its row holds
+-- placeholders: schemas/history.sql, version 8), a peak without samples,
+-- an app version or pid nothing gave. open_stage is 'none' when the ring
+-- says no stage was open. The row is documented, with BigQuery and
 -- ClickHouse types, in schemas/verdict-row.md. A column whose name ends in
 -- [] holds a JSON array; the export writes it as an array in NDJSON and as
 -- the array's JSON text in CSV.
@@ -259,18 +265,18 @@ SELECT bundle.digest AS bundle,
        run.ring AS ring,
        run.package AS package,
        run.process AS process,
-       run.pid AS pid,
+       nullif(run.pid, 0) AS pid,
        run.start_time AS start_time,
        run.end_time AS end_time,
-       run.app_version AS app_version,
+       nullif(run.app_version, 0) AS app_version,
        run.candidate AS candidate,
        run.stable_candidate AS stable_candidate,
        run.outcome AS outcome,
-       run.last_stage AS last_stage,
-       run.open_stage AS open_stage,
-       run.peak_kb AS peak_kb,
-       run.budget_kb AS budget_kb,
-       run.over_budget AS over_budget,
+       CASE WHEN run.ring = 'none' THEN NULL ELSE run.last_stage END AS last_stage,
+       CASE WHEN run.ring = 'none' THEN NULL ELSE coalesce(run.open_stage, 'none') END AS open_stage,
+       nullif(run.peak_kb, 0) AS peak_kb,
+       CASE WHEN run.ring = 'none' THEN NULL ELSE run.budget_kb END AS budget_kb,
+       CASE WHEN run.ring = 'none' THEN NULL ELSE run.over_budget END AS over_budget,
        run.class AS class,
        run.evidence_level AS evidence_level,
        run.contradiction AS contradiction,

@@ -318,3 +318,36 @@ FROM run_event, json_each(run_event.records) AS r;
 -- NULL when neither names one. gate --history reads the earlier deaths of
 -- a candidate with it.
 ALTER TABLE bundle ADD COLUMN scenario TEXT;
+
+-- version 8
+-- Nothing unknown is read as known. A ring-less run's stages, budget and
+-- peak are not known: its last_stage, peak_stage ('none'), budget_kb and
+-- peak_kb (0), NOT NULL since version 1, hold placeholders whenever ring
+-- is 'none', and so does an app_version of 0 (nothing gave it). The
+-- statements read them as NULL (export), and `history --by stage` groups
+-- a ring-less run as 'unknown', never as 'none' (no stage open): the view
+-- run_group says so, and the stage tallies are counted again with it.
+DROP VIEW run_group;
+CREATE VIEW run_group AS
+SELECT run.id AS run_id, d.dimension,
+       CASE d.dimension
+	WHEN 'candidate'   THEN coalesce(run.candidate, 'none')
+	WHEN 'app_version' THEN CAST(run.app_version AS TEXT)
+	WHEN 'stage'       THEN CASE WHEN run.ring = 'none' THEN 'unknown'
+				     ELSE coalesce(run.open_stage, 'none') END
+	WHEN 'class'       THEN coalesce(run.class, 'clean')
+	WHEN 'device'      THEN coalesce(bundle.device_model, 'unknown')
+	WHEN 'process'     THEN run.process
+	WHEN 'ring'        THEN run.ring
+	WHEN 'bundle'      THEN CAST(run.bundle_id AS TEXT)
+	END AS grp,
+       coalesce(run.start_time, run.end_time) AS seen,
+       coalesce(run.class, '') AS class, coalesce(run.evidence_level, '') AS evidence_level
+FROM run JOIN bundle ON bundle.id = run.bundle_id
+CROSS JOIN (SELECT 'candidate' AS dimension UNION ALL SELECT 'app_version' UNION ALL
+	    SELECT 'stage' UNION ALL SELECT 'class' UNION ALL SELECT 'device' UNION ALL
+	    SELECT 'process' UNION ALL SELECT 'ring' UNION ALL SELECT 'bundle') AS d;
+DELETE FROM run_tally WHERE dimension = 'stage';
+INSERT INTO run_tally (dimension, grp, day, class, evidence_level, runs, first_seen)
+SELECT dimension, grp, coalesce(substr(seen, 1, 10), ''), class, evidence_level, count(*), min(seen)
+FROM run_group WHERE dimension = 'stage' GROUP BY 1, 2, 3, 4, 5;

@@ -11,18 +11,18 @@ CREATE TABLE IF NOT EXISTS lastwords_verdicts
     ring             LowCardinality(String),
     package          LowCardinality(String),
     process          LowCardinality(String),
-    pid              UInt32,
+    pid              Nullable(UInt32),
     start_time       Nullable(DateTime64(6, 'UTC')),
     end_time         Nullable(DateTime64(6, 'UTC')),
-    app_version      Int64,
+    app_version      Nullable(Int64),
     candidate        Nullable(String),
     stable_candidate Nullable(String),
     outcome          LowCardinality(String),
-    last_stage       LowCardinality(String),
+    last_stage       LowCardinality(Nullable(String)),
     open_stage       LowCardinality(Nullable(String)),
-    peak_kb          UInt64,
-    budget_kb        UInt64,
-    over_budget      UInt8,
+    peak_kb          Nullable(UInt64),
+    budget_kb        Nullable(UInt64),
+    over_budget      Nullable(UInt8),
     class            LowCardinality(Nullable(String)),
     evidence_level   LowCardinality(Nullable(String)),
     contradiction    Nullable(String),
@@ -34,4 +34,4 @@ CREATE TABLE IF NOT EXISTS lastwords_verdicts
     actions          Array(String)
 )
 ENGINE = MergeTree
-ORDER BY (package, app_version, run_id);
+ORDER BY (package, run_id);

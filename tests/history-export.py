@@ -93,10 +93,22 @@ def compare(row, run, where):
                      ("evidence_level", "evidence_level"), ("contradiction", "contradiction"),
                      ("rules", "rules"), ("evidence", "evidence"), ("missing", "missing")):
         same(col, run[key])
-    same("open_stage", run["open_stage"] if run["stage_open"] else None)
+    same("open_stage", run["open_stage"])
     same("peak_kb", run["memory"]["peak_kb"])
     same("budget_kb", run["memory"]["budget_kb"])
-    same("over_budget", int(run["memory"]["over_budget"]))
+    over = run["memory"]["over_budget"]
+    same("over_budget", None if over is None else int(over))
+    # What nobody knows is null in the row as in the report, and known
+    # values are themselves (issue 20, part 3).
+    ringless = run["ring"] == "none"
+    for col in ("last_stage", "open_stage", "budget_kb", "over_budget", "peak_kb"):
+        check((row[col] is None) == ringless or (col == "peak_kb" and row[col] is None and
+                                                 run["memory"]["peak_kb"] is None),
+              "%s: %s is %r for a run %s" % (where, col, row[col],
+                                             "without a ring" if ringless else "with a ring"))
+    if ringless:
+        check(row["app_version"] is None or row["app_version"] > 0,
+              "%s: a ring-less run's app_version %r" % (where, row["app_version"]))
     same("actions", [a["action"] for a in run["recovery"]["actions"]])
     first = run["exit_records"][0] if run["exit_records"] else None
     same("exit_reason", first["reason"] if first else None)
@@ -162,13 +174,13 @@ def main():
                         r["ring"] == "probe" and r["process"] == run_["process"] and
                         r["pid"] == run_["pid"] and r["exit_reason"] is not None for r in rows):
                     continue  # its death is stored with its ring, from another bundle
-                if not check(len(cand) == 1, "%s: the run %s (pid %d) has one row"
+                if not check(len(cand) == 1, "%s: the run %s (pid %s) has one row"
                              % (b, run_["run_id"], run_["pid"])):
                     continue
                 if cand[0]["run_id"] in seen:
                     continue  # the same ring in two bundles: the history keeps one verdict
                 seen.add(cand[0]["run_id"])
-                compare(cand[0], run_, "%s pid %d" % (os.path.basename(os.path.dirname(b)) or b, run_["pid"]))
+                compare(cand[0], run_, "%s pid %s" % (os.path.basename(os.path.dirname(b)) or b, run_["pid"]))
         check(len(seen) == len(rows), "every row comes from a report: %d rows, %d runs" % (len(rows), len(seen)))
         check(any(r["ring"] == "none" for r in rows) and any(r["ring"] == "probe" for r in rows),
               "the export holds runs with the probe and without it")
@@ -190,6 +202,12 @@ def main():
                 want.append("" if v is None else json.dumps(v, separators=(",", ":"), ensure_ascii=False)
                             if isinstance(v, list) else str(v))
             check(cells == want, "CSV row %d equals the NDJSON row:\n  %s\n  %s" % (i, cells, want))
+        # A ring-less run's unknowns are empty (null) cells, never 0 or none.
+        for cells, row in zip(table[1:], rows):
+            for col in ("last_stage", "open_stage", "budget_kb", "over_budget", "peak_kb"):
+                cell = cells[names.index(col)]
+                check((cell == "") == (row["ring"] == "none") or (col == "peak_kb" and cell == ""),
+                      "CSV %s %s: %s is %r" % (row["ring"], row["run_id"], col, cell))
         tricky = [r for r in rows if r["exit_description"] == TRICKY]
         check(len(tricky) == 1, "the description with commas, quotes and newlines is exported as it was")
         quoted = '"' + TRICKY.replace('"', '""') + '"'

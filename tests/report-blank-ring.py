@@ -8,6 +8,11 @@ Before the fix, every bundle pulled after such a kill was refused ("unknown
 kind", exit 4, and `ingest` stored nothing); verify and dump said "bad
 magic".
 
+An empty file (0 bytes) named as a ring is the same empty run, named
+"empty file" by every command (issue 20, finding 11): before, verify and
+dump refused it ("empty file", exit 4) while report, trace and ingest
+called it "unknown kind".
+
 usage: report-blank-ring.py LASTWORDS SOURCE_ROOT
 """
 import json
@@ -18,13 +23,22 @@ import tempfile
 
 from helpers import check, finish, lastwords, report_json, schema_errors, setup
 
-BLANK = "never initialized: the ring is all zero"
-SIZE = 4096 + 256 * 64  # a 256-slot ring
+CASES = (
+    # (what every command says, the file's size, the slots it has room for)
+    ("never initialized: the ring is all zero", 4096 + 256 * 64, 256),  # a 256-slot ring
+    ("empty file: never initialized (0 bytes", 0, 0),
+)
 
 
 def main():
     lw, _ = setup(__doc__)
     want, _ = report_json(lw, ["--tz", "+01:00", "fixtures/demo"])
+    for BLANK, SIZE, SLOTS in CASES:
+        one_case(lw, want, BLANK, SIZE, SLOTS)
+    return finish("a ring never initialized, all zero or empty")
+
+
+def one_case(lw, want, BLANK, SIZE, SLOTS):
     with tempfile.TemporaryDirectory() as d:
         bundle = os.path.join(d, "bundle")
         shutil.copytree("fixtures/demo", bundle)
@@ -40,7 +54,7 @@ def main():
         p = lastwords(lw, ["verify", "--json", blank])
         v = json.loads(p.stdout) if p.returncode == 0 else {}
         check(v.get("outcome") == "never_initialized" and v.get("ok") is True and
-              v.get("slot_count") == 256, "verify --json: %r" % p.stdout)
+              v.get("slot_count") == SLOTS, "verify --json: %r" % p.stdout)
 
         rep, _ = report_json(lw, ["--tz", "+01:00", bundle])
         if rep:
@@ -55,6 +69,15 @@ def main():
         p = lastwords(lw, ["report", "--tz", "+01:00", bundle])
         check(p.returncode == 0 and "inputs left out:\n  '%s': %s" % (blank, BLANK) in p.stdout,
               "the text names it: %r" % p.stdout[-600:])
+        # Given alone: an empty run, named, not an unknown kind.
+        p = lastwords(lw, ["report", blank])
+        check(p.returncode == 0 and "'%s': %s" % (blank, BLANK) in p.stdout and not p.stderr,
+              "report of it alone: exit %d, %r %r" % (p.returncode, p.stdout, p.stderr))
+        trace = os.path.join(d, "trace.pftrace")
+        for args in (["trace", "--tz", "+01:00", "-o", trace, bundle], ["trace", "-o", trace, blank]):
+            p = lastwords(lw, args)
+            check(p.returncode == 0 and "unknown kind" not in p.stderr,
+                  "%s: exit %d, %r" % (" ".join(args), p.returncode, p.stderr))
 
         # Its JSON lines say the same, and read back as the same empty run.
         jl = os.path.join(d, "blank.jsonl")
@@ -73,12 +96,18 @@ def main():
         check(p.returncode == 0 and "1 stored" in p.stdout,
               "ingest: exit %d, %r %r" % (p.returncode, p.stdout, p.stderr))
 
+        # check reads the bundle as the report does: as without it.
+        p0 = lastwords(lw, ["check", "fixtures/check/demo.json", "fixtures/demo"])
+        p = lastwords(lw, ["check", "fixtures/check/demo.json", bundle])
+        check(p.returncode == p0.returncode == 0 and "unknown kind" not in p.stderr,
+              "check: exit %d, %r" % (p.returncode, p.stdout + p.stderr))
+        if not SIZE:
+            return
         # A hidden name (the probe's temporary file) is read too.
         os.rename(blank, os.path.join(bundle, "rings", ".lw-open.tmp"))
         p = lastwords(lw, ["report", "--tz", "+01:00", bundle])
         check(p.returncode == 0 and "/rings/.lw-open.tmp': %s" % BLANK in p.stdout,
               "a hidden blank ring: exit %d, %r" % (p.returncode, p.stdout[-400:]))
-    return finish("a ring never initialized")
 
 
 if __name__ == "__main__":

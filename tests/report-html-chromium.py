@@ -92,8 +92,9 @@ def check_page(name, rep, runs, png):
     check(len(runs) == len(rep["runs"]), "%s: %d sections for %d runs" % (name, len(runs), len(rep["runs"])))
     drawn = 0
     for m, r in zip(runs, rep["runs"]):
-        where = "%s: %s pid %d" % (name, r["process"], r["pid"])
-        check(m["pid"] == str(r["pid"]), "%s: the sections in the runs' order" % where)
+        where = "%s: %s pid %s" % (name, r["process"], r["pid"])
+        check(m["pid"] == ("" if r["pid"] is None else str(r["pid"])),
+              "%s: the sections in the runs' order" % where)
         if not r["classification"]:
             continue
         if r["timeline"] is None:

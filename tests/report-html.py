@@ -164,7 +164,7 @@ def summary(name, page, rep):
               "%s: summary row %s for %s" % (name, row["cells"], r["process"]))
     for sec, r in zip(page.sections, runs):
         check(sec["folded"] == (r["classification"] is None),
-              "%s: %s pid %d folded only when clean" % (name, r["process"], r["pid"]))
+              "%s: %s pid %s folded only when clean" % (name, r["process"], r["pid"]))
 
 
 def zone_of(rep):
@@ -239,10 +239,10 @@ def main():
             summary(name, page, rep)
             for sec, r in zip(page.sections, rep["runs"]):
                 a, text = sec["attrs"], "".join(sec["text"])
-                where = "%s: %s pid %d" % (name, r["process"], r["pid"])
+                where = "%s: %s pid %s" % (name, r["process"], r["pid"])
                 check((a.get("data-process"), a.get("data-pid"), a.get("data-ring"), a.get("data-class"),
                        a.get("data-level")) ==
-                      (r["process"], str(r["pid"]), r["ring"], r["classification"] or "",
+                      (r["process"], "" if r["pid"] is None else str(r["pid"]), r["ring"], r["classification"] or "",
                        r["evidence_level"] or ""),
                       "%s: section attributes %s" % (where, a))
                 if r["no_ring"]:

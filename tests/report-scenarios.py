@@ -91,7 +91,8 @@ def check_text(lw, args, inputs, rep, status, diffs):
     for block in ("\n" + p.stdout).split("\n== ")[1:]:
         head = block.split("\n", 1)[0].split()
         if len(head) >= 3 and head[1] == "pid":
-            sections.setdefault((head[0], int(head[2])), []).append(block)
+            sections.setdefault((head[0], None if head[2] == "unknown" else int(head[2])),
+                                []).append(block)
     seen = {}
     for r in rep.get("runs", []):
         key = (r.get("process"), r.get("pid"))

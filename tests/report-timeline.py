@@ -133,7 +133,7 @@ def scenarios(lw):
         args = [os.path.join(base, a) if a.startswith("rings/") or a.startswith("../") else a
                 for a in args]
         for r in report(lw, args + [d])["runs"]:
-            invariants("%s pid %d" % (os.path.basename(base), r["pid"]), r)
+            invariants("%s pid %s" % (os.path.basename(base), r["pid"]), r)
         n += 1
     return n
 

@@ -224,6 +224,9 @@ class Tracks:
             fail("%s: packet %d has event type %s" % (self.where, i, kind))
 
 
+RINGLESS = "no ring: stage and candidate unknown"
+
+
 def check_case(lw, proto_dir, name, args, tmp):
     packets, err, status = trace_packets(lw, proto_dir, args, tmp)
     rep, _ = report_json(lw, args)
@@ -239,12 +242,23 @@ def check_case(lw, proto_dir, name, args, tmp):
           % (name, sorted(t.clocks), "BOOTTIME" if rings else "REALTIME"))
     check(len(t.snapshots) >= (1 if rings or runs else 0), "%s: no clock snapshot" % name)
     for run, got in zip(runs, t.runs):
-        where = "%s: %s pid %d" % (name, run["process"], run["pid"])
-        check((got["pid"], got["process"]) == (run["pid"], run["process"]),
+        pid = run["pid"] or 0  # null: no witness named it
+        where = "%s: %s pid %d" % (name, run["process"], pid)
+        check((got["pid"], got["process"]) == (pid, run["process"]),
               "%s: its process track is of %s pid %s" % (where, got["process"], got["pid"]))
-        check(got["named"] == (run["pid"] == 0), "%s: %s" % (
-            where, "pid 0 as a process track" if run["pid"] == 0 else "no process track"))
-        if run["classification"] and run["pid"]:
+        check(got["named"] == (pid == 0), "%s: %s" % (
+            where, "pid 0 as a process track" if pid == 0 else "no process track"))
+        # A ring-less run's stage is unknown: the track says so, and holds
+        # no stage; a ring's says its outcome (issue 20, part 3).
+        if pid and run["ring"] == "none":
+            check(RINGLESS in got["labels"] and got["counts"]["slices"] == 0 and
+                  not any(l in ("none", "no_ring") for l in got["labels"]),
+                  "%s: a ring-less run's labels %s, %d slices" % (where, got["labels"],
+                                                                  got["counts"]["slices"]))
+        elif pid and run["ring"] == "probe":
+            check(run["outcome"] in got["labels"] and RINGLESS not in got["labels"],
+                  "%s: labels %s lack the outcome %s" % (where, got["labels"], run["outcome"]))
+        if run["classification"] and pid:
             check("%s, %s" % (run["classification"], run["evidence_level"]) in got["labels"],
                   "%s: labels %s lack the verdict" % (where, got["labels"]))
         head, recs = records(lw, run["file"]) if run["ring"] == "probe" else ({}, [])

@@ -124,6 +124,18 @@ enum ev_kind ev_detect(struct input *in)
 	return EV_KIND_UNKNOWN;
 }
 
+enum ev_kind ev_detect_named(struct input *in, const char *name)
+{
+	static const char suffix[] = ".lwr";
+	size_t n = strlen(name);
+	struct span head;
+
+	if (input_head(in, &head) == 0 && head.n == 0 && !in->gzipped && n >= sizeof(suffix) - 1 &&
+	    strcmp(name + n - (sizeof(suffix) - 1), suffix) == 0)
+		return EV_KIND_RING;
+	return ev_detect(in);
+}
+
 /* A logcat that holds a tombstone or toString() lines is read as that kind,
  * and also, read again, as logcat, so its lmkd, ActivityManager and crash
  * lines are kept. */

@@ -54,6 +54,12 @@ int logcat_parse(struct input *in, struct ev_file *out, struct ev_error *err);
  * read failed. */
 enum ev_kind ev_detect(struct input *in);
 
+/* ev_detect() of the file named name: an empty file (0 bytes) named as
+ * rings are (".lwr", lastwords-ring(5)) is a ring, never initialized, with
+ * room for no slot (ring_file_open()); any other empty file is nothing
+ * known. */
+enum ev_kind ev_detect_named(struct input *in, const char *name);
+
 /* Parse in as kind (not ring, not unknown), from its first byte. */
 int ev_parse(enum ev_kind kind, struct input *in, struct ev_file *out, struct ev_error *err);
 

@@ -290,6 +290,16 @@ static const char *first_exit_time(const struct corr_run *cr)
 	return first ? first->file->exits[first->index].timestamp_text : NULL;
 }
 
+/* A stage of the report, or "none" for its null (a ring-less run's, a run
+ * without samples): run's last_stage and peak_stage are NOT NULL since
+ * version 1, and schemas/history.sql (version 8) says that a ring-less
+ * run's stages, budget and peak are unknown whatever its row holds; the
+ * statements read them as NULL. */
+static const char *stage_or_none(const char *stage)
+{
+	return stage ? stage : "none";
+}
+
 /* The key of the death of run r: a digest of its process, pid and when
  * (its first exit record's time as written, else its first witness's),
  * which two pulls of one device share. */
@@ -398,10 +408,10 @@ static int add_run(struct history_store *s, long long bundle_id, const char *sou
 	    bt(st, 7, json_get_string(o, "start")) || bt(st, 8, json_get_string(o, "end")) ||
 	    bi(st, 9, json_get_int(o, "app_version")) || bt(st, 10, json_get_string(o, "candidate")) ||
 	    bt(st, 11, json_get_string(o, "stable_candidate")) || bt(st, 12, json_get_string(o, "outcome")) ||
-	    bt(st, 13, json_get_string(o, "last_stage")) ||
+	    bt(st, 13, stage_or_none(json_get_string(o, "last_stage"))) ||
 	    bt(st, 14, json_get_int(o, "stage_open") ? json_get_string(o, "open_stage") : NULL) ||
 	    bi(st, 15, json_get_int(m, "budget_kb")) || bi(st, 16, json_get_int(m, "peak_kb")) ||
-	    bt(st, 17, json_get_string(m, "peak_stage")) || bi(st, 18, json_get_int(m, "over_budget")) ||
+	    bt(st, 17, stage_or_none(json_get_string(m, "peak_stage"))) || bi(st, 18, json_get_int(m, "over_budget")) ||
 	    bt(st, 19, json_get_string(o, "classification")) || bt(st, 20, level) ||
 	    bt(st, 21, json_get_string(o, "contradiction")) || bs(st, 22, run_ring_name(r->ring)) ||
 	    bt(st, 23, death[0] ? death : NULL) || run_stmt(st))
