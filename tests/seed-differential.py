@@ -474,7 +474,7 @@ def main():
     oracle = os.path.normpath(os.path.join(args[1], "..", "shared", "seeds", "lifecycle_probe.py"))
     if not os.path.isfile(oracle):
         skip(f"needs the seed script ../shared/seeds/lifecycle_probe.py, which the project "
-             f"does not ship: {oracle} is absent")
+             f"may not ship: {oracle} is absent")
     cases = generate(seed)
     chosen = in_part(cases, part)
     root = keep or tempfile.mkdtemp(prefix="seed-diff-")
