@@ -12,8 +12,9 @@ twice) must be the reader's (`lastwords inspect` exits 0, or 4). The
 schema's names are those of include/lastwords/vocab.h.
 
 One part per run (one meson test each): "files", the committed and dumped
-rings and their rewritten forms; or "mutations-BASE", the mutated copies
-of one base ring (BASES).
+rings and their rewritten forms; or "mutations-BASE-K", half of the
+mutated copies of one base ring (BASES): every other one, from the first
+(K = 1) or the second (K = 2).
 
 usage: analyzer-ring-json-schema.py LASTWORDS SOURCE_ROOT PART
 """
@@ -166,7 +167,7 @@ def check_vocabulary(schema):
 
 def main():
     lw, root, part = setup(__doc__, extra=1)
-    if part != "files" and part not in ["mutations-" + b for b in BASES]:
+    if part != "files" and part not in ["mutations-%s-%d" % (b, k) for b in BASES for k in (1, 2)]:
         print(__doc__, file=sys.stderr)
         return 2
     try:
@@ -202,8 +203,9 @@ def main():
                     fail("%s%s: the schema %s it, the reader %s it" %
                          (name, form, "accepts" if a else "refuses",
                           "accepts" if b else "refuses"))
-        for base in (b for b in BASES if part == "mutations-" + b):
-            for what, t in mutations(bases[base]):
+        for base in (b for b in BASES if part.startswith("mutations-%s-" % b)):
+            half = int(part.rsplit("-", 1)[1])
+            for what, t in list(mutations(bases[base]))[half - 1::2]:
                 path = os.path.join(tmp, "mutated.jsonl")
                 with open(path, "w") as f:
                     f.write(t)
