@@ -78,6 +78,20 @@ static int skip_input(struct bundle *b, const char *path, const char *why)
 	return 0;
 }
 
+/* The main text of a bug report at path is not a file that can be read
+ * (why): the bug report's error, as when its zip entry cannot be read, not
+ * a file left out. 0, or -1 on ENOMEM. */
+static int main_unreadable(struct bundle *b, const char *path, const char *why)
+{
+	struct bundle_input *in = add_input(b, path);
+
+	if (!in)
+		return -1;
+	snprintf(in->error, sizeof(in->error), "the bug report's main text cannot be read: %s",
+		 why);
+	return 0;
+}
+
 /* The input that holds a run read from path: the one read, not a copy. */
 static struct bundle_input *input_of(struct bundle *b, const char *path)
 {
@@ -386,7 +400,7 @@ static int is_manifest(struct bundle *b, const char *path, const char *rel)
 		return 0;
 	if (input_init_file(&src, path, &err) != 0)
 		return 0;
-	text = input_whole(&src, INPUT_JSON_MAX, &len, &err);
+	text = input_whole(&src, INPUT_JSON_MAX, INPUT_JSON_LIMIT, &len, &err);
 	input_release(&src);
 	m = text ? cJSON_ParseWithLength(text, len) : NULL;
 	free(text);
@@ -729,7 +743,10 @@ static int read_main_entry(struct input *in, char **name, char *why, size_t len)
 {
 	struct ev_error err = { 0, "" };
 	size_t n;
-	char *text = input_whole(in, 4096, &n, &err);
+	char *text = input_whole(in, BUGREPORT_MAIN_ENTRY_MAX,
+				 "the most that is read of main_entry.txt (a zip entry's name has at "
+				 "most 65535 bytes)",
+				 &n, &err);
 	int rc;
 
 	if (!text) {
@@ -1173,14 +1190,18 @@ static int load_path(struct loader *ld, const char *path, int depth)
 	if (S_ISLNK(sb.st_mode)) {
 		const char *problem = link_problem(ld, path);
 
+		if (problem && as == LOAD_MAIN)
+			return main_unreadable(b, path, problem);
 		return problem ? skip_input(b, path, problem) : load_file(ld, path, rel, as);
 	}
 	if (!S_ISDIR(sb.st_mode)) {
 		if (S_ISREG(sb.st_mode) || strcmp(base, "manifest.json") == 0)
 			return load_file(ld, path, rel, as);
 		snprintf(why, sizeof(why), "not a regular file: %s", input_not_regular(sb.st_mode));
-		return skip_input(b, path, why);
+		return as == LOAD_MAIN ? main_unreadable(b, path, why) : skip_input(b, path, why);
 	}
+	if (as == LOAD_MAIN)
+		return main_unreadable(b, path, "a directory, not a text");
 	if (depth > WALK_DEPTH_MAX)
 		return skip_input(b, path, "a directory more than 16 levels down: not read");
 	bugreport = enter_bugreport(ld, path);

@@ -1458,6 +1458,9 @@ static void classify_run(const struct corr_run *cr, const struct run_facts *f,
 		if (r->fire ? r->fire(cr, f, v) : exit_row_fire(&r->exit, cr, v))
 			rule_fired(v, i);
 	}
+	if (cr->run->header_damaged)
+		missing(v, "the ring header's damaged fields (header_damage): their values are not "
+			   "used, and no session is built on a damaged entry");
 	decide(f, v);
 	recommend(cr, f, rc, v);
 }

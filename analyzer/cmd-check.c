@@ -23,6 +23,20 @@ static const char usage[] =
 	"lastwords check [--tz ZONE] [--tolerance MS] [--package NAME]...\n"
 	"                [--fail-on CLASS[:LEVEL],...] EXPECT.json INPUT...";
 
+static const struct command_option options[] = {
+	JOIN_OPTIONS_HELP,
+	{ "--fail-on CLASS[:LEVEL],...", "as report's: the exit status EXPECT.json's exit_status checks" },
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help check_help = {
+	"the report against what a team expects of it; 14 if not",
+	usage,
+	options,
+	"lastwords check --tz +01:00 fixtures/check/demo.json fixtures/demo",
+};
+
 /* The report of inputs under ro, as report --format json prints it, parsed
  * back, and its exit status. Prints the inputs that could not be read when
  * loud. Returns 0, or -ENOMEM. */

@@ -7,9 +7,23 @@
 #include "commands.h"
 #include "format.h"
 
+static const char usage[] = "lastwords digest [--] NAME...";
+
+static const struct command_option options[] = {
+	{ "--", "the end of the options: a NAME that starts with '-' comes after it" },
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help digest_help = {
+	"the candidate digest the probe records for a name",
+	usage,
+	options,
+	"lastwords digest model-v7-int8",
+};
+
 int cmd_digest(int argc, char **argv)
 {
-	static const char usage[] = "lastwords digest [--] NAME...";
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },

@@ -20,6 +20,19 @@
 
 static const char usage[] = "lastwords dump [--json] RING...";
 
+static const struct command_option options[] = {
+	{ "--json", "one JSON value a line, as schemas/ring-events.schema.json describes it" },
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help dump_help = {
+	"the timeline of each ring: its last words",
+	usage,
+	options,
+	"lastwords dump fixtures/rings/killed-inference.lwr",
+};
+
 /* "rss 151.0 MiB (94% of budget)" for a record, or "-". */
 static void rss_text(const struct lw_ring_header *h, uint32_t rss_kb, char *buf, size_t len)
 {
@@ -77,9 +90,13 @@ static void print_outcome(const struct ring_file *rf, const struct ring_facts *f
 		printf("outcome   %s\n", ring_blank_text);
 		break;
 	}
-	if (rf->header_damaged)
-		printf("damage    %s (header offset %zu); the slots are read as usual\n",
-		       rf->damage.reason, rf->damage.offset);
+	if (rf->header_damaged) {
+		char damage[RING_DAMAGE_MAX * 180];
+
+		ring_damage_text(&rf->damage, "header offset", damage, sizeof(damage));
+		printf("damage    %s; the slots are read as usual%s\n", damage,
+		       rf->damage.sessions ? ", no session is shown of a damaged entry" : "");
+	}
 }
 
 /* "load, inference x2": the stages open in a session, or "none". */
@@ -294,8 +311,12 @@ static cJSON *ring_json(const struct ring_file *rf, const struct ring_facts *f)
 	if (h->crash_signo && signal_name((int)h->crash_signo))
 		json_text(&j, o, "signal", signal_name((int)h->crash_signo));
 	json_text(&j, o, "open_stage", stage_name(ring_open_stage(h)));
-	if (rf->header_damaged)
-		json_text(&j, o, "header_damage", rf->damage.reason);
+	if (rf->header_damaged) {
+		char damage[RING_DAMAGE_MAX * 180];
+
+		ring_damage_text(&rf->damage, NULL, damage, sizeof(damage));
+		json_text(&j, o, "header_damage", damage);
+	}
 	json_u64(&j, o, "memory_budget_kb", h->memory_budget_kb);
 	json_number(&j, o, "slot_count", h->slot_count);
 	scan_counts_json(&j, o, &f->scan);

@@ -23,6 +23,21 @@
 
 static const char usage[] = "lastwords export --db FILE --format ndjson|csv [-o FILE]";
 
+static const struct command_option options[] = {
+	{ "--db FILE", "the history database (required)" },
+	{ "--format ndjson|csv", "the rows' format (required): schemas/verdict-row.md" },
+	{ "-o, --output FILE", "write to FILE, whole or not at all (else stdout)" },
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help export_help = {
+	"one row per run's verdict (ndjson, csv) for a warehouse",
+	usage,
+	options,
+	"lastwords export --db history.db --format ndjson -o verdicts.ndjson",
+};
+
 /* The column's name without its "[]", and whether it had one. */
 static int column_name(sqlite3_stmt *st, int i, char *out, size_t size)
 {

@@ -31,6 +31,23 @@ static const char usage[] =
 	"               [--format text|json|html] [--tz ZONE] [--tolerance MS] [--package NAME]...\n"
 	"               INPUT...";
 
+static const struct command_option options[] = {
+	{ "--candidate NAME|DIGEST", "the quarantined candidate (required): a name, or its 16-digit digest" },
+	{ "--stable NAME|DIGEST", "the stable candidate (else the quarantine advice's, else a ring's)" },
+	{ "--history DB", "the candidate's earlier deaths from this history database too" },
+	{ "-f, --format text|json|html", "text (the default), JSON (schemas/gate.schema.json) or one HTML page" },
+	JOIN_OPTIONS_HELP,
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help gate_help = {
+	"may a quarantined candidate come back: device matrix, checklist",
+	usage,
+	options,
+	"lastwords gate --candidate demo-model-v2-fp16 --tz +01:00 fixtures/demo",
+};
+
 /* A candidate as given: 16 hex digits are a digest, anything else a name
  * (the probe's digest of it, as `lastwords digest` prints). */
 static uint64_t candidate_arg(const char *s, int *is_name)
@@ -186,7 +203,7 @@ static void html_list(FILE *out, const cJSON *arr, const char *cls)
 
 	cJSON_ArrayForEach(x, arr) {
 		fprintf(out, "<li%s>", cls);
-		html_esc(out, cJSON_GetStringValue(x));
+		html_esc_times(out, cJSON_GetStringValue(x), NULL);
 		fputs("</li>\n", out);
 	}
 }
@@ -196,10 +213,12 @@ static void gate_html(const cJSON *g, FILE *out)
 	const cJSON *x, *d;
 	int s;
 
-	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		     "<title>lastwords gate</title>\n<style>%s"
-		     "td.died,li.missing{color:var(--confirmed)}td.passed{color:var(--clean)}</style>\n"
-		     "</head>\n<body>\n<h1>lastwords gate: ",
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<title>lastwords gate</title>\n<style>",
+	      out);
+	html_colour_css(out);
+	fprintf(out, "%std.died,li.missing{color:var(--level-confirmed)}td.passed{color:var(--clean)}"
+		     "</style>\n</head>\n<body>\n<h1>lastwords gate: ",
 		html_style());
 	html_esc(out, json_get_string(g, "candidate"));
 	fputs("</h1>\n<p class=\"verdict\" data-verdict=\"", out);
@@ -221,7 +240,7 @@ static void gate_html(const cJSON *g, FILE *out)
 				continue;
 			fprintf(out, "<td class=\"%s\">", state);
 			if (strcmp(state, "died") == 0)
-				html_esc(out, json_get_string(cJSON_GetObjectItem(x, "death"), "text"));
+				html_esc_times(out, json_get_string(cJSON_GetObjectItem(x, "death"), "text"), NULL);
 			else
 				fputs(strcmp(state, "passed") == 0 ? "passed" : "&ndash;", out);
 			fputs("</td>", out);

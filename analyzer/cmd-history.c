@@ -30,6 +30,22 @@ static const char usage[] =
 	"lastwords history --db FILE [--by candidate|app_version|stage|class|device|process|ring]\n"
 	"                  [--since DATE] [--format text|json|html]";
 
+static const struct command_option options[] = {
+	{ "--db FILE", "the history database (required)" },
+	{ "--by GROUP", "candidate (the default), app_version, stage, class, device, process or ring" },
+	{ "--since DATE", "only runs started at or after this UTC date or time (2026-11-01)" },
+	{ "--format text|json|html", "text (the default), JSON (schemas/history.schema.json) or a page of charts" },
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help history_help = {
+	"rates per candidate, version, stage, ...; regressions",
+	usage,
+	options,
+	"lastwords history --db history.db --by candidate",
+};
+
 static const char *const groupings[] = { "candidate", "app_version", "stage", "class",
 					 "device",    "process",     "ring" };
 

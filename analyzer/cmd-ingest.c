@@ -28,6 +28,21 @@ static const char usage[] =
 	"lastwords ingest --db FILE [--events] [--tz ZONE] [--tolerance MS] [--package NAME]...\n"
 	"                 BUNDLE...";
 
+static const struct command_option options[] = {
+	{ "--db FILE", "the history database (required), created if there is none" },
+	{ "--events", "store each ring record too, one row of JSON per run" },
+	JOIN_OPTIONS_HELP,
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help ingest_help = {
+	"store each bundle's report in the history database",
+	usage,
+	options,
+	"lastwords ingest --db history.db --tz +01:00 fixtures/demo",
+};
+
 /* Why a loaded bundle is refused, on stderr; 1 if it is. */
 static int refused(const char *source, const struct bundle *b)
 {
@@ -35,6 +50,18 @@ static int refused(const char *source, const struct bundle *b)
 
 	snprintf(prefix, sizeof(prefix), "refused '%s': ", fmt_text(source));
 	return print_input_errors(b, prefix) != 0;
+}
+
+/* The files of a bundle left out (a FIFO, a socket, a link out of it...),
+ * named on stderr as the report names them in its inputs. */
+static void print_left_out(const struct bundle *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->ninputs; i++)
+		if (b->inputs[i].skipped[0])
+			fprintf(stderr, "lastwords: warning: '%s': left out: %s\n",
+				fmt_text(b->inputs[i].path), fmt_text(b->inputs[i].skipped));
 }
 
 enum outcome { STORED, DUPLICATE, REFUSED, DB_FAILED };
@@ -52,6 +79,7 @@ static enum outcome ingest_one(struct history_store *s, char *source, struct cor
 		fprintf(stderr, "lastwords: refused '%s': out of memory\n", fmt_text(source));
 		return REFUSED;
 	}
+	print_left_out(&b);
 	if (refused(source, &b)) {
 		bundle_release(&b);
 		return REFUSED;

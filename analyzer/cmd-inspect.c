@@ -26,6 +26,19 @@
 
 static const char usage[] = "lastwords inspect [--json] FILE...";
 
+static const struct command_option options[] = {
+	{ "--json", "each file's kind and records as JSON" },
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help inspect_help = {
+	"what kind of evidence each file is, and its records",
+	usage,
+	options,
+	"lastwords inspect fixtures/demo/logcat.txt",
+};
+
 static const char unknown_reason[] =
 	"unknown kind: not a ring, seed events, exit-info (dump, JSON or toString), "
 	"tombstone, ANR trace, logcat, event log or bug report";

@@ -49,6 +49,25 @@ static const char usage[] =
 	"lastwords pull --package PKG [--serial S] [--process NAME] [--bugreport] [--timeout SECONDS]\n"
 	"                      [--scenario NAME] -o DIR";
 
+static const struct command_option options[] = {
+	{ "-p, --package PKG", "the app whose rings and evidence to pull (required)" },
+	{ "-o, --output DIR", "the bundle's directory (required): DIR.partial until it is whole" },
+	{ "-s, --serial S", "the device, when adb sees several" },
+	{ "--process NAME", "only this process's rings" },
+	{ "--bugreport", "also a bug report zip from the device's bugreportz (minutes)" },
+	{ "--timeout SECONDS", "the whole pull's deadline (120, or 720 with --bugreport)" },
+	{ "--scenario NAME", "the release gate's scenario the device ran, in the manifest" },
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help pull_help = {
+	"collect a bundle from a device with adb",
+	usage,
+	options,
+	"lastwords pull --package com.example.demo -o pulled",
+};
+
 /* Exit statuses of pull, after the shared ones of commands.h (lastwords(1)). */
 enum pull_exit {
 	PULL_EXIT_NO_ADB = 5,     /* the adb client cannot be run */

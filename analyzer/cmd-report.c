@@ -26,6 +26,21 @@ static const char usage[] =
 	"lastwords report [--format text|json|html|seed] [--tz ZONE] [--tolerance MS]\n"
 	"                 [--package NAME]... [--fail-on CLASS[:LEVEL],...] INPUT...";
 
+static const struct command_option options[] = {
+	{ "-f, --format text|json|html|seed", "text (the default), JSON, one HTML page, or the seed script's report" },
+	JOIN_OPTIONS_HELP,
+	{ "--fail-on CLASS[:LEVEL],...", "exit 3 when a verdict has one of these classes (at least that sure)" },
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help report_help = {
+	"what killed each run, how sure, and what to do next",
+	usage,
+	options,
+	"lastwords report --tz +01:00 fixtures/demo",
+};
+
 /* "low_memory:supported,native_crash" */
 static int parse_fail_on(const char *s, struct fail_on *out, size_t *n)
 {

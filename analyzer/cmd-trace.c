@@ -25,6 +25,20 @@
 static const char usage[] = "lastwords trace [-o FILE] [--tz ZONE] [--tolerance MS]\n"
 			    "                [--package NAME]... INPUT...";
 
+static const struct command_option options[] = {
+	{ "-o, --output FILE", "write the trace to FILE, whole or not at all (else stdout, never a terminal)" },
+	JOIN_OPTIONS_HELP,
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help trace_help = {
+	"the runs as a Perfetto trace, on the device's BOOTTIME",
+	usage,
+	options,
+	"lastwords trace --tz +01:00 -o demo.pftrace fixtures/demo",
+};
+
 /* What the trace could not hold, said once each. */
 static void print_notes(const struct perfetto_notes *n)
 {

@@ -17,6 +17,19 @@
 
 static const char usage[] = "lastwords verify [--json] RING...";
 
+static const struct command_option options[] = {
+	{ "--json", "the slot counts and the bad slots as JSON, one value a ring" },
+	{ "-h, --help", "this help" },
+	{ NULL, NULL },
+};
+
+const struct command_help verify_help = {
+	"check each ring slot by slot; exit 1 on corruption",
+	usage,
+	options,
+	"lastwords verify fixtures/rings/clean-exit.lwr",
+};
+
 static void outcome_short(const struct ring_file *rf, char *buf, size_t len)
 {
 	enum ring_outcome o = ring_file_outcome(rf);
@@ -38,7 +51,7 @@ static void outcome_short(const struct ring_file *rf, char *buf, size_t len)
 
 static void print_text(const struct ring_file *rf, const struct ring_scan *sc)
 {
-	char outcome[256];
+	char outcome[256], damage[RING_DAMAGE_MAX * 180];
 
 	outcome_short(rf, outcome, sizeof(outcome));
 	printf("%s: %s; %u slots: %" PRIu64 " valid, %" PRIu64 " torn, %" PRIu64 " stale, %" PRIu64
@@ -53,8 +66,10 @@ static void print_text(const struct ring_file *rf, const struct ring_scan *sc)
 	if (sc->head_behind)
 		printf("; header head %" PRIu64 " behind the slots (%" PRIu64 ")", sc->head_header,
 		       sc->head);
-	if (rf->header_damaged)
-		printf("; header damaged: %s (offset %zu)", rf->damage.reason, rf->damage.offset);
+	if (rf->header_damaged) {
+		ring_damage_text(&rf->damage, "offset", damage, sizeof(damage));
+		printf("; header damaged: %s", damage);
+	}
 	if (sc->corrupt || rf->header_damaged)
 		printf("; CORRUPT");
 	putchar('\n');
@@ -62,6 +77,7 @@ static void print_text(const struct ring_file *rf, const struct ring_scan *sc)
 
 static cJSON *ring_json(const struct ring_file *rf, const struct ring_scan *sc)
 {
+	char damage[RING_DAMAGE_MAX * 180];
 	struct json j;
 	cJSON *o = json_begin(&j);
 
@@ -79,8 +95,10 @@ static cJSON *ring_json(const struct ring_file *rf, const struct ring_scan *sc)
 	}
 	json_u64(&j, o, "lapped", rf->hdr->lapped);
 	json_u64(&j, o, "dropped", rf->hdr->dropped);
-	if (rf->header_damaged)
-		json_text(&j, o, "header_damage", rf->damage.reason);
+	if (rf->header_damaged) {
+		ring_damage_text(&rf->damage, NULL, damage, sizeof(damage));
+		json_text(&j, o, "header_damage", damage);
+	}
 	json_bool(&j, o, "ok", sc->corrupt == 0 && !rf->header_damaged);
 	return json_end(&j);
 }

@@ -29,6 +29,40 @@ enum lastwords_exit {
 	LW_EXIT_GATE = 15,     /* gate: not yet, the candidate may not come back */
 };
 
+/*
+ * A command's help: `lastwords help CMD` and `lastwords CMD --help` print
+ * it (print_command_help()), its usage errors print its synopsis, and
+ * `lastwords help` lists its summary. One per command, defined in its
+ * cmd-*.c beside its getopt table, and named by main.c's command table.
+ */
+struct command_option {
+	const char *option;  /* as typed: "--format text|json|html|seed" */
+	const char *meaning; /* one line */
+};
+struct command_help {
+	const char *summary;                  /* one line: what the command does */
+	const char *synopsis;                 /* its usage, "lastwords CMD ..." */
+	const struct command_option *options; /* every option, ending with { NULL, NULL } */
+	const char *example;                  /* a command line that runs from the source root */
+};
+extern const struct command_help dump_help, verify_help, digest_help, inspect_help, report_help,
+	check_help, trace_help, rules_help, gate_help, pull_help, ingest_help, history_help,
+	export_help;
+
+/* The options that report, check, ingest, trace and gate share, as their
+ * help lists them (JOIN_OPTIONS). */
+#define JOIN_OPTIONS_HELP                                                                 \
+	{ "--tz ZONE", "the device's zone: +01:00, -0530, UTC, or a name such as Europe/Berlin" }, \
+	{ "--tolerance MS", "the clock tolerance between ring and system times (2000 ms)" }, \
+	{ "--package NAME", "judge this package's deaths too, as ring-less runs "           \
+			    "(repeatable, up to 32)" }
+
+/* Print the help of the command named name (help_or_bad_option()'s argv[0])
+ * to stdout: its summary, synopsis, options and example. Returns
+ * LW_EXIT_OK, or LW_EXIT_USAGE with the error on stderr when there is no
+ * such command. */
+int print_command_help(const char *name);
+
 int cmd_dump(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_digest(int argc, char **argv);
@@ -128,7 +162,8 @@ size_t print_input_errors(const struct bundle *b, const char *prefix);
 void print_run_warnings(const struct run *r);
 
 /* The last cases of every command's getopt_long() switch: for 'h' (--help)
- * print the usage and return LW_EXIT_OK; for anything else, a usage error
+ * print the help of the command argv[0] (print_command_help()) and return
+ * LW_EXIT_OK; for anything else, a usage error
  * naming the option (that is unknown, or, last, may lack its value). */
 int help_or_bad_option(int c, const char *usage, int argc, char **argv);
 

@@ -435,7 +435,7 @@ int expect_load(const char *path, cJSON **out, struct ev_error *err)
 
 	if (input_init_file(&in, path, err) != 0)
 		return -1;
-	text = input_whole(&in, INPUT_JSON_MAX, &len, err);
+	text = input_whole(&in, INPUT_JSON_MAX, INPUT_JSON_LIMIT, &len, err);
 	input_release(&in);
 	if (!text)
 		return -1;

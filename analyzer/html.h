@@ -1,9 +1,11 @@
 /*
  * What the HTML pages share (the report's, report-html.c and
- * report-svg.c): text escaped for HTML, and the parts of an inline SVG
- * chart. A page holds no script and loads nothing: every text that came
- * from an input goes through html_esc(). Only writes to the stream it is
- * given.
+ * report-svg.c; the gate's, cmd-gate.c; the history's,
+ * history/history-html.c): text escaped for HTML, times labelled with
+ * their zone, the one table of the classes' and levels' colours, and the
+ * parts of an inline SVG chart. A page holds no script and loads nothing:
+ * every text that came from an input goes through html_esc() or
+ * html_esc_times(). Only writes to the stream it is given.
  */
 #ifndef LW_ANALYZER_HTML_H
 #define LW_ANALYZER_HTML_H
@@ -14,6 +16,25 @@
  * terminal (control characters, a NUL) shown as it shows them; NULL
  * writes nothing. Safe in text and in a quoted attribute. */
 void html_esc(FILE *out, const char *s);
+
+/* s as html_esc() writes it, with each time in it labelled with its zone:
+ * a UTC time of the JSON ("2026-11-30T00:28:04.509000Z") written
+ * "2026-11-30 00:28:04.509 UTC", and a device's local time
+ * ("2026-11-30 01:28:04.735") followed by zone (its name or "UTC+01:00")
+ * unless a zone follows it already. zone NULL labels only the UTC times. */
+void html_esc_times(FILE *out, const char *s, const char *zone);
+
+/* The colour ("#rrggbb") of an exit class (enum lw_exit_class) and of an
+ * evidence level (enum lw_evidence_level), from one table; out of range
+ * gives unknown's and unconfirmed's. A trend chart draws a level as its
+ * class's colour at html_level_opacity(). */
+const char *html_class_colour(int cls);
+const char *html_level_colour(int level);
+double html_level_opacity(int level);
+
+/* The colours as CSS custom properties, for a page's <style>:
+ * --class-NAME, --level-NAME and --clean (a run with no verdict). */
+void html_colour_css(FILE *out);
 
 /* The step of an axis over span (> 0) that gives about ticks ticks: 1, 2
  * or 5 times a power of ten. */

@@ -18,24 +18,16 @@
 
 #define LASTWORDS_VERSION "0.1.0"
 
-static const char usage_text[] =
+/* The top of `lastwords help`; the commands follow, from the table below. */
+static const char usage_head[] =
 	"usage: lastwords <command> [options] [args]\n"
+	"       lastwords help <command>     that command's options and an example\n"
+	"                                    (or: lastwords <command> --help)\n"
+	"       lastwords --version          the version, and the ring format's\n"
 	"\n"
-	"commands:\n"
-	"  dump [--json] RING...        the timeline of each ring: its last words\n"
-	"  verify [--json] RING...      check each ring slot by slot; exit 1 on corruption\n"
-	"  digest NAME...               the candidate digest the probe records for a name\n"
-	"  inspect [--json] FILE...     what kind of evidence each file is, and its records\n"
-	"  report [options] INPUT...    what killed each run, how sure, and what to do next\n"
-	"  check EXPECT.json INPUT...   the report against what a team expects of it; 14 if not\n"
-	"  trace [-o FILE] INPUT...     the runs as a Perfetto trace, on the device's BOOTTIME\n"
-	"  rules                        the classification rules, with their ids\n"
-	"  gate --candidate C INPUT...  may a quarantined candidate come back: device matrix, checklist\n"
-	"  pull --package PKG -o DIR    collect a bundle from a device with adb\n"
-	"  ingest --db FILE BUNDLE...   store each bundle's report in the history database\n"
-	"  history --db FILE [--by G]   rates per candidate, version, stage, ...; regressions\n"
-	"  export --db FILE --format F  one row per run's verdict (ndjson, csv) for a warehouse\n"
-	"  help                         this text\n"
+	"commands:\n";
+
+static const char usage_text[] =
 	"\n"
 	"exit status: 0 ok, 1 corruption found, 2 usage error (or trace to a terminal),\n"
 	"             3 a --fail-on verdict, 4 an input could not be read;\n"
@@ -47,26 +39,68 @@ static const char usage_text[] =
 	"             14 check: the report differs from the expectation; 15 gate: not yet\n"
 	"see lastwords(1)\n";
 
+/* The commands, in the order `lastwords help` lists them. */
 struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
+	const struct command_help *help;
 };
 
 static const struct command commands[] = {
-	{ "dump", cmd_dump },
-	{ "verify", cmd_verify },
-	{ "digest", cmd_digest },
-	{ "inspect", cmd_inspect },
-	{ "report", cmd_report },
-	{ "check", cmd_check },
-	{ "trace", cmd_trace },
-	{ "rules", cmd_rules },
-	{ "gate", cmd_gate },
-	{ "pull", cmd_pull },
-	{ "ingest", cmd_ingest },
-	{ "history", cmd_history },
-	{ "export", cmd_export },
+	{ "dump", cmd_dump, &dump_help },
+	{ "verify", cmd_verify, &verify_help },
+	{ "digest", cmd_digest, &digest_help },
+	{ "inspect", cmd_inspect, &inspect_help },
+	{ "report", cmd_report, &report_help },
+	{ "check", cmd_check, &check_help },
+	{ "trace", cmd_trace, &trace_help },
+	{ "rules", cmd_rules, &rules_help },
+	{ "gate", cmd_gate, &gate_help },
+	{ "pull", cmd_pull, &pull_help },
+	{ "ingest", cmd_ingest, &ingest_help },
+	{ "history", cmd_history, &history_help },
+	{ "export", cmd_export, &export_help },
 };
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void print_usage(FILE *f)
+{
+	size_t i;
+
+	fputs(usage_head, f);
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help->summary);
+	fprintf(f, "  %-10s %s\n", "help", "this text, or with a command that command's help");
+	fputs(usage_text, f);
+}
+
+/* Where an option's meaning starts in a command's help; a longer option
+ * has its meaning on the next line. */
+#define HELP_COLUMN 24
+
+int print_command_help(const char *name)
+{
+	const struct command_help *h = NULL;
+	const struct command_option *o;
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS && !h; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			h = commands[i].help;
+	if (!h) {
+		fprintf(stderr, "lastwords: unknown command '%s'\n", fmt_text(name));
+		print_usage(stderr);
+		return LW_EXIT_USAGE;
+	}
+	printf("lastwords %s: %s\n\nusage: %s\n\noptions:\n", name, h->summary, h->synopsis);
+	for (o = h->options; o->option; o++)
+		if (strlen(o->option) > HELP_COLUMN - 4)
+			printf("  %s\n  %*s%s\n", o->option, HELP_COLUMN - 2, "", o->meaning);
+		else
+			printf("  %-*s%s\n", HELP_COLUMN - 2, o->option, o->meaning);
+	printf("\nexample:\n  %s\n\nsee lastwords(1)\n", h->example);
+	return LW_EXIT_OK;
+}
 
 void report_ring_error(const char *path, int rc, const struct ring_error *err)
 {
@@ -103,10 +137,8 @@ int usage_error(const char *usage, const char *fmt, ...)
 
 int help_or_bad_option(int c, const char *usage, int argc, char **argv)
 {
-	if (c == 'h') {
-		printf("usage: %s\n", usage);
-		return LW_EXIT_OK;
-	}
+	if (c == 'h')
+		return print_command_help(argv[0]);
 	/* Only the last argument can be an option missing its value. */
 	return usage_error(usage, optind == argc ? "unknown option or missing value '%s'"
 						 : "unknown option '%s'",
@@ -353,22 +385,29 @@ int main(int argc, char **argv)
 
 	cpu_crc32c_setup();
 	if (argc < 2) {
-		fputs(usage_text, stderr);
+		print_usage(stderr);
 		return LW_EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0) {
-		fputs(usage_text, stdout);
+		if (argc > 3) {
+			fprintf(stderr, "lastwords: help takes one command, not %d\n", argc - 2);
+			print_usage(stderr);
+			return LW_EXIT_USAGE;
+		}
+		if (argc == 3 && strcmp(argv[2], "help") != 0)
+			return output_close(stdout, NULL, print_command_help(argv[2]));
+		print_usage(stdout);
 		return output_close(stdout, NULL, LW_EXIT_OK);
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
 		printf("lastwords %s (ring format %d)\n", LASTWORDS_VERSION, LW_RING_VERSION);
 		return output_close(stdout, NULL, LW_EXIT_OK);
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (i = 0; i < NCOMMANDS; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return output_close(stdout, NULL, commands[i].run(argc - 1, argv + 1));
 	fprintf(stderr, "lastwords: unknown command '%s'\n", fmt_text(argv[1]));
-	fputs(usage_text, stderr);
+	print_usage(stderr);
 	return LW_EXIT_USAGE;
 }

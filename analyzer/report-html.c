@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/vocab.h"
 #include "evidence/json.h"
 #include "format.h"
 #include "html.h"
@@ -20,8 +21,7 @@
 #define TIMELINE_MAX 40 /* stage rows shown; the middle of longer runs is folded */
 
 static const char style[] =
-	":root{color-scheme:light dark;--fg:#1d1d1f;--bg:#fff;--mute:#6e6e73;--line:#d2d2d7;"
-	"--confirmed:#c62828;--supported:#ef6c00;--unconfirmed:#757575;--clean:#2e7d32}"
+	":root{color-scheme:light dark;--fg:#1d1d1f;--bg:#fff;--mute:#6e6e73;--line:#d2d2d7}"
 	"@media(prefers-color-scheme:dark){:root{--fg:#f5f5f7;--bg:#1c1c1e;--mute:#a1a1a6;"
 	"--line:#3a3a3c}}"
 	"body{font:15px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);"
@@ -29,23 +29,44 @@ static const char style[] =
 	"h1{font-size:1.5em}h2{font-size:1.15em;margin:0 0 .4em}"
 	"section.run{border:1px solid var(--line);border-left:6px solid var(--clean);"
 	"border-radius:6px;padding:1em;margin:1.2em 0}"
-	"section.run[data-level=confirmed]{border-left-color:var(--confirmed)}"
-	"section.run[data-level=supported]{border-left-color:var(--supported)}"
-	"section.run[data-level=unconfirmed]{border-left-color:var(--unconfirmed)}"
+	"section.run[data-level=confirmed]{border-left-color:var(--level-confirmed)}"
+	"section.run[data-level=supported]{border-left-color:var(--level-supported)}"
+	"section.run[data-level=unconfirmed]{border-left-color:var(--level-unconfirmed)}"
 	".verdict{font-weight:600;font-size:1.05em}.mute{color:var(--mute)}"
 	"table{border-collapse:collapse;margin:.4em 0}td,th{text-align:left;padding:.15em .8em .15em 0;"
 	"vertical-align:top}th{font-weight:500;color:var(--mute)}"
 	"svg.timeline{color:var(--fg);margin:.6em 0;font-family:system-ui,sans-serif}"
+	"svg.timeline text.ev-label{paint-order:stroke;stroke:var(--bg);stroke-width:3px;"
+	"stroke-linejoin:round}"
 	"table.summary td,table.summary th{padding-right:1.2em}"
-	"td.confirmed{color:var(--confirmed);font-weight:600}td.supported{color:var(--supported)}"
+	"table.summary td.class,span.pid{white-space:nowrap}"
+	"td.confirmed{color:var(--level-confirmed);font-weight:600}"
+	"td.supported{color:var(--level-supported)}td.unconfirmed{color:var(--level-unconfirmed)}"
+	"span.swatch{display:inline-block;width:.8em;height:.8em;margin-right:.35em;"
+	"vertical-align:-.05em;border-radius:2px}"
 	"details.clean>summary{cursor:pointer;color:var(--mute);margin:.6em 0}"
-	".open{color:var(--confirmed);font-weight:600}"
+	".open{color:var(--level-confirmed);font-weight:600}"
 	"ol,ul{margin:.3em 0;padding-left:1.4em}code{font-size:.95em}";
 
-/* Text escaped for HTML (html_esc()). */
+/* The device's zone as the page labels its local times ("UTC+01:00", or
+ * the zone's name), set by report_html() for the page it writes. */
+static char zone[64];
+
+/* Text escaped for HTML, its times labelled with their zone
+ * (html_esc_times()). */
 static void esc(FILE *out, const char *s)
 {
-	html_esc(out, s);
+	html_esc_times(out, s, zone);
+}
+
+/* A class's colour (html.h) beside its name. */
+static void swatch(FILE *out, const char *cls)
+{
+	if (vocab_value(&vocab_exit_classes, cls) <= 0)
+		return;
+	fputs("<span class=\"swatch\" style=\"background:var(--class-", out);
+	html_esc(out, cls);
+	fputs(")\"></span>", out);
 }
 
 static void row(FILE *out, const char *name, const char *value)
@@ -266,17 +287,18 @@ static void run_section(FILE *out, const cJSON *r, int index)
 
 	snprintf(pid, sizeof(pid), "%lld", json_get_int(r, "pid"));
 	fprintf(out, "<section class=\"run\" id=\"run-%d\" data-process=\"", index);
-	esc(out, json_get_string(r, "process"));
+	html_esc(out, json_get_string(r, "process"));
 	fprintf(out, "\" data-pid=\"%s\" data-ring=\"", pid);
-	esc(out, json_get_string(r, "ring"));
+	html_esc(out, json_get_string(r, "ring"));
 	fputs("\" data-class=\"", out);
-	esc(out, cls ? cls : "");
+	html_esc(out, cls ? cls : "");
 	fputs("\" data-level=\"", out);
-	esc(out, level ? level : "");
+	html_esc(out, level ? level : "");
 	fputs("\">\n<h2>", out);
 	esc(out, json_get_string(r, "process"));
 	fprintf(out, " <span class=\"mute\">pid %s</span></h2>\n<p class=\"verdict\">", pid);
 	if (cls) {
+		swatch(out, cls);
 		esc(out, cls);
 		fputs(", ", out);
 		esc(out, level);
@@ -294,7 +316,7 @@ static void run_section(FILE *out, const cJSON *r, int index)
 		fputs("</p>\n", out);
 	}
 	if (cJSON_IsObject(cJSON_GetObjectItem(r, "timeline")))
-		report_svg_timeline(out, r);
+		report_svg_timeline(out, r, zone);
 	else
 		fputs("<p class=\"mute\">No timeline: a ring-less run has no clock of its own.</p>\n", out);
 	fputs("<table>\n", out);
@@ -327,6 +349,7 @@ static void run_section(FILE *out, const cJSON *r, int index)
 	list(out, "Recovery", cJSON_GetObjectItem(cJSON_GetObjectItem(r, "recovery"), "actions"), "ol");
 	list(out, "Evidence", cJSON_GetObjectItem(r, "evidence"), "ul");
 	list(out, "Missing evidence", cJSON_GetObjectItem(r, "missing"), "ul");
+	list(out, "Damaged header fields (not used)", cJSON_GetObjectItem(r, "header_damage"), "ul");
 	stage_table(out, r);
 	sessions_table(out, r);
 	memory(out, cJSON_GetObjectItem(r, "memory"));
@@ -347,10 +370,13 @@ static void summary_row(FILE *out, const cJSON *r, int index)
 
 	fprintf(out, "<tr><td><a href=\"#run-%d\">%d</a></td><td>", index, index + 1);
 	esc(out, json_get_string(r, "process"));
-	fprintf(out, " <span class=\"mute\">pid %lld</span></td><td>", json_get_int(r, "pid"));
+	fprintf(out, " <span class=\"mute pid\">pid %lld</span></td><td class=\"class\">",
+		json_get_int(r, "pid"));
+	if (json_get_string(r, "classification"))
+		swatch(out, json_get_string(r, "classification"));
 	esc(out, json_get_string(r, "classification") ? json_get_string(r, "classification") : "none");
 	fputs("</td><td class=\"", out);
-	esc(out, level ? level : "");
+	html_esc(out, level ? level : "");
 	fputs("\">", out);
 	esc(out, level ? level : "-");
 	fputs("</td><td>", out);
@@ -513,13 +539,22 @@ void report_html(const cJSON *rep, FILE *out)
 
 	int offset = (int)json_get_int(tz, "offset_minutes");
 
+	if (json_get_string(tz, "name"))
+		snprintf(zone, sizeof(zone), "%s", json_get_string(tz, "name"));
+	else
+		snprintf(zone, sizeof(zone), "UTC%c%02d:%02d", offset < 0 ? '-' : '+', abs(offset) / 60,
+			 abs(offset) % 60);
 	cJSON_ArrayForEach(x, runs)
 		died += json_get_string(x, "classification") != NULL;
-	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-		     "<title>lastwords report</title>\n<style>%s</style>\n</head>\n<body>\n"
-		     "<h1>lastwords report</h1>\n<p>%d run%s, %d with a verdict. The device's times "
-		     "read as UTC%c%02d:%02d",
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<title>lastwords report</title>\n<style>",
+	      out);
+	html_colour_css(out);
+	fprintf(out, "%s</style>\n</head>\n<body>\n"
+		     "<h1>lastwords report</h1>\n<p>%d run%s, %d with a verdict. Each time says its "
+		     "zone: UTC for the runs' clocks, the device's zone for what the device logged. The "
+		     "device's times read as UTC%c%02d:%02d",
 		style, cJSON_GetArraySize(runs), cJSON_GetArraySize(runs) == 1 ? "" : "s", died,
 		offset < 0 ? '-' : '+', abs(offset) / 60, abs(offset) % 60);
 	if (json_get_string(tz, "name")) {
@@ -595,7 +630,8 @@ void report_html(const cJSON *rep, FILE *out)
 	fputs("</table>\n</body>\n</html>\n", out);
 }
 
-/* The page's style, for the pages written like it (the gate's, cmd-gate.c). */
+/* The page's style, for the pages written like it (the gate's, cmd-gate.c),
+ * after html_colour_css(). */
 const char *html_style(void)
 {
 	return style;

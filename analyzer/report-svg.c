@@ -5,8 +5,9 @@
  * the RSS line against the budget line, one lane of stage bands per
  * session, the marks, the time axis (with a break before evidence far from
  * the run) and a legend; the death is a line across all of them. Every
- * marker has a <title> saying what it is. No script, no reference outside
- * the page, every text escaped.
+ * marker has a <title> saying what it is, and each evidence marker a label
+ * above the chart, in rows that do not overlap. No script, no reference
+ * outside the page, every text escaped.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -29,6 +30,9 @@
 #define AXIS_H 28.0
 #define LEGEND_H 18.0
 #define LANES_MAX 64    /* sessions drawn; the ring format has 16 */
+#define LABEL_H 13.0    /* a row of evidence labels, above the markers */
+#define LABEL_CHAR 6.4  /* the width of a label's character, at font-size 11 */
+#define LABELS_MAX 64   /* evidence labelled; the timeline keeps a few of each kind */
 
 /* The RSS line's colour, which tests look for on the rendered page. */
 #define RSS_COLOUR "#1565c0"
@@ -489,7 +493,8 @@ static void death_line(FILE *out, const cJSON *tl, const struct svg_frame *f, do
 		x, MEM_TOP, x, bottom, x - 4, MEM_TOP - 12);
 }
 
-static void evidence(FILE *out, const cJSON *tl, const struct svg_frame *f, double bottom)
+static void evidence(FILE *out, const cJSON *tl, const struct svg_frame *f, double bottom,
+		     const char *zone)
 {
 	const cJSON *e;
 
@@ -508,17 +513,124 @@ static void evidence(FILE *out, const cJSON *tl, const struct svg_frame *f, doub
 		fputs("\"><title>", out);
 		html_esc(out, kind);
 		fputs(": ", out);
-		html_esc(out, json_get_string(e, "what"));
+		html_esc_times(out, json_get_string(e, "what"), zone);
 		fputs(" at ", out);
 		time_text(out, num(e, "t_ms", 0));
 		fputs(" (", out);
-		html_esc(out, json_get_string(e, "time"));
+		html_esc_times(out, json_get_string(e, "time"), zone);
 		fprintf(out, ", within %lld ms), ", json_get_int(e, "within_ms"));
 		html_esc(out, json_get_string(e, "file"));
 		fprintf(out, "%s</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 			     "stroke-dasharray=\"2 3\"/><path d=\"M%.1f %.1f l5 9 l-10 0 z\" fill=\"%s\"/></g>\n",
 			line, x, EV_Y + 9, x, bottom, evidence_colour(kind), x, EV_Y, evidence_colour(kind));
 	}
+}
+
+/* An evidence marker's visible label: its kind, in words ("lmkd kill"). */
+struct ev_label {
+	const cJSON *e;
+	double x, x0, x1; /* the marker's x; the label's extent */
+	int row;          /* its row, from the top */
+};
+
+static void label_text(FILE *out, const char *kind)
+{
+	char word[64];
+	size_t i;
+
+	snprintf(word, sizeof(word), "%s", kind ? kind : "evidence");
+	for (i = 0; word[i]; i++)
+		word[i] = word[i] == '_' ? ' ' : word[i];
+	html_esc(out, strcmp(word, "anr trace") == 0 ? "ANR trace" : word);
+}
+
+static int overlaps(double a0, double a1, double b0, double b1)
+{
+	return a0 < b1 + 4 && b0 < a1 + 4;
+}
+
+static int covers(const struct ev_label *l, double x)
+{
+	return x > l->x0 && x < l->x1 + 2;
+}
+
+/* Whether label i may go in row r: no label there overlaps it, and no
+ * leader crosses a label (a leader runs down from its label, through the
+ * rows under it). */
+static int row_fits(const struct ev_label *v, size_t i, int r, int crossing_too)
+{
+	size_t k;
+
+	for (k = 0; k < i; k++) {
+		if (v[k].row == r && overlaps(v[k].x0, v[k].x1, v[i].x0, v[i].x1))
+			return 0;
+		if (crossing_too && ((v[k].row < r && covers(&v[i], v[k].x)) ||
+				     (v[k].row > r && covers(&v[k], v[i].x))))
+			return 0;
+	}
+	return 1;
+}
+
+/* The labels of the evidence markers, left to right, each in the first
+ * row from the top where it overlaps no other and no leader crosses it
+ * (if there is no such row, where it overlaps no other). Each begins at
+ * its leader, so that leaders run down to the right of the labels over
+ * them: only markers within 2 px of each other may need a crossing.
+ * Returns how many (the first LABELS_MAX placed), and the rows in *rows. */
+static size_t labels_of(const cJSON *tl, const struct svg_frame *f, struct ev_label *v, int *rows)
+{
+	const cJSON *e;
+	size_t n = 0, i;
+
+	*rows = 0;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(tl, "evidence")) {
+		const char *kind = json_get_string(e, "kind");
+		double w = LABEL_CHAR * (double)(kind ? strlen(kind) : 8) + 4;
+		struct ev_label l = { e, 0, 0, 0, 0 };
+
+		if (!cJSON_IsNumber(cJSON_GetObjectItem(e, "t_ms")) || n == LABELS_MAX)
+			continue;
+		l.x = fx(f, num(e, "t_ms", 0));
+		l.x0 = l.x - 2;
+		l.x1 = l.x0 + w;
+		for (i = n; i > 0 && v[i - 1].x > l.x; i--)
+			v[i] = v[i - 1];
+		v[i] = l;
+		n++;
+	}
+	for (i = 0; i < n; i++) {
+		for (v[i].row = 0; v[i].row <= (int)n && !row_fits(v, i, v[i].row, 1); v[i].row++)
+			;
+		if (v[i].row > (int)n)
+			for (v[i].row = 0; !row_fits(v, i, v[i].row, 0); v[i].row++)
+				;
+		*rows = v[i].row + 1 > *rows ? v[i].row + 1 : *rows;
+	}
+	return n;
+}
+
+/* The leaders down to the markers, which are top lower, then the labels
+ * over them. */
+static void labels(FILE *out, const struct ev_label *v, size_t n, double top)
+{
+	size_t i;
+
+	fputs("<g class=\"evidence-labels\" font-size=\"11\" fill=\"currentColor\">\n", out);
+	for (i = 0; i < n; i++)
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			     "stroke-width=\"1\"/>\n",
+			v[i].x, (v[i].row + 1) * LABEL_H - 1, v[i].x, top + EV_Y,
+			evidence_colour(json_get_string(v[i].e, "kind")));
+	for (i = 0; i < n; i++) {
+		const char *kind = json_get_string(v[i].e, "kind");
+
+		fputs("<text class=\"ev-label\" data-kind=\"", out);
+		html_esc(out, kind);
+		fprintf(out, "\" x=\"%.1f\" y=\"%.1f\">", v[i].x0 + 2, (v[i].row + 1) * LABEL_H - 3);
+		label_text(out, kind);
+		fputs("</text>\n", out);
+	}
+	fputs("</g>\n", out);
 }
 
 /* What the markers are, for those the timeline has: the death, then each
@@ -549,20 +661,22 @@ static void legend(FILE *out, const cJSON *tl, double y)
 		fprintf(out, "<path d=\"M%.1f %.1f l5 9 l-10 0 z\" fill=\"%s\"/><text x=\"%.1f\" "
 			     "y=\"%.1f\">",
 			x + 5, y - 9, evidence_colour(kind), x + 14, y);
-		html_esc(out, kind);
+		label_text(out, kind);
 		fputs("</text>", out);
 		x += 24 + 6.5 * (double)strlen(kind);
 	}
 	fputs("</g>\n", out);
 }
 
-void report_svg_timeline(FILE *out, const cJSON *run)
+void report_svg_timeline(FILE *out, const cJSON *run, const char *zone)
 {
 	const cJSON *tl = cJSON_GetObjectItem(run, "timeline");
 	long long lane[LANES_MAX];
-	size_t nlanes;
+	struct ev_label label[LABELS_MAX];
+	size_t nlanes, nlabels;
 	struct svg_frame f;
-	double marks_y, axis_y, height;
+	double marks_y, axis_y, height, top, width = SVG_W;
+	int rows;
 
 	if (!cJSON_IsObject(tl))
 		return;
@@ -570,19 +684,26 @@ void report_svg_timeline(FILE *out, const cJSON *run)
 	nlanes = lanes_of(run, lane);
 	marks_y = LANE_TOP + (double)nlanes * LANE_H;
 	axis_y = marks_y + MARK_H + 2;
-	height = axis_y + AXIS_H + LEGEND_H;
+	nlabels = labels_of(tl, &f, label, &rows);
+	for (size_t i = 0; i < nlabels; i++)
+		width = label[i].x1 + 2 > width ? label[i].x1 + 2 : width; /* a label past the right edge */
+	top = rows ? rows * LABEL_H + 2 : 0;
+	height = top + axis_y + AXIS_H + LEGEND_H;
 	fprintf(out, "<svg class=\"timeline\" viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" role=\"img\" "
 		     "aria-label=\"memory, stages, marks, death and evidence on the run's clock\" "
 		     "style=\"max-width:%.0fpx;display:block\">\n",
-		SVG_W, height, SVG_W);
+		width, height, width);
+	if (nlabels)
+		labels(out, label, nlabels, top);
+	fprintf(out, "<g transform=\"translate(0 %.1f)\">\n", top);
 	memory(out, tl, &f);
 	lanes(out, run, tl, &f, lane, nlanes);
 	fprintf(out, "<text x=\"4\" y=\"%.1f\" font-size=\"11\" fill=\"currentColor\">marks</text>\n",
 		marks_y + 11);
 	marks(out, tl, &f, marks_y);
 	axis(out, &f, axis_y);
-	evidence(out, tl, &f, axis_y);
+	evidence(out, tl, &f, axis_y, zone);
 	death_line(out, tl, &f, axis_y);
 	legend(out, tl, axis_y + AXIS_H + 10);
-	fputs("</svg>\n", out);
+	fputs("</g>\n</svg>\n", out);
 }

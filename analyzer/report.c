@@ -377,6 +377,22 @@ static void peer_json(struct json *j, cJSON *o, const struct corr_run *cr)
 	json_text(j, x, "time", iso);
 }
 
+/* The run's damaged header fields, one string each ("session 2: state
+ * field holds 7, not a session state"): empty when none is. */
+static void damage_json(struct json *j, cJSON *o, const struct run *r)
+{
+	cJSON *a = json_array(j, o, "header_damage");
+	const char *p = r->header_damage, *end;
+	char field[200];
+
+	while (p && *p) {
+		end = strstr(p, "; ");
+		snprintf(field, sizeof(field), "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
+		json_text(j, a, NULL, field);
+		p = end ? end + 2 : NULL;
+	}
+}
+
 /* The run's sessions (sessions.h), and the candidates resident at its
  * end: at death, for a run that died. */
 static void sessions_json(struct json *j, cJSON *o, const struct run *r)
@@ -458,6 +474,7 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 	else
 		json_array(j, o, "stages");
 	sessions_json(j, o, r);
+	damage_json(j, o, r);
 	m = json_object(j, o, "memory");
 	json_u64(j, m, "budget_kb", f->budget_kb);
 	json_u64(j, m, "peak_kb", f->peak_kb);
@@ -1093,6 +1110,10 @@ static void run_head_text(const struct corr_run *cr, const struct run_facts *f, 
 	fprintf(out, "outcome    %s%s%s%s\n", ring_outcome_name(f->outcome), f->open_stage ? ", " : "",
 		f->open_stage ? vocab_name(&vocab_stages, (int)f->open_stage) : "",
 		f->open_stage ? " was open" : "");
+	if (run->header_damage)
+		fprintf(out, "damaged    the ring header's fields: %s (not used: no session is built "
+			     "on a damaged entry)\n",
+			fmt_text(run->header_damage));
 }
 
 void report_text(const struct report *r, FILE *out)

@@ -58,8 +58,9 @@ void report_html(const cJSON *report, FILE *out);
 
 /* One run of the report's JSON (an element of "runs") drawn as an inline
  * SVG from its timeline and stages (report-svg.c); nothing for a run
- * without a timeline. */
-void report_svg_timeline(FILE *out, const cJSON *run);
+ * without a timeline. zone labels the device's local times in it
+ * (html_esc_times()). */
+void report_svg_timeline(FILE *out, const cJSON *run, const char *zone);
 
 /* The report page's CSS, for the pages written like it (cmd-gate.c); the
  * escaping they share is html.h's. */

@@ -96,6 +96,49 @@ static int mark_moved(int fd, struct ring_file *rf)
 	return 0;
 }
 
+static int newest_time(uint64_t ticket, uint32_t index, const struct lw_ring_slot *s, void *arg)
+{
+	uint64_t *newest = arg;
+
+	(void)ticket;
+	(void)index;
+	if (s->t_mono_ns > *newest)
+		*newest = s->t_mono_ns;
+	return 0;
+}
+
+/* R7 over the whole header of rf, read (ring_header_damage()): with the
+ * time of its newest record, unless a writer still holds it (a session it
+ * opens shows in the table before its record). */
+static void find_damage(struct ring_file *rf)
+{
+	struct ring_scan sc;
+	uint64_t newest = 0;
+
+	if (!rf->live && rf->hdr->session_slots)
+		ring_scan(rf->hdr, rf->slots, &sc, NULL, newest_time, &newest);
+	ring_header_damage(rf->hdr, newest, &rf->damage);
+	rf->header_damaged = rf->damage.n > 0;
+}
+
+void ring_damage_text(const struct ring_damage *d, const char *offsets, char *buf, size_t len)
+{
+	size_t at = 0;
+	uint32_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < d->n && i < RING_DAMAGE_MAX && at < len; i++) {
+		if (offsets)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s (%s %zu)", i ? "; " : "",
+					       d->field[i].reason, offsets, d->field[i].offset);
+		else
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "; " : "",
+					       d->field[i].reason);
+	}
+	if (d->n > RING_DAMAGE_MAX && at < len)
+		snprintf(buf + at, len - at, "; and %u more", (unsigned)(d->n - RING_DAMAGE_MAX));
+}
+
 /* Read the header, then the rest of the ring it describes (or all of a
  * blank file), into rf. Returns 0, or what ring_file_open() returns. */
 static int read_ring(int fd, uint64_t file_size, struct ring_file *rf, struct ring_error *err)
@@ -115,8 +158,6 @@ static int read_ring(int fd, uint64_t file_size, struct ring_file *rf, struct ri
 	/* A header shorter than the struct is refused by R1 before any field
 	 * beyond the magic is read. */
 	st = ring_header_check(rf->bytes, (size_t)file_size, err);
-	if (st == RING_HEADER_OK)
-		st = ring_session_check((const struct lw_ring_header *)rf->bytes, err);
 	if (st == RING_HEADER_FOREIGN && ring_slots_for_size(file_size) && rf->bytes[0] == 0 &&
 	    memcmp(rf->bytes, rf->bytes + 1, head - 1) == 0)
 		total = file_size; /* a zero header: read it all to see if it is blank */
@@ -143,13 +184,12 @@ static int read_ring(int fd, uint64_t file_size, struct ring_file *rf, struct ri
 		rf->slots = (const struct lw_ring_slot *)(rf->bytes + LW_RING_HEADER_SIZE);
 		return 0;
 	}
-	if (st == RING_HEADER_FIELD) {
-		rf->header_damaged = 1;
-		rf->damage = *err;
-	}
 	rf->slots = (const struct lw_ring_slot *)(rf->bytes + rf->hdr->header_size);
 	rc = rf->live ? mark_moved(fd, rf) : 0;
-	return rc < 0 ? sys_fail(err, -rc) : 0;
+	if (rc < 0)
+		return sys_fail(err, -rc);
+	find_damage(rf);
+	return 0;
 }
 
 int ring_file_open(const char *path, struct ring_file **out, struct ring_error *err)
@@ -374,7 +414,16 @@ static void session_from(struct ring_session *out, uint32_t id, uint32_t state,
 
 size_t ring_file_sessions(const struct ring_file *rf, struct ring_session *out, size_t max)
 {
-	return rf->blank ? 0 : ring_header_sessions(rf->hdr, out, max);
+	size_t n, k = 0, i;
+
+	if (rf->blank)
+		return 0;
+	n = ring_header_sessions(rf->hdr, out, max);
+	/* none built on a damaged entry */
+	for (i = 0; i < n; i++)
+		if (rf->hdr->session_slots == 0 || !(rf->damage.sessions >> out[i].id & 1))
+			out[k++] = out[i];
+	return k;
 }
 
 size_t ring_header_sessions(const struct lw_ring_header *h, struct ring_session *out, size_t max)

@@ -26,10 +26,12 @@ struct ring_file {
 	 * how many slots the file has room for. */
 	int blank;
 	uint32_t blank_slots;
-	/* R7 failed: a run-time header field holds an impossible value. The
-	 * slots are still read (R1..R6 hold); the outcome is unknown. */
+	/* R7 failed: run-time header fields hold impossible values, each in
+	 * damage (ring_header_damage(), with the newest record's time). The
+	 * slots are still read (R1..R6 hold); the outcome is unknown when the
+	 * state is damaged, and no session is built on a damaged entry. */
 	int header_damaged;
-	struct ring_error damage;
+	struct ring_damage damage;
 };
 
 /* How a run ended, as far as the ring tells. */
@@ -90,10 +92,16 @@ struct ring_session {
 /*
  * The sessions of rf that were ever opened, in id order, into out (room
  * for max; LW_RING_SESSION_SLOTS_MAX is enough): a version 2 file's session
- * table, or for a version 1 file (no table) session 0 made of the header's
- * candidate and open stages. Returns how many; 0 for a blank file.
+ * table but its damaged entries (rf->damage.sessions), or for a version 1
+ * file (no table) session 0 made of the header's candidate and open
+ * stages. Returns how many; 0 for a blank file.
  */
 size_t ring_file_sessions(const struct ring_file *rf, struct ring_session *out, size_t max);
+
+/* The damaged fields of d, for people: "REASON (OFFSETS N); REASON ...",
+ * OFFSETS as given ("offset"), without the offsets when it is NULL, and
+ * "; and N more" past those kept. */
+void ring_damage_text(const struct ring_damage *d, const char *offsets, char *buf, size_t len);
 
 /* The same for a header page that passed R1..R7 (h's first
  * LW_RING_HEADER_SIZE bytes, or only the header struct when its

@@ -38,6 +38,7 @@ void run_release(struct run *r)
 	free(r->events);
 	free(r->sessions);
 	free(r->warnings);
+	free(r->header_damage);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -100,7 +101,13 @@ int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 	out->outcome = ring_file_outcome(rf);
 	out->open_stage = ring_open_stage(rf->hdr);
 	out->header_damaged = rf->header_damaged;
-	if (!out->path ||
+	if (rf->header_damaged) {
+		char damage[RING_DAMAGE_MAX * 180];
+
+		ring_damage_text(&rf->damage, NULL, damage, sizeof(damage));
+		out->header_damage = strdup(damage);
+	}
+	if (!out->path || (out->header_damaged && !out->header_damage) ||
 	    set_sessions(out, ses, ring_file_sessions(rf, ses, LW_RING_SESSION_SLOTS_MAX)) != 0 ||
 	    ring_file_take_records(rf, &out->events, &out->nevents, &out->scan) != 0) {
 		ring_file_free(rf);
@@ -255,6 +262,8 @@ static void load_ring_value(struct run *r, const cJSON *o)
 		     : strcmp(outcome, "died") == 0    ? RING_OUTCOME_DIED
 						       : RING_OUTCOME_UNKNOWN;
 	r->header_damaged = json_get_string(o, "header_damage") != NULL;
+	if (r->header_damaged)
+		r->header_damage = strdup(json_get_string(o, "header_damage"));
 	get_u64(o, "torn", &r->scan.torn);
 	get_u64(o, "stale", &r->scan.stale);
 	get_u64(o, "corrupt", &r->scan.corrupt);
@@ -538,6 +547,8 @@ static int finish_ring(struct run *r, const cJSON *o, size_t line, struct ev_err
 	if (!cJSON_GetObjectItemCaseSensitive(o, "open_stage"))
 		r->open_stage = ring_open_stage_of(&last, count);
 	sessions = cJSON_GetObjectItemCaseSensitive(o, "sessions");
+	if (r->header_damaged && !r->header_damage)
+		return fail(err, line, strerror(ENOMEM));
 	if (sessions ? load_sessions(r, sessions) != 0
 		     : derive_sessions(r, !cJSON_GetObjectItemCaseSensitive(o, "open_stage")) != 0)
 		return fail(err, line, strerror(ENOMEM));

@@ -42,6 +42,10 @@ struct run {
 	enum lw_stage open_stage;
 	struct ring_scan scan;      /* slot counts */
 	int header_damaged;
+	/* Its header's damaged fields (R7), "REASON; REASON...", each naming
+	 * the field (ring_damage_text()), or NULL: none of its sessions is
+	 * built on a damaged entry. */
+	char *header_damage;
 	/* Its model sessions ever opened, in id order (ring_file_sessions(),
 	 * or the ring line's "sessions" when read from JSON lines): a version 1
 	 * ring's is session 0 alone; a seed or ring-less run has none (NULL).

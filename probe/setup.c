@@ -548,13 +548,23 @@ static void write_close(struct lw *lw)
 	atomic_store_explicit(A32(&lw->hdr->state), LW_STATE_CLEAN_EXIT, memory_order_release);
 }
 
+/*
+ * The handle that lw_close() released in a forked child without freeing
+ * it, kept reachable so that a leak checker does not report it.
+ */
+static struct lw *released_in_child;
+
 int lw_close(struct lw *lw)
 {
 	/* In a forked child, release the child's copy and write nothing: its
 	 * sampler thread does not exist there, and its copy of the ring's
-	 * descriptor was closed at the fork (fork_child()). After a recorded
-	 * crash (that an earlier handler survived), write nothing either: the
-	 * run ended by its crash. */
+	 * descriptor was closed at the fork (fork_child()). Only
+	 * async-signal-safe calls there (liblastwords(3), FORKS): the child of
+	 * a multithreaded process may find any lock of the allocator held by a
+	 * thread that did not come with it, so the handle is not freed; its
+	 * memory goes with the child's exec or exit. After a recorded crash
+	 * (that an earlier handler survived), write nothing either: the run
+	 * ended by its crash. */
 	int rc = lw_usable(lw), forked = rc == -ECHILD;
 
 	if (!lw)
@@ -569,7 +579,10 @@ int lw_close(struct lw *lw)
 		ring_fd_close(lw->fd); /* drops the flock */
 	if (lw->statm_fd >= 0)
 		close(lw->statm_fd);
-	free(lw);
+	if (forked)
+		released_in_child = lw;
+	else
+		free(lw);
 	atomic_store(&lw_active, 0);
 	return forked ? -ECHILD : 0;
 }

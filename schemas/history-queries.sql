@@ -113,11 +113,13 @@ ORDER BY dimension, package, num, first_seen, grp, class;
 
 -- name: trends
 -- Deaths over time, for `history --format html`'s charts: within each
--- package, for each candidate (in order of first appearance) and each app
--- version (by number; 0, none known, left out, as in regressions), one row
+-- package, for each candidate (in order of first appearance; 'none' for
+-- the runs with no candidate, ring-less runs among them) and each app
+-- version (by number; 0 for the runs whose version is not known), one row
 -- per UTC day, class and evidence level with how many of its runs that
 -- day got that verdict; the row whose class is NULL counts the day's runs
--- without a verdict. Runs without a time (seed runs) are left out.
+-- without a verdict. Each run is in one chart of each dimension, but runs
+-- without a time (seed runs) are left out: "totals" counts them.
 WITH r AS NOT MATERIALIZED (
 	SELECT package, candidate, app_version, coalesce(start_time, end_time) AS t, class,
 	       evidence_level
@@ -125,15 +127,15 @@ WITH r AS NOT MATERIALIZED (
 	WHERE coalesce(start_time, end_time) IS NOT NULL
 	  AND (:since IS NULL OR coalesce(start_time, end_time) >= :since)
 ), d AS (
-	SELECT 'candidate' AS dimension, package, candidate AS grp, NULL AS num,
+	SELECT 'candidate' AS dimension, package, coalesce(candidate, 'none') AS grp, NULL AS num,
 	       substr(t, 1, 10) AS day, min(t) AS first_seen, class, evidence_level, count(*) AS n
-	FROM r WHERE candidate IS NOT NULL
-	GROUP BY package, candidate, substr(t, 1, 10), class, evidence_level
+	FROM r
+	GROUP BY package, coalesce(candidate, 'none'), substr(t, 1, 10), class, evidence_level
 	UNION ALL
-	SELECT 'app_version', package, CAST(app_version AS TEXT), app_version, substr(t, 1, 10),
-	       min(t), class, evidence_level, count(*)
-	FROM r WHERE app_version != 0
-	GROUP BY package, app_version, substr(t, 1, 10), class, evidence_level
+	SELECT 'app_version', package, CAST(coalesce(app_version, 0) AS TEXT),
+	       coalesce(app_version, 0), substr(t, 1, 10), min(t), class, evidence_level, count(*)
+	FROM r
+	GROUP BY package, coalesce(app_version, 0), substr(t, 1, 10), class, evidence_level
 ), o AS (
 	SELECT d.*, min(first_seen) OVER (PARTITION BY dimension, package, grp) AS grp_first_seen
 	FROM d

@@ -4,6 +4,7 @@
  */
 #include "ring.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -98,47 +99,149 @@ static enum ring_header_status fail(struct ring_error *err, enum ring_header_sta
 	return st;
 }
 
-enum ring_header_status ring_session_check(const struct lw_ring_header *h,
-					   struct ring_error *err)
-{
-	const struct lw_ring_session *e = ring_sessions_c(h);
-	char why[96];
-	size_t at;
-	uint32_t i, k;
+static void damage_add(struct ring_damage *d, size_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-	for (i = 0; i < h->session_slots; i++, e++) {
-		at = LW_RING_SESSION_OFFSET + 64u * i;
-		if (e->state > LW_SESSION_CLOSED) {
-			snprintf(why, sizeof(why), "session %u: state field holds %u",
-				 (unsigned)i, (unsigned)e->state);
-			return fail(err, RING_HEADER_FIELD, at, why);
-		}
-		if (e->last_stage >= LW_RING_STAGE_SLOTS) {
-			snprintf(why, sizeof(why), "session %u: last_stage field holds %u, not a stage",
-				 (unsigned)i, (unsigned)e->last_stage);
-			return fail(err, RING_HEADER_FIELD,
-				    at + offsetof(struct lw_ring_session, last_stage), why);
-		}
-		for (k = 0; k < LW_RING_STAGE_SLOTS; k++) {
-			if (e->open_count[k] > 0x7fffffffu) {
-				snprintf(why, sizeof(why), "session %u: open_count[%u] holds %u",
-					 (unsigned)i, (unsigned)k, (unsigned)e->open_count[k]);
-				return fail(err, RING_HEADER_FIELD,
-					    at + offsetof(struct lw_ring_session, open_count) +
-						    4 * k,
-					    why);
-			}
+static void damage_add(struct ring_damage *d, size_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->n < RING_DAMAGE_MAX) {
+		d->field[d->n].offset = offset;
+		va_start(ap, fmt);
+		vsnprintf(d->field[d->n].reason, sizeof(d->field[d->n].reason), fmt, ap);
+		va_end(ap);
+	}
+	d->n++;
+}
+
+/* R7 for the header struct's own run-time fields. */
+static void header_fields(const struct lw_ring_header *h, struct ring_damage *d)
+{
+	uint32_t i;
+
+	if (h->state < LW_STATE_RUNNING || h->state > LW_STATE_CRASHED)
+		damage_add(d, offsetof(struct lw_ring_header, state),
+			   "state field holds %u, not a known state", (unsigned)h->state);
+	if (h->last_stage >= LW_RING_STAGE_SLOTS)
+		damage_add(d, offsetof(struct lw_ring_header, last_stage),
+			   "last_stage field holds %u, not a stage", (unsigned)h->last_stage);
+	if (h->crash_signo > 64)
+		damage_add(d, offsetof(struct lw_ring_header, crash_signo),
+			   "crash_signo field holds %u, not a signal", (unsigned)h->crash_signo);
+	for (i = 0; i < LW_RING_STAGE_SLOTS; i++)
+		if (h->open_count[i] > 0x7fffffffu)
+			damage_add(d, offsetof(struct lw_ring_header, open_count) + 4 * i,
+				   "open_count[%u] holds %u", (unsigned)i, (unsigned)h->open_count[i]);
+}
+
+/* The field of a session entry that holds its byte *off: its name, and
+ * *off moved to its first byte. */
+static const char *session_field(size_t *off)
+{
+	static const struct {
+		size_t at;
+		const char *name;
+	} f[] = {
+		{ offsetof(struct lw_ring_session, opens), "opens" },
+		{ offsetof(struct lw_ring_session, result), "result" },
+		{ offsetof(struct lw_ring_session, opened_mono_ns), "opened_mono_ns" },
+		{ offsetof(struct lw_ring_session, open_count), "open_count" },
+		{ offsetof(struct lw_ring_session, candidate), "candidate" },
+		{ offsetof(struct lw_ring_session, last_stage), "last_stage" },
+		{ 0, "state" },
+	};
+	size_t i;
+
+	for (i = 0; f[i].at > *off; i++)
+		;
+	if (f[i].at == offsetof(struct lw_ring_session, open_count))
+		*off -= (*off - f[i].at) % 4; /* open_count[k] */
+	else
+		*off = f[i].at;
+	return f[i].name;
+}
+
+/* R7 for entry i of h's session table; newest_mono_ns as
+ * ring_header_damage() takes it. */
+static void session_fields(const struct lw_ring_header *h, uint32_t i, uint64_t newest_mono_ns,
+			   struct ring_damage *d)
+{
+	const struct lw_ring_session *e = &ring_sessions_c(h)[i];
+	const unsigned char *b = (const unsigned char *)e;
+	size_t at = LW_RING_SESSION_OFFSET + 64u * i, off;
+	uint32_t before = d->n, k;
+
+	if (e->state > LW_SESSION_CLOSED) {
+		damage_add(d, at, "session %u: state field holds %u, not a session state",
+			   (unsigned)i, (unsigned)e->state);
+	} else if (i == 0 && e->state != LW_SESSION_OPEN) {
+		damage_add(d, at, "session 0: state field holds %u; the process's session is "
+				  "open for the whole run", (unsigned)e->state);
+	} else if (e->state == LW_SESSION_NEVER) {
+		/* the probe leaves a session it never opened all zero */
+		for (off = 0; off < sizeof(*e) && !b[off]; off++)
+			;
+		if (off < sizeof(*e)) {
+			const char *name = session_field(&off);
+
+			damage_add(d, at + off, "session %u: never opened, but its %s field is not zero",
+				   (unsigned)i, name);
 		}
 	}
-	return RING_HEADER_OK;
+	if (e->last_stage >= LW_RING_STAGE_SLOTS)
+		damage_add(d, at + offsetof(struct lw_ring_session, last_stage),
+			   "session %u: last_stage field holds %u, not a stage", (unsigned)i,
+			   (unsigned)e->last_stage);
+	for (k = 0; k < LW_RING_STAGE_SLOTS; k++)
+		if (e->open_count[k] > 0x7fffffffu)
+			damage_add(d, at + offsetof(struct lw_ring_session, open_count) + 4 * k,
+				   "session %u: open_count[%u] holds %u", (unsigned)i, (unsigned)k,
+				   (unsigned)e->open_count[k]);
+	if (e->result > LW_ERR_OTHER)
+		damage_add(d, at + offsetof(struct lw_ring_session, result),
+			   "session %u: result field holds %u, not an error class", (unsigned)i,
+			   (unsigned)e->result);
+	if (e->opens == UINT32_MAX)
+		damage_add(d, at + offsetof(struct lw_ring_session, opens),
+			   "session %u: opens field holds %u, its maximum", (unsigned)i,
+			   (unsigned)e->opens);
+	/* 0 before the first open has stored its time: the writer's window */
+	if (e->state != LW_SESSION_NEVER && e->opened_mono_ns &&
+	    e->opened_mono_ns < h->start_mono_ns)
+		damage_add(d, at + offsetof(struct lw_ring_session, opened_mono_ns),
+			   "session %u: opened_mono_ns field holds %llu, before the run started "
+			   "(%llu)",
+			   (unsigned)i, (unsigned long long)e->opened_mono_ns,
+			   (unsigned long long)h->start_mono_ns);
+	else if (e->state != LW_SESSION_NEVER && newest_mono_ns &&
+		 e->opened_mono_ns > newest_mono_ns)
+		damage_add(d, at + offsetof(struct lw_ring_session, opened_mono_ns),
+			   "session %u: opened_mono_ns field holds %llu, after the newest record "
+			   "(%llu)",
+			   (unsigned)i, (unsigned long long)e->opened_mono_ns,
+			   (unsigned long long)newest_mono_ns);
+	if (d->n > before)
+		d->sessions |= (uint64_t)1 << i;
+}
+
+void ring_header_damage(const struct lw_ring_header *h, uint64_t newest_mono_ns,
+			struct ring_damage *d)
+{
+	uint32_t i;
+
+	memset(d, 0, sizeof(*d));
+	header_fields(h, d);
+	for (i = 0; i < h->session_slots; i++)
+		session_fields(h, i, newest_mono_ns, d);
 }
 
 enum ring_header_status ring_header_check(const void *buf, size_t file_size,
 					  struct ring_error *err)
 {
 	const struct lw_ring_header *h = buf;
+	struct ring_damage damage;
 	char why[160];
-	uint32_t i;
 
 	/* R1 */
 	if (file_size < LW_RING_MAGIC_LEN ||
@@ -208,30 +311,11 @@ enum ring_header_status ring_header_check(const void *buf, size_t file_size,
 			 file_size, (unsigned long long)ring_file_size(h));
 		return fail(err, RING_HEADER_TRUNCATED, file_size, why);
 	}
-	/* R7 */
-	if (h->state < LW_STATE_RUNNING || h->state > LW_STATE_CRASHED) {
-		snprintf(why, sizeof(why), "state field holds %u, not a known state",
-			 (unsigned)h->state);
-		return fail(err, RING_HEADER_FIELD, offsetof(struct lw_ring_header, state), why);
-	}
-	if (h->last_stage >= LW_RING_STAGE_SLOTS) {
-		snprintf(why, sizeof(why), "last_stage field holds %u, not a stage",
-			 (unsigned)h->last_stage);
-		return fail(err, RING_HEADER_FIELD, offsetof(struct lw_ring_header, last_stage), why);
-	}
-	if (h->crash_signo > 64) {
-		snprintf(why, sizeof(why), "crash_signo field holds %u, not a signal",
-			 (unsigned)h->crash_signo);
-		return fail(err, RING_HEADER_FIELD, offsetof(struct lw_ring_header, crash_signo), why);
-	}
-	for (i = 0; i < LW_RING_STAGE_SLOTS; i++) {
-		if (h->open_count[i] > 0x7fffffffu) {
-			snprintf(why, sizeof(why), "open_count[%u] holds %u", (unsigned)i,
-				 (unsigned)h->open_count[i]);
-			return fail(err, RING_HEADER_FIELD,
-				    offsetof(struct lw_ring_header, open_count) + 4 * i, why);
-		}
-	}
+	/* R7: the header struct's fields; the session table is ring_header_damage()'s */
+	damage.n = 0;
+	header_fields(h, &damage);
+	if (damage.n)
+		return fail(err, RING_HEADER_FIELD, damage.field[0].offset, damage.field[0].reason);
 	return RING_HEADER_OK;
 }
 

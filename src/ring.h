@@ -66,13 +66,28 @@ uint32_t ring_header_crc(const struct lw_ring_header *h);
 enum ring_header_status ring_header_check(const void *buf, size_t file_size,
 					  struct ring_error *err);
 
+/* The run-time fields of a header that hold impossible values (R7): how
+ * many, the first RING_DAMAGE_MAX of them (where, and what they hold), and
+ * which entries of the session table hold one. */
+#define RING_DAMAGE_MAX 8
+struct ring_damage {
+	uint32_t n;        /* damaged fields found; only the first RING_DAMAGE_MAX are kept */
+	uint64_t sessions; /* bit i: session i's entry holds a damaged field */
+	struct ring_error field[RING_DAMAGE_MAX];
+};
+
 /*
- * R7 for the session table of a header that passed R1..R6, in h's first
+ * R7, every field of it, for a header that passed R1..R6, in h's first
  * LW_RING_HEADER_SIZE bytes (ring_header_check() reads only the header
- * struct). Context: signal-safe; does not allocate; does not block.
+ * struct, and stops at the first): the header's run-time fields and each
+ * entry of its session table. newest_mono_ns is the time of the ring's
+ * newest valid record, or 0 when it is not known (no record, or a live
+ * writer): a session opened after it is damage, as no record shows it.
+ * This is the one check of the table: dump, verify and the report all see
+ * what it finds. Context: signal-safe; does not allocate; does not block.
  */
-enum ring_header_status ring_session_check(const struct lw_ring_header *h,
-					   struct ring_error *err);
+void ring_header_damage(const struct lw_ring_header *h, uint64_t newest_mono_ns,
+			struct ring_damage *d);
 
 /* The open stage of one set of counts: the last stage begun if still open,
  * else the latest stage in lifecycle order that is open, else none. The

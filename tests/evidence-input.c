@@ -236,7 +236,7 @@ static void lines_of_another(const char *text, size_t len)
 	check_lines(&in, "lines of another, peeking", 1);
 	T_ASSERT(tapped == wanted && tapped_crc == want,
 		 "the tap saw each line once, with its newline: %zu bytes, want %zu", tapped, wanted);
-	T_ASSERT(input_whole(&in, 1 << 20, &n, &err) == NULL && err.reason[0],
+	T_ASSERT(input_whole(&in, 1 << 20, INPUT_JSON_LIMIT, &n, &err) == NULL && err.reason[0],
 		 "lines of another are not read whole");
 	input_release(&in);
 	input_release(&parent);
@@ -314,12 +314,12 @@ static void json_cap(void)
 
 	T_ASSERT(big != NULL, "calloc");
 	input_init_mem(&in, big, len);
-	T_ASSERT(input_whole(&in, INPUT_JSON_MAX, &got, &err) == NULL && !in.failed &&
+	T_ASSERT(input_whole(&in, INPUT_JSON_MAX, INPUT_JSON_LIMIT, &got, &err) == NULL && !in.failed &&
 			 strcmp(err.reason, "larger than 16 MiB, the limit for JSON, which is read whole") == 0,
 		 "JSON past its cap: %s", err.reason);
 	input_release(&in);
 	input_init_mem(&in, big, len - 1);
-	whole = input_whole(&in, INPUT_JSON_MAX, &got, &err);
+	whole = input_whole(&in, INPUT_JSON_MAX, INPUT_JSON_LIMIT, &got, &err);
 	T_ASSERT(whole && got == len - 1 && whole[got] == '\0', "JSON at its cap is read whole");
 	free(whole);
 	input_release(&in);

@@ -6,7 +6,9 @@ children (tests/gate-matrix.c, two devices):
   matrix's cells are as the runs left them (first_load passed after its two
   deaths, cache_rebuild's scenario read from the rings' mark, the
   scenarios not run said so), and the JSON follows schemas/gate.schema.json;
-  the text and the HTML page say the same;
+  the text and the HTML page say the same, the page with the class and
+  level colours of the report's page (one table, html.c), each of its
+  times saying UTC;
 - each mutation fails exactly one item (exit 15, not yet): a device's cold
   start missing (app_starts), the suspect loaded after the quarantine in
   another scenario (suspect_isolated), a clean run with a session left open
@@ -18,7 +20,10 @@ children (tests/gate-matrix.c, two devices):
   suspect_isolated: the re-verification runs are then mere loads); a
   database that is not there
   exits 11;
-- a stable candidate given that never ran fails stable_revertible;
+- a stable candidate given that never ran fails stable_revertible; the
+  stable candidate's receipt is asked for only when the app records
+  receipts: with none recorded the matrix re-enables, with receipts of
+  another candidate only stable_revertible fails, naming the receipt;
 - a manifest's scenario outside the vocabulary is named, not guessed; a
   device model is escaped in the page; an input that cannot be read exits
   4 whatever the verdict; a missing --candidate is a usage error.
@@ -31,9 +36,11 @@ import shutil
 import tempfile
 
 from helpers import check, finish, lastwords, run, schema_errors, setup, vocab
+from html_check import check_class_level_colours, root_colours, unzoned_times
 
 ITEMS = ["app_starts", "stable_revertible", "suspect_isolated", "released", "reverified"]
 EXIT_NOT_YET = 15
+MARK, MARK_RECEIPT = 4, 12  # vocab.h: the event type mark, the mark receipt
 
 
 def gate(lw, inputs, extra=(), fmt="json"):
@@ -94,6 +101,12 @@ def main():
         html = lastwords(lw, ["gate", "--candidate", "model-v3", "--format", "html"] + matrix).stdout
         check('data-verdict="re-enable"' in html and html.count('data-holds="yes"') == 5 and
               "<script" not in html, "the page does not say re-enable")
+        check_class_level_colours("gate page", html)
+        check(not unzoned_times(html, "UTC"), "the gate page's times without a zone: %s" %
+              unzoned_times(html, "UTC"))
+        report = lastwords(lw, ["report", "--format", "html"] + matrix).stdout
+        check(root_colours(html) == root_colours(report), "the gate page's colours %s, the report's %s" %
+              (root_colours(html), root_colours(report)))
 
         def without(*names):
             return [m for m in matrix if os.path.basename(m) not in names]
@@ -139,6 +152,38 @@ def main():
         p, g = gate(lw, matrix, ["--stable", "model-v9"])
         check(p.returncode == EXIT_NOT_YET and g and failing(g) == ["stable_revertible"],
               "--stable model-v9: failing %r" % (g and failing(g)))
+
+        # The stable candidate's receipt is asked for only when the app
+        # records receipts (lastwords(1), gate): with every receipt mark
+        # made another (runtime_version), the matrix still re-enables; with
+        # the receipts naming another candidate, stable_revertible fails
+        # and says so.
+        from helpers import ring_edit
+        for what, code, item, said in (("no receipt recorded", 6, [], None),
+                                        ("receipts of another candidate only", 12,
+                                         ["stable_revertible"], "no receipt of ")):
+            copy = os.path.join(tmp, "receipts-%d" % code)
+            shutil.copytree(mdir, copy)
+            edited = 0
+            for dp, _, fs in os.walk(copy):
+                for f in fs:
+                    if not f.endswith(".lwr"):
+                        continue
+                    found = []
+
+                    def receipt(ticket, slot, code=code, found=found):
+                        if slot[16] == MARK and slot[18] == MARK_RECEIPT:
+                            slot[18] = code
+                            slot[32:40] = (0x1234).to_bytes(8, "little")
+                            found.append(ticket)
+                    ring_edit(os.path.join(dp, f), os.path.join(dp, f), slot=receipt)
+                    edited += len(found)
+            p, g = gate(lw, sorted(os.path.join(copy, d) for d in os.listdir(copy)))
+            missing = g and g["checklist"][ITEMS.index("stable_revertible")]["missing"]
+            check(edited > 0 and g and failing(g) == item and
+                  (said is None or any(said in m for m in missing)),
+                  "%s (%d receipts edited): exit %d, failing %r, missing %r" %
+                  (what, edited, p.returncode, g and failing(g), missing))
 
         # A manifest's unknown scenario, and a device model to escape.
         odd = os.path.join(tmp, "odd")

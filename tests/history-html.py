@@ -14,6 +14,13 @@ charts, on the history fixtures (fixtures/history/, all ingested).
   chart is;
 - a process name that is markup comes out as text; with no run since
   --since, the page says there is none to chart;
+- the runs with no candidate and those whose app version is unknown
+  (ring-less runs among them) are charted too ("no candidate", "app version
+  unknown"): on the fixtures and on fixtures/demo alone, in each dimension
+  the runs its bars draw (their titles), and those it says it could not
+  chart (no time), add up to the runs the page says it has;
+- the legend gives every class and level a colour of its own (a level: as
+  drawn, at its opacity), each pair at least html_check.MIN_DISTANCE apart;
 - in headless Chromium (skipped when it is missing): each chart's box is
   drawn, and the colour of each regression's class shows inside its chart.
 
@@ -22,16 +29,16 @@ usage: history-html.py LASTWORDS SOURCE_ROOT
 import glob
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
 
 from chromium import WIDTH, chromium_cmd, colour_pixels, draw
 from helpers import check, fail, finish, lastwords, setup
-from html_check import SafePage, check_page
+from html_check import CLASSES, LEVELS, SafePage, check_distinct, check_page, rgb, root_colours
 
 EVIL = '<img src=x onerror=alert(1)>&amp;\'"'
-CLASS_RGB = {"low_memory": (0xd3, 0x2f, 0x2f), "native_crash": (0x6a, 0x1b, 0x9a)}
 
 MEASURE = """
   m.charts = [];
@@ -52,12 +59,27 @@ class Charts(SafePage):
         self.charts, self.chart, self.top_regressions = [], None, 0
         self.in_regression, self.text = False, ""
         self.bar_title = None
+        self.legend_ul = None
+        self.bar_kind = None
+        self.legend = {}       # name: (r, g, b) as drawn
+        self.legend_item = None
+        self.uncharted = {}    # dimension: runs it says it could not chart
 
     def start(self, tag, a):
+        if tag == "li" and "legend" in (self.legend_ul or ""):
+            self.legend_item = ["", None]
+        if tag == "ul":
+            self.legend_ul = a.get("class")
+        if tag == "span" and self.legend_item is not None:
+            st = dict(x.split(":", 1) for x in (a.get("style") or "").split(";") if ":" in x)
+            if st.get("background", "").startswith("#"):
+                self.legend_item[1] = rgb(st["background"], float(st.get("opacity", "1")))
+        if tag == "p" and a.get("class") == "charted":
+            self.uncharted[a.get("data-dimension")] = int(a.get("data-uncharted", "0"))
         if tag == "div" and "chart" in (a.get("class") or "").split():
             self.chart = {"key": (a.get("data-dimension"), a.get("data-package"), a.get("data-group")),
                           "highlighted": "regression" in a["class"].split(), "svgs": 0,
-                          "deaths": {}, "regressions": [], "titles": 0, "bars": 0}
+                          "deaths": {}, "regressions": [], "titles": 0, "bars": 0, "runs": 0}
             self.charts.append(self.chart)
         if tag == "ul" and a.get("class") == "regressions":
             self.in_regression = "top"
@@ -67,6 +89,7 @@ class Charts(SafePage):
             self.chart["svgs"] += 1
         if self.chart is not None and tag == "rect" and a.get("class") in ("deaths", "runs"):
             self.chart["bars"] += 1
+            self.bar_kind = a["class"]
             if a["class"] == "deaths":
                 k = (a.get("data-class"), a.get("data-level"))
                 self.chart["deaths"][k] = self.chart["deaths"].get(k, 0) + int(a.get("data-n", "0"))
@@ -83,11 +106,22 @@ class Charts(SafePage):
             self.top_regressions += 1
         if tag == "ul":
             self.in_regression = False
+            self.legend_ul = None
+        if tag == "li" and self.legend_item is not None:
+            name = self.legend_item[0].split(":")[0].strip()
+            if self.legend_item[1]:
+                self.legend[name] = self.legend_item[1]
+            self.legend_item = None
         if tag == "title" and self.bar_title is not None:
             self.chart["titles"] += bool(self.bar_title.strip())
+            m = re.search(r": (\d+) runs?$", self.bar_title)
+            if self.bar_kind == "runs" and m:
+                self.chart["runs"] += int(m.group(1))
             self.bar_title = None
 
     def handle_data(self, data):
+        if self.legend_item is not None:
+            self.legend_item[0] += data
         if self.in_regression == "chart":
             self.text += data
         if self.bar_title is not None:
@@ -121,8 +155,6 @@ def figures(lw, db, page):
     regs = history_json(lw, db, "candidate")["regressions"]
     for dim in ("candidate", "app_version"):
         for g in history_json(lw, db, dim)["groups"]:
-            if g["group"] in ("none", "0"):
-                continue  # no candidate, no version known: not charted
             charts = [c for c in page.charts if c["key"][0] == dim and c["key"][2] == g["group"]]
             if not check(len(charts) == 1 and charts[0]["svgs"] == 1,
                          "%s %s: one chart with one svg: %d" % (dim, g["group"], len(charts))):
@@ -145,6 +177,25 @@ def figures(lw, db, page):
             check("confirmed %s in %d of %d runs" % (r["class"], r["count"], r["runs"]) in text,
                   "%s: the regression says its counts: %r" % (c["key"], text))
     return regs
+
+
+def totals(name, text, page):
+    """In each dimension, the runs drawn and those said to be in no chart
+    add up to the page's runs; the legend's colours apart."""
+    m = re.search(r"<p[^>]*>(\d+) runs? in (\d+) bundles?", text)
+    if not check(m is not None, "%s: the page says how many runs it has" % name):
+        return
+    runs = int(m.group(1))
+    for dim in ("candidate", "app_version"):
+        drawn = sum(c["runs"] for c in page.charts if c["key"][0] == dim)
+        left = page.uncharted.get(dim, 0)
+        check(drawn + left == runs, "%s: by %s, %d runs drawn and %d said to be in no chart, of the "
+              "page's %d" % (name, dim, drawn, left, runs))
+    want = CLASSES + LEVELS
+    check(all(w in page.legend for w in want), "%s: the legend has a colour for each class and level: %s" %
+          (name, sorted(page.legend)))
+    check_distinct(name + ": the legend", {w: page.legend[w] for w in want if w in page.legend})
+    return runs
 
 
 def evil_bundle(tmp):
@@ -180,10 +231,10 @@ def browser(tmp, text, page, regs):
     for r in regs:
         m = [x for x in measure["charts"]
              if (x["dimension"], x["package"], x["group"]) == (r["dimension"], r["package"], r["group"])]
-        rgb = CLASS_RGB.get(r["class"])
-        if not m or not rgb or not m[0]["svg"]:
+        colour = root_colours(text).get("class-" + r["class"])
+        if not m or not colour or not m[0]["svg"]:
             continue
-        n = colour_pixels(png, m[0]["svg"], rgb)
+        n = colour_pixels(png, m[0]["svg"], colour)
         check(n >= 20, "chromium: %s %s: %s's colour in its chart: %d pixels (%s)" %
               (r["dimension"], r["group"], r["class"], n, path))
     print("chromium: %d charts drawn, screenshot %s (%dx%d)" % (len(measure["charts"]), path, WIDTH, png[1]))
@@ -199,6 +250,7 @@ def main():
         ingest(lw, db, sorted(glob.glob("fixtures/history/bundles/*")))
         text, page = page_of(lw, db, "fixtures")
         regs = figures(lw, db, page)
+        totals("fixtures", text, page)
         check(len(regs) >= 2, "the fixtures have regressions: %d" % len(regs))
         browser(keep, text, page, regs)
         ingest(lw, db, [evil_bundle(tmp)])
@@ -209,6 +261,15 @@ def main():
         text, page = page_of(lw, db, "empty", ["--since", "2100-01-01"])
         check(not page.charts and "No run" in text and "since 2100-01-01" in text,
               "no run since: a page that says so")
+        demo = os.path.join(tmp, "demo.db")
+        ingest(lw, demo, ["fixtures/demo"])
+        text, page = page_of(lw, demo, "demo")
+        figures(lw, demo, page)
+        check(totals("demo", text, page) == 5, "demo: the page says 5 runs")
+        check(sum(c["key"][0] == "candidate" and c["key"][2] == "none" for c in page.charts) == 1 and
+              sum(c["key"][0] == "app_version" and c["key"][2] == "0" for c in page.charts) == 1 and
+              "no candidate" in text and "app version unknown" in text,
+              "demo: a chart of the runs with no candidate, and one of those of no known version")
     return finish("history-html: %d charts" % n)
 
 

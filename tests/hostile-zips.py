@@ -14,6 +14,10 @@ exit status, and nothing is ever written:
   its reason;
 - a zip that holds no bug report, or whose main_entry.txt names a path
   outside it: exit 4, said;
+- two entries of one name are named; main_entry.txt is read up to 64 KiB,
+  and a larger one is refused with that limit;
+- a main text that cannot be read exits 4 zipped (a bad CRC) and unzipped
+  alike (a FIFO, a directory, a link out of the bug report);
 - an unknown section layout (lines outside any section, a section of a
   title nobody knows) is counted and skipped, never fatal (exit 0).
 
@@ -151,7 +155,7 @@ def bombs(lw, root, tmp):
     for k in range(3):
         patch(z, "FS/data/tombstones/tombstone_%02d" % k, usize=900 << 20)
     refused(lw, "entries that together declare more than 2 GiB", z,
-            "FS/data/tombstones/tombstone_02", "more than the 2048 MiB they may inflate to together")
+            "FS/data/tombstones/tombstone_02", "more than the 2 GiB they may inflate to together")
 
 
 def damaged(lw, root, tmp):
@@ -192,6 +196,90 @@ def damaged(lw, root, tmp):
             "main_entry.txt names no file of the bug report")
 
 
+def messages(lw, root, tmp):
+    """What is wrong is said in the input's terms, with the real limits
+    (issue 20, 4.7): two entries of one name are named, not "File already
+    exists"; main_entry.txt is read up to 64 KiB (a zip entry's name has at
+    most 65535 bytes), so a 5 KB one is read, and a larger one is refused
+    with its limit in a unit that fits, not "larger than 0 MiB"."""
+    tomb = open(os.path.join(root, TOMBSTONE)).read().encode()
+    br = base(root)
+    dup = "FS/data/tombstones/tombstone_00"
+    br.extra_entries = [(dup, tomb), (dup, tomb)]
+    z = os.path.join(tmp, "duplicate.zip")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns of the duplicate name
+        br.write_zip(z)
+    refused(lw, "two entries of one name", z, None,
+            "two entries named '%s': which one is meant is not known" % dup)
+    p = run(lw, ["report", z])
+    check("already exists" not in p.stderr, "no libzip words: %r" % p.stderr)
+    # a main_entry.txt of 5 KB: its name, then blank lines
+    br = base(root)
+    br.main_entry = False
+    br.extra_entries = [("main_entry.txt", br.main_name().encode() + b"\n" * 5000)]
+    z = br.write_zip(os.path.join(tmp, "main-5k.zip"))
+    p = run(lw, ["report", "--format", "json", "--package", PACKAGE, z])
+    try:
+        pids = [r["pid"] for r in json.loads(p.stdout)["runs"]]
+    except ValueError:
+        pids = []
+    check(p.returncode == 0 and pids == [7311],
+          "a 5 KB main_entry.txt is read: exit %d, %s, %r" % (p.returncode, pids, p.stderr))
+    # a compression method nobody reads
+    br2 = base(root)
+    z = br2.write_zip(os.path.join(tmp, "method.zip"))
+    with open(z, "rb") as f:
+        data = bytearray(f.read())
+    local, cent = central(bytes(data))[br2.main_name()]
+    struct.pack_into("<H", data, local + 8, 77)
+    struct.pack_into("<H", data, cent + 10, 77)
+    with open(z, "wb") as f:
+        f.write(data)
+    refused(lw, "an unknown compression method", z, br2.main_name(),
+            "compressed by method 77, which this build of libzip does not read")
+    # one past its limit
+    br.extra_entries = [("main_entry.txt", br.main_name().encode() + b" " * (64 << 10))]
+    z = br.write_zip(os.path.join(tmp, "main-big.zip"))
+    refused(lw, "a main_entry.txt over its limit", z, None,
+            "main_entry.txt cannot be read: larger than 64 KiB, the most that is read of "
+            "main_entry.txt (a zip entry's name has at most 65535 bytes)")
+
+
+def unreadable_main(lw, root, tmp):
+    """A bug report whose main text cannot be read fails alike zipped and
+    unzipped (issue 20, 4.9): exit 4, naming the text and why. Zipped, a
+    main entry that fails its CRC; unzipped, a main text that is a FIFO
+    (never waited on), a directory or a link out of the bug report."""
+    br = base(root)
+    main = br.main_name()
+    z = br.write_zip(os.path.join(tmp, "crc.zip"), method=zipfile.ZIP_STORED)
+    with open(z, "rb") as f:
+        data = bytearray(f.read())
+    local = central(bytes(data))[main][0]
+    nlen, xlen = struct.unpack_from("<HH", data, local + 26)
+    data[local + 30 + nlen + xlen + 200] ^= 0x20
+    with open(z, "wb") as f:
+        f.write(data)
+    refused(lw, "zipped, a main text that fails its CRC", z, main, "its CRC does not match")
+    for what, make, reason in (
+            ("a FIFO", os.mkfifo, "not a regular file: a FIFO"),
+            ("a directory", os.mkdir, "a directory, not a text"),
+            ("a link out of it", lambda p: os.symlink("/etc/passwd", p),
+             "a symbolic link out of the input: not read")):
+        d = os.path.join(tmp, "dir-" + what.split()[-1])
+        br.write_dir(d)
+        text = os.path.join(d, main)
+        os.remove(text)
+        make(text)
+        p = run(lw, ["report", d])
+        check(p.returncode == 4 and ("'%s'" % text) in p.stderr and
+              ("the bug report's main text cannot be read: " + reason) in p.stderr,
+              "unzipped, a main text that is %s: exit 4 naming it: exit %d, %r"
+              % (what, p.returncode, p.stderr))
+
+
 def unknown_layout(lw, root, tmp):
     """Lines of no known layout between sections, and a section nobody
     knows, are counted and skipped."""
@@ -222,7 +310,7 @@ def unknown_layout(lw, root, tmp):
 def main():
     lw, root = setup(__doc__)
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (names_outside, bombs, damaged, unknown_layout):
+        for case in (names_outside, bombs, damaged, messages, unreadable_main, unknown_layout):
             d = os.path.join(tmp, case.__name__)
             os.makedirs(d)
             case(lw, root, d)

@@ -13,7 +13,10 @@ decoded (zlib, the PNG filters: no module beyond the standard library).
   run none;
 - where the run's JSON timeline has RSS points, the RSS line's colour
   (#1565c0) shows in the screenshot inside the line's box;
-- the demo: both deaths, the crash and the kill, show their timeline.
+- the demo: both deaths, the crash and the kill, show their timeline;
+- each evidence marker's label (text.ev-label) is laid out with a box
+  inside its timeline's, no two labels' boxes meet, and none meets the RSS
+  line's box or the plot's (so the labels can be read in a screenshot).
 
 The scenarios are drawn a few at a time (BATCH), their pages' bodies one
 after the other in one page (they share its style), so that Chromium
@@ -53,10 +56,39 @@ MEASURE = """
       ring: s.getAttribute("data-ring"),
       box: box(s),
       svgs: Array.prototype.map.call(s.querySelectorAll("svg.timeline"), box),
-      rss: rss ? box(rss) : null
+      rss: rss ? box(rss) : null,
+      plots: Array.prototype.map.call(s.querySelectorAll("svg.timeline rect.plot"), box),
+      labels: Array.prototype.map.call(s.querySelectorAll("svg.timeline text.ev-label"),
+        function (t) { return {kind: t.getAttribute("data-kind"), text: t.textContent, box: box(t)}; })
     });
   });
 """
+
+
+def meet(a, b):
+    """Whether boxes a and b ([left, top, width, height]) share more than
+    a pixel's edge."""
+    return a[0] + 1 < b[0] + b[2] and b[0] + 1 < a[0] + a[2] and \
+        a[1] + 1 < b[1] + b[3] and b[1] + 1 < a[1] + a[3]
+
+
+def check_labels(where, r, m):
+    """The evidence labels: one per placed piece of evidence, inside the
+    timeline, apart from each other, the RSS line and the plot."""
+    placed = [e for e in r["timeline"]["evidence"] if e["t_ms"] is not None]
+    labels = m["labels"]
+    check(len(labels) == len(placed), "%s: %d evidence labels laid out for %d markers" %
+          (where, len(labels), len(placed)))
+    svg = m["svgs"][0]
+    for i, a in enumerate(labels):
+        b = a["box"]
+        check(b[2] > 0 and b[3] > 0 and b[0] >= svg[0] - 1 and b[0] + b[2] <= svg[0] + svg[2] + 1 and
+              b[1] >= svg[1] - 1, "%s: the label %r (%s) inside the timeline %s" % (where, a["text"], b, svg))
+        for c in labels[i + 1:]:
+            check(not meet(b, c["box"]), "%s: the labels %r %s and %r %s overlap" %
+                  (where, a["text"], b, c["text"], c["box"]))
+        for other in ([m["rss"]] if m["rss"] else []) + m["plots"]:
+            check(not meet(b, other), "%s: the label %r %s lies over the chart %s" % (where, a["text"], b, other))
 
 
 def check_page(name, rep, runs, png):
@@ -75,6 +107,7 @@ def check_page(name, rep, runs, png):
             continue
         box = m["svgs"][0]
         check(box[2] >= 400 and box[3] >= 100, "%s: the timeline's box %s" % (where, box))
+        check_labels(where, r, m)
         if r["timeline"]["points"]:
             n = colour_pixels(png, m["rss"], RSS) if m["rss"] and box[1] + box[3] <= png[1] else 0
             if check(n >= MIN_PIXELS, "%s: the RSS line's colour in its box %s: %d pixels" %

@@ -22,20 +22,28 @@ and a bundle whose exit record's description is markup:
   in its section as escaped text, and the open stage is marked;
 - the exit status is the JSON report's;
 - markup in a description, and in a file name that the timeline's
-  tooltips show, comes out as text, never as elements.
+  tooltips show, comes out as text, never as elements;
+- every time the page shows (text and tooltips) says its zone: " UTC" after
+  a time on the runs' clocks, the device's zone ("UTC+01:00", or its name)
+  after a time the device logged, which the page's first paragraph names;
+- each evidence marker of a timeline has a visible label (a <text
+  class="ev-label">, not only its <title>) saying its kind in words;
+- the page's CSS gives every class and every level a colour of its own,
+  each pair at least html_check.MIN_DISTANCE apart.
 
 usage: report-html.py LASTWORDS SOURCE_ROOT
 Exit status: 0 pass, 1 fail.
 """
 import json
 import os
+import re
 import shlex
 import shutil
 import sys
 import tempfile
 
 from helpers import check, finish, run, setup
-from html_check import SafePage, check_page
+from html_check import SafePage, check_class_level_colours, check_page, unzoned_times
 EVIL = '</td></tr></table><script>alert("x")</script><img src=x onerror=alert(1)>&amp;\''
 EVIL_NAME = '<img src=x onerror=alert(1)>&amp;\'"<title>.json'
 
@@ -52,6 +60,7 @@ class Page(SafePage):
         self.in_summary = False
         self.marker = None     # a marker waiting for its <title>
         self.title = None      # the text of the <title> being read
+        self.label = None      # the evidence label being read
 
     def where(self):
         return "details" in self.stack
@@ -59,7 +68,7 @@ class Page(SafePage):
     def start(self, tag, a):
         if tag == "section" and a.get("class") == "run":
             self.current = {"attrs": a, "text": [], "svgs": 0, "rss": 0, "death": [],
-                            "evidence": [], "folded": self.where()}
+                            "evidence": [], "labels": [], "folded": self.where()}
             self.sections.append(self.current)
         if tag == "table" and a.get("class") == "summary":
             self.in_summary = True
@@ -71,6 +80,9 @@ class Page(SafePage):
             self.row["link"] = a.get("href", "")[1:]
         if self.current is not None and tag == "svg" and a.get("class") == "timeline":
             self.current["svgs"] += 1
+        if self.current is not None and tag == "text" and a.get("class") == "ev-label" and \
+                "svg" in self.stack:
+            self.label = [a.get("data-kind"), ""]
         if self.current is not None and tag == "polyline" and a.get("class") == "rss":
             self.current["rss"] += 1
         if self.marker is not None:
@@ -84,6 +96,9 @@ class Page(SafePage):
             self.marker = a["class"]
 
     def end(self, tag):
+        if tag == "text" and self.label is not None:
+            self.current["labels"].append(tuple(self.label))
+            self.label = None
         if tag == "section":
             self.current = None
         if tag == "table":
@@ -101,6 +116,8 @@ class Page(SafePage):
             self.current["text"].append(data)
         if self.title is not None:
             self.title += data
+        if self.label is not None:
+            self.label[1] += data
         if self.row is not None and self.row["cells"]:
             self.row["cells"][-1] += data
 
@@ -150,7 +167,31 @@ def summary(name, page, rep):
               "%s: %s pid %d folded only when clean" % (name, r["process"], r["pid"]))
 
 
-def timeline(where, sec, r):
+def zone_of(rep):
+    """The device's zone as the page labels its times."""
+    tz = rep["timezone"]
+    if tz["name"]:
+        return tz["name"]
+    m = tz["offset_minutes"]
+    return "UTC%s%02d:%02d" % ("-" if m < 0 else "+", abs(m) // 60, abs(m) % 60)
+
+
+LOCAL = re.compile(r"(?<!\d)(\d{4}-\d\d-\d\d |\d\d-\d\d )\d\d:\d\d:\d\d(\.\d+)?")
+UTC = re.compile(r"(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)(\.\d{1,3})?\d*Z")
+
+
+def labelled(s, zone):
+    """s as the page writes it: each time labelled with its zone."""
+    s = UTC.sub(lambda m: "%s %s%s UTC" % (m.group(1), m.group(2), m.group(3) or ""), s)
+    return LOCAL.sub(lambda m: m.group(0) if s[m.end():].startswith((" UTC", " " + zone))
+                     else m.group(0) + " " + zone, s)
+
+
+def label_word(kind):
+    return "ANR trace" if kind == "anr_trace" else kind.replace("_", " ")
+
+
+def timeline(where, sec, r, zone):
     """The run's SVG and its markers, against its JSON timeline."""
     t = r["timeline"]
     text = "".join(sec["text"])
@@ -165,8 +206,11 @@ def timeline(where, sec, r):
     check(len(sec["evidence"]) == len(placed) and all(sec["evidence"]),
           "%s: %d evidence markers with titles for %d" % (where, len(sec["evidence"]), len(placed)))
     for title, e in zip(sec["evidence"], placed):
-        check(title.startswith(e["kind"] + ": ") and e["what"] in title and e["file"] in title,
-              "%s: the %s marker says what it is: %r" % (where, e["kind"], title))
+        check(title.startswith(e["kind"] + ": ") and labelled(e["what"], zone) in title and
+              e["file"] in title, "%s: the %s marker says what it is: %r" % (where, e["kind"], title))
+    want = sorted((e["kind"], label_word(e["kind"])) for e in placed)
+    check(sorted(sec["labels"]) == want, "%s: the evidence markers' visible labels %s, for %s" %
+          (where, sorted(sec["labels"]), want))
 
 
 def main():
@@ -183,6 +227,13 @@ def main():
             rep = json.loads(j.stdout)
             page = Page()
             check_page(name, h.stdout, page)
+            zone = zone_of(rep)
+            bad = unzoned_times(h.stdout, zone)
+            check(not bad, "%s: %d times without their zone (UTC or %s): %s" % (name, len(bad), zone, bad[:4]))
+            intro = h.stdout.split("<h1>", 1)[-1].split("</p>", 1)[0]
+            check("read as " + zone_of(dict(timezone=dict(rep["timezone"], name=None))) in intro and
+                  "Each time says its zone" in intro, "%s: the first paragraph names the zone: %r" % (name, intro))
+            check_class_level_colours(name, h.stdout)
             check(len(page.sections) == len(rep["runs"]),
                   "%s: %d run sections for %d runs" % (name, len(page.sections), len(rep["runs"])))
             summary(name, page, rep)
@@ -198,16 +249,16 @@ def main():
                     check(r["no_ring"]["why_text"] in text and "link liblastwords" in text,
                           "%s: the ring-less run says why no ring has it" % where)
                 for line in r["evidence"] + r["missing"] + r["rules"]:
-                    check(line in text, "%s: %r is in its section" % (where, line))
+                    check(labelled(line, zone) in text, "%s: %r is in its section" % (where, line))
                 for act in r["recovery"]["actions"]:
                     check(act["action"] in text and act["why"] in text,
                           "%s: the action %s and why" % (where, act["action"]))
-                timeline(where, sec, r)
+                timeline(where, sec, r, zone)
                 if r["stage_open"]:
                     check("open stage" + r["open_stage"] in text, "%s: the open stage is named" % where)
                 for rec in r["exit_records"]:
                     if rec["description"]:
-                        check(rec["description"] in text, "%s: the exit description is there as text" % where)
+                        check(labelled(rec["description"], zone) in text, "%s: the exit description is there as text" % where)
             if name == "markup-description":
                 text = "".join("".join(sec["text"]) for sec in page.sections)
                 check(EVIL in text and "<script" not in h.stdout and "<img" not in h.stdout,

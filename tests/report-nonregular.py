@@ -4,7 +4,8 @@ what they are not (issue 10, item 2): a FIFO given as an input to dump,
 verify, inspect or report, or as a bundle's manifest.json, is refused at
 once with exit 4 and a message naming it; a FIFO or a socket found in a
 bundle's directory is left out and named in the report's inputs (text and
-JSON), and the rest of the bundle is reported as usual.
+JSON), and by ingest on stderr, and the rest of the bundle is reported (or
+stored) as usual.
 
 Before the fix, every one of these opened the FIFO for reading, which
 blocks until a writer comes: each command hit the test's timeout.
@@ -60,6 +61,16 @@ def main():
                   "the JSON names the FIFO: %r" % inputs.get("logcat-live.txt"))
             check(inputs.get("rings/adb.sock", {}).get("skipped") == "not a regular file: a socket",
                   "the JSON names the socket: %r" % inputs.get("rings/adb.sock"))
+        # ingest names what it left out, as report does (issue 20, 4.13)
+        with tempfile.NamedTemporaryFile(suffix=".db") as db:
+            p = bounded(lw, ["ingest", "--db", db.name, "--tz", "+01:00", bundle])
+            if p:
+                check(p.returncode == 0, "ingest of a bundle with a FIFO and a socket: exit %d, %r"
+                      % (p.returncode, p.stderr))
+                for name, what in (("logcat-live.txt", "a FIFO"), ("rings/adb.sock", "a socket")):
+                    check("lastwords: warning: '%s/%s': left out: not a regular file: %s"
+                          % (bundle, name, what) in p.stderr,
+                          "ingest names the left-out %s: %r" % (name, p.stderr))
         sock.close()
 
         # A FIFO as the manifest is refused: the manifest says what the

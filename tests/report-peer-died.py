@@ -157,7 +157,7 @@ def main():
 
     # The HTML page says when the main process saw the death.
     html = report(lw, [os.path.join(SCENARIOS, "peer-died-supported", "bundle")], "html")
-    check("<th>seen dying</th><td>2026-12-01T18:44:05.490185Z by com.example.demo (pid 24507, "
+    check("<th>seen dying</th><td>2026-12-01 18:44:05.490 UTC by com.example.demo (pid 24507, "
           "peer_died)</td>" in html, "the HTML page shows the peer_died witness")
 
     # ingest stores the rule and its evidence line like any other.

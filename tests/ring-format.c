@@ -183,20 +183,96 @@ static void expect(const char *what, size_t file_size, enum ring_header_status w
 		 what);
 }
 
-/* ring_session_check() refuses an entry of session id whose field at
- * offset (a uint32_t) holds value, at that field's offset. */
-static void expect_session(const char *what, uint32_t id, size_t offset, uint32_t value)
+/* ring_header_damage() finds, first, the field at offset (a uint32_t) of
+ * session id's entry, set to value (opened_mono_ns set to opened first,
+ * unless 0, and the state to state), names it with want, and marks the
+ * entry; newest is the newest record's time. */
+static void expect_session_at(const char *what, uint32_t id, uint32_t state, uint64_t opened,
+			      size_t offset, uint32_t value, uint64_t newest, const char *want)
 {
 	struct lw_ring_header *h = fresh();
+	struct lw_ring_session *e = &ring_sessions(h)[id];
+	struct ring_damage d;
 	struct ring_error err;
 	size_t at = LW_RING_SESSION_OFFSET + 64u * id + offset;
 
+	if (state) {
+		e->state = state;
+		e->opens = 1;
+		e->opened_mono_ns = opened;
+	}
 	memcpy(work + at, &value, sizeof(value));
 	T_ASSERT(ring_header_check(work, LW_RING_HEADER_SIZE + SLOTS * LW_RING_SLOT_SIZE, &err) ==
 			 RING_HEADER_OK,
 		 "%s: the header struct refused: %s", what, err.reason);
-	T_ASSERT(ring_session_check(h, &err) == RING_HEADER_FIELD && err.offset == at,
-		 "%s: status or offset %zu, expected %zu (%s)", what, err.offset, at, err.reason);
+	ring_header_damage(h, newest, &d);
+	T_ASSERT(d.n >= 1 && d.field[0].offset == at && d.sessions == (uint64_t)1 << id &&
+			 strstr(d.field[0].reason, want),
+		 "%s: %u found, first at offset %zu, expected %zu; sessions %llx (%s)", what,
+		 (unsigned)d.n, d.n ? d.field[0].offset : 0, at, (unsigned long long)d.sessions,
+		 d.n ? d.field[0].reason : "");
+}
+
+static void expect_session(const char *what, uint32_t id, size_t offset, uint32_t value)
+{
+	expect_session_at(what, id, 0, 0, offset, value, 0, "");
+}
+
+/* Every impossible value of the session table is found, not only the
+ * first (issue 20, 4.6): a result that is no error class, opens at its
+ * maximum, an open before the run's start or after the newest record. */
+static void check_session_damage(void)
+{
+	const size_t result = offsetof(struct lw_ring_session, result);
+	const size_t opens = offsetof(struct lw_ring_session, opens);
+	const size_t state = offsetof(struct lw_ring_session, state);
+	struct lw_ring_header *h;
+	struct ring_damage d;
+	uint32_t k;
+
+	expect_session_at("result 99", 2, LW_SESSION_CLOSED, 1000, result, 99, 0,
+			  "session 2: result field holds 99, not an error class");
+	expect_session_at("opens at its maximum", 3, LW_SESSION_OPEN, 1000, opens, UINT32_MAX, 0,
+			  "session 3: opens field holds 4294967295, its maximum");
+	expect_session_at("session 0 closed", 0, LW_SESSION_OPEN, 1, state, LW_SESSION_CLOSED, 0,
+			  "session 0: state field holds 2");
+	expect_session_at("session 0 never opened", 0, LW_SESSION_OPEN, 1, state, LW_SESSION_NEVER, 0,
+			  "session 0: state field holds 0");
+	/* opened_mono_ns is 64 bits: its low word set past the newest record */
+	expect_session_at("opened after the newest record", 4, LW_SESSION_OPEN, 1000,
+			  offsetof(struct lw_ring_session, opened_mono_ns), 5000, 2000,
+			  "session 4: opened_mono_ns field holds 5000, after the newest record (2000)");
+	h = fresh();
+	h->start_mono_ns = 100;
+	ring_sessions(h)[0].opened_mono_ns = 100;
+	ring_sessions(h)[4].state = LW_SESSION_CLOSED;
+	ring_sessions(h)[4].opens = 1;
+	ring_sessions(h)[4].opened_mono_ns = 50;
+	ring_header_damage(h, 0, &d);
+	T_ASSERT(d.n == 1 && strstr(d.field[0].reason, "before the run started"),
+		 "an open before the start: %u, %s", (unsigned)d.n, d.n ? d.field[0].reason : "");
+	/* the writer's window: a first open whose time is not stored yet */
+	ring_sessions(h)[4].opened_mono_ns = 0;
+	ring_sessions(h)[4].opens = 0;
+	ring_header_damage(h, 200, &d);
+	T_ASSERT(d.n == 0, "an open whose time is not stored yet is no damage: %s",
+		 d.n ? d.field[0].reason : "");
+	/* a fresh table, and one whose open time equals the newest record */
+	h = fresh();
+	ring_header_damage(h, h->start_mono_ns, &d);
+	T_ASSERT(d.n == 0 && d.sessions == 0, "a fresh table is damaged: %s",
+		 d.n ? d.field[0].reason : "");
+	/* every one counted, the first RING_DAMAGE_MAX kept */
+	for (k = 1; k < LW_RING_SESSION_SLOTS; k++) {
+		ring_sessions(h)[k].state = 9;
+		ring_sessions(h)[k].result = 77;
+	}
+	ring_header_damage(h, 0, &d);
+	T_ASSERT(d.n == 2 * (LW_RING_SESSION_SLOTS - 1) && d.sessions == 0xfffeu &&
+			 strstr(d.field[1].reason, "session 1: result field holds 77") &&
+			 strstr(d.field[RING_DAMAGE_MAX - 1].reason, "session 4: result"),
+		 "all the damage: %u fields, sessions %llx", (unsigned)d.n,
+		 (unsigned long long)d.sessions);
 }
 
 static void check_header(void)
@@ -301,8 +377,7 @@ static void check_header(void)
 	/* R5: the session table fits the header page (version 2). */
 	h = fresh();
 	T_ASSERT(h->session_slots == LW_RING_SESSION_SLOTS &&
-			 ring_sessions(h)[0].state == LW_SESSION_OPEN &&
-			 ring_session_check(h, &err) == RING_HEADER_OK,
+			 ring_sessions(h)[0].state == LW_SESSION_OPEN,
 		 "a fresh header's session table: %u entries", h->session_slots);
 	h->session_slots = LW_RING_SESSION_SLOTS_MAX + 1;
 	reseal(h);
@@ -314,6 +389,7 @@ static void check_header(void)
 		       LW_RING_STAGE_SLOTS);
 	expect_session("session open_count[2]", 15,
 		       offsetof(struct lw_ring_session, open_count) + 2 * 4, 0x80000000u);
+	check_session_damage();
 	/* Run-time fields are outside the checksum: CLEAN_EXIT and CRASHED pass. */
 	h = fresh();
 	h->state = LW_STATE_CRASHED;

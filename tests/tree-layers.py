@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The source tree's layers hold (DESIGN.md, "Folders"; README, "Where
-things are"), checked on every #include "..." and every call that prints:
+"""The source tree's layers hold (DESIGN.md, "Folders"; man/guide.md,
+"Where things are"), checked on every #include "..." and every call that prints:
 
 - src/ includes only src/ (and the public headers): it is shared by the
   probe and the analyzer;

@@ -50,6 +50,10 @@
 #define BUGREPORT_TITLES_MAX 32    /* piece titles told apart by a number */
 #define BUGREPORT_SECTIONS_MAX 4096 /* sections listed; more are counted */
 #define BUGREPORT_MAIN_ENTRY "main_entry.txt"
+/* The most of main_entry.txt that is read: the name of a zip entry it
+ * gives has at most 65535 bytes (its length is 16 bits), and blanks
+ * around it are trimmed. */
+#define BUGREPORT_MAIN_ENTRY_MAX ((size_t)64 << 10)
 
 /* What an entry of a bug report is, by its name (bugreport_entry). */
 enum bugreport_entry_role {

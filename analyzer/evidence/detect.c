@@ -158,7 +158,7 @@ static int parse_whole(const struct detector *d, struct input *in, struct ev_fil
 		       struct ev_error *err)
 {
 	size_t len;
-	char *buf = input_whole(in, INPUT_JSON_MAX, &len, err);
+	char *buf = input_whole(in, INPUT_JSON_MAX, INPUT_JSON_LIMIT, &len, err);
 	int rc;
 
 	if (!buf)

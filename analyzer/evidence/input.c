@@ -505,7 +505,28 @@ int input_chunk(struct input *in, struct span *chunk)
 	return 1;
 }
 
-char *input_whole(struct input *in, size_t max, size_t *len, struct ev_error *err)
+void input_size_text(char *buf, size_t len, uint64_t n)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)n;
+	int u = -1;
+
+	if (n < 1024) {
+		snprintf(buf, len, "%llu byte%s", (unsigned long long)n, n == 1 ? "" : "s");
+		return;
+	}
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	if (v == (double)(uint64_t)v)
+		snprintf(buf, len, "%.0f %s", v, unit[u]);
+	else
+		snprintf(buf, len, "%.1f %s", v, unit[u]);
+}
+
+char *input_whole(struct input *in, size_t max, const char *limit, size_t *len,
+		  struct ev_error *err)
 {
 	size_t n = 0, cap = 0;
 	char *out = NULL, *nv;
@@ -519,9 +540,11 @@ char *input_whole(struct input *in, size_t max, size_t *len, struct ev_error *er
 	}
 	while ((rc = input_chunk(in, &c)) > 0) {
 		if (c.n > max - n) {
+			char size[32];
+
 			free(out);
-			snprintf(err->reason, sizeof(err->reason),
-				 "larger than %zu MiB, the limit for JSON, which is read whole", max >> 20);
+			input_size_text(size, sizeof(size), max);
+			snprintf(err->reason, sizeof(err->reason), "larger than %s, %s", size, limit);
 			err->line = 0;
 			return NULL;
 		}

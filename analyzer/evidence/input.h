@@ -36,6 +36,7 @@
 #define INPUT_LINE_MAX ((size_t)64 << 10)     /* the longest line read whole */
 #define INPUT_PEEK_LINES 2                    /* lines a parser may read ahead */
 #define INPUT_JSON_MAX ((size_t)16 << 20)     /* the JSON formats, read whole */
+#define INPUT_JSON_LIMIT "the limit for JSON, which is read whole"
 #define INPUT_GZIP_MAX ((uint64_t)2 << 30)    /* plain bytes of gzip data */
 
 struct z_stream_s;
@@ -162,8 +163,14 @@ void input_peek_end(struct input *in, int consume);
 
 /* The rest of the input, whole, in a heap copy with a NUL after its *len
  * bytes (free with free()). NULL, with err->reason set, when the read
- * failed (in->failed is then set) or the rest is longer than max. */
-char *input_whole(struct input *in, size_t max, size_t *len, struct ev_error *err);
+ * failed (in->failed is then set) or the rest is longer than max: then
+ * "larger than MAX, LIMIT", MAX in the unit that fits it (16 MiB, 64 KiB,
+ * 100 bytes), LIMIT as given ("the limit for JSON, which is read whole"). */
+char *input_whole(struct input *in, size_t max, const char *limit, size_t *len,
+		  struct ev_error *err);
+
+/* n bytes as people read a limit: "16 MiB", "64 KiB", "1.5 MiB", "100 bytes". */
+void input_size_text(char *buf, size_t len, uint64_t n);
 
 /* The next bytes, as they come, consumed: *chunk is valid until the next
  * call on in. Returns 1, 0 at the end, or -1 when the read failed. */

@@ -50,11 +50,39 @@ static const char *open_reason(int code)
 		       "disagree (damaged or truncated)";
 	case ZIP_ER_MULTIDISK:
 		return "a zip archive split over several disks, which is not read";
+
 	case ZIP_ER_MEMORY:
 		return "out of memory";
 	default:
 		return NULL;
 	}
+}
+
+/* An archive that libzip refused for two entries of one name (ZIP_ER_EXISTS),
+ * opened again without that check at fd to find the name: the reason. */
+static int duplicate_name(int fd, struct ev_error *err)
+{
+	zip_int64_t n, i;
+	zip_t *za;
+	int code = 0;
+
+	if (lseek(fd, 0, SEEK_SET) == 0 && (za = zip_fdopen(fd, 0, &code)) != NULL) {
+		n = zip_get_num_entries(za, 0);
+		for (i = 0; i < n; i++) {
+			const char *name = zip_get_name(za, (zip_uint64_t)i, 0);
+
+			if (name && zip_name_locate(za, name, 0) != i) {
+				fail(err, "two entries named '%.160s': which one is meant is not known",
+				     name);
+				zip_discard(za); /* closes fd */
+				return -1;
+			}
+		}
+		zip_discard(za);
+		return fail(err, "%s", "two entries of one name: which one is meant is not known");
+	}
+	close(fd);
+	return fail(err, "%s", "two entries of one name: which one is meant is not known");
 }
 
 int zipfile_open(const char *path, struct zipfile **out, struct ev_error *err)
@@ -78,8 +106,10 @@ int zipfile_open(const char *path, struct zipfile **out, struct ev_error *err)
 	if (!z->za) {
 		const char *why = open_reason(code);
 
-		close(fd);
 		free(z);
+		if (code == ZIP_ER_EXISTS)
+			return duplicate_name(fd, err);
+		close(fd);
 		if (why)
 			return fail(err, "%s", why);
 		zip_error_init_with_code(&ze, code);
@@ -181,6 +211,10 @@ static void read_reason(zip_error_t *ze, struct ev_error *err)
 	case ZIP_ER_INCONS:
 		fail(err, "%s", "its size does not match its directory entry: the archive is damaged");
 		break;
+	case ZIP_ER_READ:
+	case ZIP_ER_SEEK:
+		fail(err, "cannot read it: %s", strerror(zip_error_code_system(ze)));
+		break;
 	default:
 		fail(err, "cannot read it: %s", zip_error_strerror(ze));
 	}
@@ -218,8 +252,17 @@ static int entry_start(struct zipfile_entry *e, struct ev_error *err)
 		case ZIP_ER_WRONGPASSWD:
 		case ZIP_ER_ENCRNOTSUPP:
 			return fail(err, "%s", "encrypted: lastwords reads no encrypted entry");
-		case ZIP_ER_COMPNOTSUPP:
+		case ZIP_ER_COMPNOTSUPP: {
+			zip_stat_t st;
+
+			zip_stat_init(&st);
+			if (zip_stat_index(e->z->za, e->index, ZIP_FL_ENC_RAW, &st) == 0 &&
+			    (st.valid & ZIP_STAT_COMP_METHOD))
+				return fail(err, "compressed by method %u, which this build of libzip "
+						 "does not read",
+					    (unsigned)st.comp_method);
 			return fail(err, "%s", "compressed by a method that is not read");
+		}
 		default:
 			read_reason(ze, err);
 			return -1;
@@ -238,6 +281,7 @@ int zipfile_entry_open(struct zipfile *z, size_t i, struct zipfile_entry *e, str
 {
 	struct input_source src = { entry_read, entry_rewind, e, NULL, NULL, NULL };
 	const char *problem = zipfile_name_problem(z->names[i]);
+	char size[32], limit[32];
 	zip_stat_t st;
 
 	memset(e, 0, sizeof(*e));
@@ -247,16 +291,20 @@ int zipfile_entry_open(struct zipfile *z, size_t i, struct zipfile_entry *e, str
 	if (zip_stat_index(z->za, i, ZIP_FL_ENC_RAW, &st) == 0 &&
 	    (st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
 		return fail(err, "%s", "encrypted: lastwords reads no encrypted entry");
-	if (z->sizes[i] > ZIPFILE_ENTRY_MAX)
-		return fail(err, "a zip bomb: it declares %llu bytes, more than the %llu MiB an "
+	if (z->sizes[i] > ZIPFILE_ENTRY_MAX) {
+		input_size_text(size, sizeof(size), z->sizes[i]);
+		input_size_text(limit, sizeof(limit), ZIPFILE_ENTRY_MAX);
+		return fail(err, "a zip bomb: it declares %llu bytes (%s), more than the %s an "
 				 "entry may inflate to",
-			    (unsigned long long)z->sizes[i],
-			    (unsigned long long)(ZIPFILE_ENTRY_MAX >> 20));
-	if (z->declared + z->sizes[i] > ZIPFILE_TOTAL_MAX)
+			    (unsigned long long)z->sizes[i], size, limit);
+	}
+	if (z->declared + z->sizes[i] > ZIPFILE_TOTAL_MAX) {
+		input_size_text(size, sizeof(size), z->declared + z->sizes[i]);
+		input_size_text(limit, sizeof(limit), ZIPFILE_TOTAL_MAX);
 		return fail(err, "a zip bomb: with it, the entries read from the archive declare "
-				 "%llu bytes, more than the %llu MiB they may inflate to together",
-			    (unsigned long long)(z->declared + z->sizes[i]),
-			    (unsigned long long)(ZIPFILE_TOTAL_MAX >> 20));
+				 "%llu bytes (%s), more than the %s they may inflate to together",
+			    (unsigned long long)(z->declared + z->sizes[i]), size, limit);
+	}
 	e->z = z;
 	e->index = i;
 	e->size = z->sizes[i];

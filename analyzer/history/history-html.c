@@ -30,17 +30,11 @@ static const char style[] =
 	"h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em}h3{font-size:1.05em}"
 	".mute{color:var(--mute)}svg.trend{color:var(--fg);display:block;margin:.2em 0 1em}"
 	"div.chart{border-left:4px solid var(--line);padding-left:.6em;margin:.8em 0}"
-	"div.chart.regression{border-left-color:#c62828}"
-	"p.regression{color:#c62828;font-weight:600;margin:.2em 0}"
+	"div.chart.regression{border-left-color:var(--level-confirmed)}"
+	"p.regression{color:var(--level-confirmed);font-weight:600;margin:.2em 0}"
 	"ul.legend{list-style:none;padding:0}ul.legend li{display:inline-block;margin-right:1.2em}"
 	"ul.legend span{display:inline-block;width:.9em;height:.9em;margin-right:.3em;"
 	"vertical-align:-.1em}";
-
-/* A class's colour, and a level's opacity: the surer, the darker. */
-static const char *const class_colours[NCLASSES] = {
-	"#9e9e9e", "#d32f2f", "#f9a825", "#6a1b9a", "#ef6c00", "#2e7d32", "#757575",
-};
-static const double level_opacity[NLEVELS] = { 1, 1, 0.6, 0.3 };
 
 /* The charts of one dimension and package: their days and tallest bar. */
 struct days {
@@ -177,12 +171,21 @@ static void regression_text(FILE *out, const cJSON *x)
 	}
 }
 
+/* "candidate 3f7c1426fb5ac85a", "no candidate" (its runs had none, or no
+ * ring to say), "app version 312", "app version unknown". */
 static void group_name(FILE *out, const cJSON *row)
 {
-	const char *dim = json_get_string(row, "dimension");
+	const char *dim = json_get_string(row, "dimension"), *group = json_get_string(row, "group");
 
-	fputs(same(dim, "app_version") ? "app version " : "candidate ", out);
-	html_esc(out, json_get_string(row, "group"));
+	if (same(dim, "app_version")) {
+		fputs("app version ", out);
+		html_esc(out, same(group, "0") ? "unknown" : group);
+	} else if (same(group, "none")) {
+		fputs("no candidate", out);
+	} else {
+		fputs("candidate ", out);
+		html_esc(out, group);
+	}
 }
 
 /* One chart: per bar, the runs (grey) and the deaths stacked on each other
@@ -218,9 +221,9 @@ static void chart_svg(FILE *out, const struct chart *c, const struct days *s, co
 
 		if (!c->runs[b])
 			continue;
-		fprintf(out, "<rect class=\"runs\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			     "fill=\"currentColor\" fill-opacity=\"0.12\"><title>",
-			x + 1, y - CHART_H * (double)c->runs[b] / (double)s->tallest, bw - 2,
+		fprintf(out, "<rect class=\"runs\" data-n=\"%lld\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			     "height=\"%.1f\" fill=\"currentColor\" fill-opacity=\"0.12\"><title>",
+			c->runs[b], x + 1, y - CHART_H * (double)c->runs[b] / (double)s->tallest, bw - 2,
 			CHART_H * (double)c->runs[b] / (double)s->tallest);
 		day_text(out, day);
 		if (s->width > 1)
@@ -236,10 +239,10 @@ static void chart_svg(FILE *out, const struct chart *c, const struct days *s, co
 				y -= h;
 				fprintf(out, "<rect class=\"deaths\" data-class=\"%s\" data-level=\"%s\" "
 					     "data-n=\"%lld\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-					     "height=\"%.1f\" fill=\"%s\" fill-opacity=\"%.1f\"%s><title>",
+					     "height=\"%.1f\" fill=\"%s\" fill-opacity=\"%.2g\"%s><title>",
 					vocab_name(&vocab_exit_classes, cls),
 					vocab_name(&vocab_evidence_levels, lvl), n, x + 1, y, bw - 2, h,
-					class_colours[cls], level_opacity[lvl],
+					html_class_colour(cls), html_level_opacity(lvl),
 					marked[cls] && lvl == LW_EVIDENCE_CONFIRMED
 						? " stroke=\"#000\" stroke-width=\"1.5\""
 						: "");
@@ -269,18 +272,35 @@ static void chart_svg(FILE *out, const struct chart *c, const struct days *s, co
 		CHART_LEFT, CHART_TOP + CHART_H, CHART_LEFT + pw, CHART_TOP + CHART_H);
 }
 
+/* The classes' colours, and the levels' as opacities: each swatch the
+ * colour it is drawn in, its name beside it. */
 static void legend(FILE *out)
 {
+	static const char *const how[NLEVELS] = { "", "full colour", "paler", "palest" };
 	int cls, lvl;
 
 	fputs("<ul class=\"legend\">", out);
 	for (cls = 1; cls < NCLASSES; cls++)
-		fprintf(out, "<li><span style=\"background:%s\"></span>%s</li>", class_colours[cls],
+		fprintf(out, "<li data-class=\"%s\"><span style=\"background:%s\"></span>%s</li>",
+			vocab_name(&vocab_exit_classes, cls), html_class_colour(cls),
 			vocab_name(&vocab_exit_classes, cls));
 	for (lvl = 1; lvl < NLEVELS; lvl++)
-		fprintf(out, "<li><span style=\"background:#757575;opacity:%.1f\"></span>%s</li>",
-			level_opacity[lvl], vocab_name(&vocab_evidence_levels, lvl));
-	fputs("<li><span style=\"background:#9e9e9e;opacity:.3\"></span>runs</li></ul>\n", out);
+		fprintf(out, "<li data-level=\"%s\"><span style=\"background:%s;opacity:%.2g\"></span>"
+			     "%s: %s</li>",
+			vocab_name(&vocab_evidence_levels, lvl), html_level_colour(lvl), html_level_opacity(lvl),
+			vocab_name(&vocab_evidence_levels, lvl), how[lvl]);
+	fputs("<li><span style=\"background:currentColor;opacity:.12\"></span>runs</li></ul>\n", out);
+}
+
+/* How many runs the charts of dimension dim draw, from row on. */
+static long long charted(const cJSON *row, const char *dim)
+{
+	long long n = 0;
+
+	for (; row; row = row->next)
+		if (same(json_get_string(row, "dimension"), dim))
+			n += json_get_int(row, "runs");
+	return n;
 }
 
 int history_html(const char *since, long long runs, long long bundles, const cJSON *regressions,
@@ -294,18 +314,24 @@ int history_html(const char *since, long long runs, long long bundles, const cJS
 	if (!c)
 		return -1;
 
-	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-		     "<title>lastwords history</title>\n<style>%s</style>\n</head>\n<body>\n"
-		     "<h1>lastwords history</h1>\n<p>%lld run%s in %lld bundle%s",
-		style, runs, runs == 1 ? "" : "s", bundles, bundles == 1 ? "" : "s");
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<title>lastwords history</title>\n<style>",
+	      out);
+	html_colour_css(out);
+	fprintf(out, "%s</style>\n</head>\n<body>\n"
+		     "<h1>lastwords history</h1>\n<p class=\"totals\" data-runs=\"%lld\">%lld run%s in "
+		     "%lld bundle%s",
+		style, runs, runs, runs == 1 ? "" : "s", bundles, bundles == 1 ? "" : "s");
 	if (since) {
 		fputs(", since ", out);
 		html_esc(out, since);
 		fputs(" UTC", out);
 	}
-	fputs(". Each chart is a candidate's or an app version's runs by day (grey) and its "
-	      "deaths by exit class and evidence level.</p>\n<h2>Regressions</h2>\n",
+	fputs(". Each chart is a candidate's or an app version's runs by UTC day (grey) and its "
+	      "deaths by exit class and evidence level; each run is in one chart of each kind, a run "
+	      "with no candidate (a ring-less one among them) under &ldquo;no candidate&rdquo;.</p>\n"
+	      "<h2>Regressions</h2>\n",
 	      out);
 	if (!cJSON_GetArraySize(regressions))
 		fputs("<p>None: no candidate or app version has a confirmed low_memory or native_crash "
@@ -333,7 +359,15 @@ int history_html(const char *since, long long runs, long long bundles, const cJS
 		if (!same(dim, json_get_string(row, "dimension"))) {
 			dim = json_get_string(row, "dimension");
 			pkg = NULL;
+			long long n = charted(row, dim);
+
 			fprintf(out, "<h2>By %s</h2>\n", same(dim, "app_version") ? "app version" : "candidate");
+			fprintf(out, "<p class=\"charted\" data-dimension=\"%s\" data-runs=\"%lld\" "
+				     "data-uncharted=\"%lld\">%lld of the %lld runs drawn",
+				same(dim, "app_version") ? "app_version" : "candidate", n, runs - n, n, runs);
+			if (runs > n)
+				fprintf(out, "; %lld without a time (seed runs) in no chart", runs - n);
+			fputs(".</p>\n", out);
 		}
 		if (!same(pkg, json_get_string(row, "package"))) {
 			pkg = json_get_string(row, "package");

@@ -20,8 +20,11 @@
  *
  * A process forked from the one that opened a probe never writes its ring:
  * every function given the inherited probe returns -ECHILD and does
- * nothing, and lw_close() releases the child's copy without writing
- * (liblastwords(3), FORKS).
+ * nothing, and lw_close() releases the child's copy without writing. There,
+ * all of them are async-signal-safe, as POSIX asks of the child of a
+ * multithreaded process until it execs; lw_open() is not, so a child opens
+ * a probe of its own only if its parent was single-threaded, or after an
+ * exec (liblastwords(3), FORKS).
  */
 #ifndef LASTWORDS_PROBE_H
 #define LASTWORDS_PROBE_H
@@ -133,7 +136,9 @@ LW_API int lw_open(const struct lw_config *cfg, struct lw **out);
  * Mark the run as ended cleanly, stop the sampler, uninstall the crash
  * handler, unmap and release the probe. Accepts NULL. The lw pointer is
  * invalid afterwards; no event function may be running on it.
- * Context: not signal-safe; frees; blocks (joins the sampler thread).
+ * Context: not signal-safe; frees; blocks (joins the sampler thread). In
+ * a forked child, on the inherited probe: signal-safe; frees nothing (the
+ * handle's memory goes with the child's exec or exit); does not block.
  */
 LW_API int lw_close(struct lw *lw);
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""The README's "Regression tests for your app" works as written: in a
-fresh directory, the fixture directory its tree shows is made, with a copy
-of fixtures/demo as the bundle and its JSON block as expect.json; its shell
-block, run as it is with sh (the built lastwords first on PATH), exits 0
-and prints nothing. With the JSON's first classification changed to
-native_crash it exits 1 and prints the line the README shows. The JSON
-block is valid against schemas/expect.schema.json.
+"""The guide's "Regression tests for your app" (man/guide.md) works as
+written: in a fresh directory, the fixture directory its tree shows is
+made, with a copy of fixtures/demo as the bundle and its JSON block as
+expect.json; its shell block, run as it is with sh (the built lastwords
+first on PATH), exits 0 and prints nothing. With the JSON's first
+classification changed to native_crash it exits 1 and prints the line the
+guide shows. The JSON block is valid against schemas/expect.schema.json.
 
-usage: docs-readme-check.py LASTWORDS SOURCE_ROOT
+usage: docs-guide-check.py LASTWORDS SOURCE_ROOT
 """
 import json
 import os
@@ -18,14 +18,15 @@ import tempfile
 
 from helpers import check, fail, fatal, finish, schema_errors, setup
 
+GUIDE = "man/guide.md"
 SECTION = "## Regression tests for your app"
 
 
 def blocks(text):
-    """The fenced blocks of the README section: [(language, text)]."""
+    """The fenced blocks of the guide's section: [(language, text)]."""
     start = text.find("\n" + SECTION + "\n")
     if start < 0:
-        fatal("README.md has no section %r" % SECTION)
+        fatal("%s has no section %r" % (GUIDE, SECTION))
     end = text.find("\n## ", start + 1)
     body = text[start:end if end > 0 else len(text)]
     return re.findall(r"^```(\w*)\n(.*?)^```$", body, re.M | re.S)
@@ -48,7 +49,7 @@ def run(snippet, cwd, lw):
 
 def main():
     lw, root = setup(__doc__)
-    with open("README.md") as f:
+    with open(GUIDE) as f:
         got = blocks(f.read())
     by_lang = {}
     for lang, body in got:
@@ -60,7 +61,7 @@ def main():
     expect, snippet = by_lang["json"][0], by_lang["sh"][0]
     doc = json.loads(expect)
     for e in schema_errors("schemas/expect.schema.json", doc):
-        fail("the README's expect.json: %s" % e)
+        fail("the guide's expect.json: %s" % e)
 
     with tempfile.TemporaryDirectory(prefix="lw-readme-") as tmp:
         case = os.path.join(tmp, case_dir(tree))
@@ -69,16 +70,16 @@ def main():
             f.write(expect)
         p = run(snippet, tmp, lw)
         check(p.returncode == 0 and not p.stdout and not p.stderr,
-              "the README's CI step exits %d:\n%s%s" % (p.returncode, p.stdout, p.stderr))
+              "the guide's CI step exits %d:\n%s%s" % (p.returncode, p.stdout, p.stderr))
 
         doc["runs"][0]["classification"] = "native_crash"
         with open(os.path.join(case, "expect.json"), "w") as f:
             json.dump(doc, f, indent=2)
         p = run(snippet, tmp, lw)
         check(p.returncode == 1 and p.stdout.splitlines() == shown.splitlines(),
-              "with native_crash expected, the CI step exits %d and prints %r; the README "
+              "with native_crash expected, the CI step exits %d and prints %r; the guide "
               "shows %r" % (p.returncode, p.stdout, shown))
-    return finish("docs-readme-check: the README's regression test runs as written")
+    return finish("docs-guide-check: the guide's regression test runs as written")
 
 
 if __name__ == "__main__":
