@@ -14,7 +14,7 @@ import os
 import tempfile
 
 from bugreports import BugReport, kinds
-from helpers import check, finish, lastwords, setup, skip
+from helpers import check, corpus_or_skip, finish, lastwords, setup
 
 # What differs in a section, by design: its line is the main text's, and
 # its logcat lines are dumpstate's "-v uid" ones.
@@ -35,9 +35,7 @@ def strip(recs):
 
 def main():
     lw, root = setup(__doc__)
-    corpus = os.environ.get("LASTWORDS_CORPUS", os.path.join(root, "..", "shared", "corpus"))
-    if not os.path.isdir(corpus):
-        skip("no corpus at %s" % corpus)
+    corpus = corpus_or_skip(root)
     files = sorted(os.path.join(corpus, f) for f in os.listdir(corpus) if f.endswith(".txt"))
     found = kinds(lw, files)
     n = 0

@@ -14,15 +14,12 @@ import json
 import os
 import sys
 
-from helpers import fail, finish, lastwords, setup, skip
+from helpers import corpus_or_skip, fail, finish, lastwords, setup
 
 
 def main():
     lw, root = setup(__doc__)
-    corpus = os.environ.get("LASTWORDS_CORPUS",
-                            os.path.join(root, "..", "shared", "corpus"))
-    if not os.path.isdir(corpus):
-        skip("no corpus at %s" % corpus)
+    corpus = corpus_or_skip(root)
     expect_dir = os.path.join(root, "fixtures", "corpus-expect")
     checked = 0
     for name in sorted(os.listdir(corpus)):

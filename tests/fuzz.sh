@@ -1,15 +1,65 @@
 #!/bin/sh
-# Build the libFuzzer harnesses of tests/fuzz/ with clang, ASan and UBSan,
-# and run each for SECONDS, seeded with the project's fixtures. A crash,
-# leak or sanitizer report fails the test, and the input that caused it is
-# kept (printed here) so it can become a fixture. Skips (77) without clang
-# or its libFuzzer runtime.
+# The libFuzzer harnesses of tests/fuzz/, built with clang, ASan and UBSan
+# once (`build`: a meson custom target, into DIR, with STAMP last), then
+# each run for SECONDS (`run`: one meson test per harness), seeded with the
+# project's fixtures. A crash, leak or sanitizer report fails the run, and
+# the input that caused it is kept (printed here) so it can become a
+# fixture. Without clang or its libFuzzer runtime the build writes the
+# reason in DIR/skip and each run skips (77).
 #
-# usage: fuzz.sh SOURCE_ROOT SECONDS [HARNESS...]
+# usage: fuzz.sh build SOURCE_ROOT DIR STAMP
+#        fuzz.sh run SOURCE_ROOT DIR SECONDS [HARNESS...]
 set -u
-src=$1
-seconds=$2
-shift 2
+mode=$1
+src=$2
+dir=$3
+shift 3
+if [ "$mode" = run ]; then
+	seconds=$1
+	shift
+	if [ -f "$dir/skip" ]; then
+		echo "skip: $(cat "$dir/skip")"
+		exit 77
+	fi
+	[ $# -gt 0 ] || set -- $(cd "$src/tests/fuzz" && ls *.c | sed 's/\.c$//')
+	tmp=$(mktemp -d)
+	keep="${FUZZ_KEEP:-}"
+	trap '[ -z "$keep" ] && rm -rf "$tmp"' EXIT
+	unset ASAN_OPTIONS UBSAN_OPTIONS
+	failed=0
+	for h in "$@"; do
+		if [ ! -x "$dir/$h" ]; then
+			echo "FAIL: no harness $dir/$h (meson compile -C BUILD tests/fuzz-harnesses)"
+			failed=1
+			continue
+		fi
+		mkdir "$tmp/corpus-$h"
+		cp "$dir/seeds-$h"/* "$tmp/corpus-$h/" 2>/dev/null
+		if TMPDIR="$tmp" "$dir/$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+			-max_len=65536 -print_final_stats=1 -artifact_prefix="$tmp/crash-$h-" "$tmp/corpus-$h" \
+			>"$tmp/$h.log" 2>&1; then
+			runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$tmp/$h.log" | grep -o '[0-9]*$')
+			cov=$(grep -o 'cov: [0-9]*' "$tmp/$h.log" | tail -n 1)
+			echo "fuzz $h: ${runs:-?} runs in ${seconds}s, $cov, no crash"
+		else
+			failed=1
+			keep=1
+			echo "FAIL: fuzz $h found a problem:"
+			grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$tmp/$h.log" | head -n 20
+			for c in "$tmp"/crash-"$h"-*; do
+				[ -f "$c" ] || continue
+				echo "input $c (make it a fixture under fixtures/evidence/fuzz/):"
+				od -c "$c" | head -n 20
+			done
+		fi
+	done
+	[ $failed -eq 0 ] || echo "fuzz work files kept in $tmp"
+	exit $failed
+fi
+[ "$mode" = build ] || { echo "usage: fuzz.sh build|run SOURCE_ROOT DIR ..." >&2; exit 2; }
+stamp=$1
+rm -rf "$dir"
+mkdir -p "$dir" || exit 1
 
 clang=""
 for c in clang clang-14 clang-15 clang-16; do
@@ -18,19 +68,22 @@ for c in clang clang-14 clang-15 clang-16; do
 		break
 	fi
 done
-[ -n "$clang" ] || { echo "skip: clang is not installed (.ci/install-deps --tests installs it)"; exit 77; }
+if [ -z "$clang" ]; then
+	echo "clang is not installed (.ci/install-deps --tests installs it)" >"$dir/skip"
+	touch "$stamp"
+	exit 0
+fi
 
 tmp=$(mktemp -d)
-keep="${FUZZ_KEEP:-}"
-trap '[ -z "$keep" ] && rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"' EXIT
 echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }' \
 	>"$tmp/probe.c"
 if ! "$clang" -fsanitize=fuzzer "$tmp/probe.c" -o "$tmp/probe" >/dev/null 2>&1; then
-	echo "skip: $clang has no libFuzzer runtime (libclang-rt-14-dev)"
-	exit 77
+	echo "$clang has no libFuzzer runtime (libclang-rt-14-dev)" >"$dir/skip"
+	touch "$stamp"
+	exit 0
 fi
 
-unset ASAN_OPTIONS UBSAN_OPTIONS
 # Every analyzer module: the evidence parsers, the seed's reproduction and
 # the pipeline; not the commands, main() or adb (adb.c, bugreportz.c), nor the history store
 # (SQLite, fed only by the report that the harnesses reach).
@@ -62,7 +115,7 @@ for f in $modules $core; do
 	fi
 done
 
-[ $# -gt 0 ] || set -- $(cd "$src/tests/fuzz" && ls *.c | sed 's/\.c$//')
+set -- $(cd "$src/tests/fuzz" && ls *.c | sed 's/\.c$//')
 seeds_for() {
 	case $1 in
 	ring) echo "$src/fixtures/rings $src/fixtures/bad" ;;
@@ -88,37 +141,17 @@ for d in "$src"/fixtures/scenarios/*/bundle; do
 	done
 done
 
-failed=0
 for h in "$@"; do
 	# shellcheck disable=SC2086
 	if ! "$clang" $cflags $incs "$src/tests/fuzz/$h.c" "$tmp"/obj/*.o -lcjson -lz -lzip \
-		-o "$tmp/$h" 2>"$tmp/cc.log"; then
+		-o "$dir/$h" 2>"$tmp/cc.log"; then
 		cat "$tmp/cc.log"
 		echo "FAIL: cannot build harness $h"
-		failed=1
-		continue
+		exit 1
 	fi
-	mkdir -p "$tmp/corpus-$h"
+	mkdir -p "$dir/seeds-$h"
 	for d in $(seeds_for "$h"); do
-		[ -d "$d" ] && find "$d" -type f -size -1000k -exec cp {} "$tmp/corpus-$h/" \; 2>/dev/null
+		[ -d "$d" ] && find "$d" -type f -size -1000k -exec cp {} "$dir/seeds-$h/" \; 2>/dev/null
 	done
-	if TMPDIR="$tmp" "$tmp/$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-		-print_final_stats=1 -artifact_prefix="$tmp/crash-$h-" "$tmp/corpus-$h" \
-		>"$tmp/$h.log" 2>&1; then
-		runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$tmp/$h.log" | grep -o '[0-9]*$')
-		cov=$(grep -o 'cov: [0-9]*' "$tmp/$h.log" | tail -n 1)
-		echo "fuzz $h: ${runs:-?} runs in ${seconds}s, $cov, no crash"
-	else
-		failed=1
-		keep=1
-		echo "FAIL: fuzz $h found a problem:"
-		grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$tmp/$h.log" | head -n 20
-		for c in "$tmp"/crash-"$h"-*; do
-			[ -f "$c" ] || continue
-			echo "input $c (make it a fixture under fixtures/evidence/fuzz/):"
-			od -c "$c" | head -n 20
-		done
-	fi
 done
-[ $failed -eq 0 ] || echo "fuzz work files kept in $tmp"
-exit $failed
+touch "$stamp"

@@ -49,6 +49,17 @@ def skip(msg):
     sys.exit(SKIP)
 
 
+def corpus_or_skip(root):
+    """The real-device corpus: $LASTWORDS_CORPUS, or ../shared/corpus beside
+    the source root. Skips (77), saying so, when it is absent: the project
+    may not ship those samples."""
+    corpus = os.environ.get("LASTWORDS_CORPUS", os.path.join(root, "..", "shared", "corpus"))
+    if not os.path.isdir(corpus):
+        skip("needs the real-device corpus (../shared/corpus, or $LASTWORDS_CORPUS), which the "
+             "project may not ship: no directory %s" % os.path.normpath(corpus))
+    return corpus
+
+
 def setup(usage, extra=0):
     """Read 'LASTWORDS SOURCE_ROOT' and `extra` more arguments from the
     command line (options, which start with "--", are the test's own: see

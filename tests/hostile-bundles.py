@@ -14,13 +14,18 @@ project's fixtures plus one kind of trouble:
 
 On each, `report` (text, JSON, HTML, and with --fail-on), `inspect --json`,
 `ingest` and `trace` (whose output must decode as Perfetto's, where protoc
-and ../shared are) run with a timeout and their peak RSS measured (wait4). A case
+is) run with a timeout and their peak RSS measured (wait4). A case
 fails when a command dies by a signal (a sanitizer's report counts: its
 exit code is set to one no command uses), hangs, exits with a status that
 lastwords(1) does not document, goes past its memory bound, writes JSON that
 is not valid UTF-8 JSON, or writes a raw control byte to a text output.
 
-usage: hostile-bundles.py LASTWORDS SOURCE_ROOT B_SANITIZE
+One case per run, named as CASES names it, or half of its commands: CASE/1
+runs the report's four forms, CASE/2 the rest (one meson test each for the
+gzip bomb, whose every command inflates its gigabyte); then the history
+that ingest wrote must export as valid NDJSON.
+
+usage: hostile-bundles.py LASTWORDS SOURCE_ROOT B_SANITIZE CASE
 """
 import gzip
 import json
@@ -39,12 +44,12 @@ BOUND_MIB = 256      # peak RSS of one command; sanitized builds get more (shado
 
 
 def trace_ok(data):
-    """The bytes decode as a Perfetto trace with Perfetto's schema, where
-    protoc and ../shared/research/perfetto are there (else not checked)."""
-    proto_dir = os.path.join("..", "shared", "research", "perfetto")
-    if not shutil.which("protoc") or not os.path.exists(os.path.join(proto_dir, SCHEMA)):
+    """The bytes decode as a Perfetto trace with the project's schema of
+    Perfetto's fields (tests/perfetto/), where protoc is there (else not
+    checked)."""
+    if not shutil.which("protoc"):
         return True
-    p = subprocess.run(["protoc", "-I", proto_dir, "--decode=perfetto.protos.Trace", SCHEMA],
+    p = subprocess.run(["protoc", "-I", SCHEMA[0], "--decode=perfetto.protos.Trace", SCHEMA[1]],
                        input=data, capture_output=True)
     return p.returncode == 0 and not BARE_TAG.search(p.stdout.decode("utf-8", "replace"))
 
@@ -68,6 +73,12 @@ def json_ok(data, lines=False):
         return False
 
 
+# One case per run (one meson test each).
+CASES = ("symlink-loops", "symlink-out", "fifos", "fifo-manifest", "same-ring-twice", "two-pulls",
+         "zero-ring", "truncated-ring", "hidden-rings", "bytes", "huge-records", "gzip-bomb",
+         "many-files", "deep-tree", "empty")
+
+
 class Cases:
     def __init__(self, root, tmp):
         self.root, self.tmp = root, tmp
@@ -79,35 +90,42 @@ class Cases:
         shutil.copytree(src or self.demo, d, symlinks=True)
         return d
 
-    def build(self):
-        """name -> (bundle directory, commands' extra arguments)."""
-        c = {}
+    def build(self, name):
+        """The bundle directory of the case name (CASES)."""
+        return getattr(self, name.replace("-", "_"))()
+
+    def symlink_loops(self):
         d = self.base("symlink-loops")
         os.symlink(".", os.path.join(d, "a"))
         os.symlink(".", os.path.join(d, "b"))
         os.symlink("..", os.path.join(d, "rings", "up"))
-        c["symlink-loops"] = d
+        return d
 
+    def symlink_out(self):
         d = self.base("symlink-out")
         os.symlink("/etc/passwd", os.path.join(d, "logcat-2.txt"))
         os.symlink(os.path.join(self.lmk, "logcat.txt"), os.path.join(d, "logcat-3.txt"))
         os.symlink("/dev/zero", os.path.join(d, "zero.txt"))
-        c["symlink-out"] = d
+        return d
 
+    def fifos(self):
         d = self.base("fifos")
         os.mkfifo(os.path.join(d, "pipe.txt"))
         os.mkfifo(os.path.join(d, "rings", "com.example.demo:inference.20261130T002805.000Z.1.lwr"))
-        c["fifos"] = d
+        return d
 
+    def fifo_manifest(self):
         d = self.base("fifo-manifest")
         os.mkfifo(os.path.join(d, "manifest.json"))
-        c["fifo-manifest"] = d
+        return d
 
+    def same_ring_twice(self):
         d = self.base("same-ring-twice")
         rings = sorted(os.listdir(os.path.join(d, "rings")))
         shutil.copy(os.path.join(d, "rings", rings[-1]), os.path.join(d, "copy-of-last.lwr"))
-        c["same-ring-twice"] = d
+        return d
 
+    def two_pulls(self):
         d = os.path.join(self.tmp, "two-pulls")
         os.mkdir(d)
         for k in (1, 2):
@@ -115,25 +133,31 @@ class Cases:
             with open(os.path.join(d, "pull-%d" % k, "manifest.json"), "w") as f:
                 json.dump({"complete": True, "package": "com.example.demo",
                            "timezone": {"offset_minutes": 60}}, f)
-        c["two-pulls"] = d
+        return d
 
+    def zero_ring(self):
+        rings = sorted(os.listdir(os.path.join(self.demo, "rings")))
         d = self.base("zero-ring")
         size = os.path.getsize(os.path.join(d, "rings", rings[-1]))
         with open(os.path.join(d, "rings", "com.example.demo:inference.20261130T002805.900Z.2.lwr"), "wb") as f:
             f.write(b"\0" * size)
-        c["zero-ring"] = d
+        return d
 
+    def truncated_ring(self):
+        rings = sorted(os.listdir(os.path.join(self.demo, "rings")))
         d = self.base("truncated-ring")
         path = os.path.join(d, "rings", rings[-1])
         with open(path, "r+b") as f:
             f.truncate(os.path.getsize(path) // 3)
-        c["truncated-ring"] = d
+        return d
 
+    def hidden_rings(self):
         d = self.base("hidden-rings")
         for r in os.listdir(os.path.join(d, "rings")):
             os.rename(os.path.join(d, "rings", r), os.path.join(d, "rings", "." + r))
-        c["hidden-rings"] = d
+        return d
 
+    def bytes(self):
         d = self.base("bytes", self.lmk)
         dump = os.path.join(d, "exit-info.txt")
         with open(dump, "rb") as f:
@@ -150,8 +174,9 @@ class Cases:
                                     b'"process":"com.example.vision:inference\\u001b[2J"')
         with open(os.path.join(d, "evil\x1b[2J\nname.jsonl"), "wb") as f:
             f.write(b"\n".join(lines))
-        c["bytes"] = d
+        return d
 
+    def huge_records(self):
         d = self.base("huge-records", self.lmk)
         with open(os.path.join(d, "logcat.txt"), "ab") as f:
             f.write(b"06-10 14:00:06.500  612  612 I lowmemorykiller: " + b"x" * (8 << 20) + b"\n")
@@ -166,43 +191,50 @@ class Cases:
                           for i in range(100000))
         with open(os.path.join(d, "tombstone_01"), "wb") as f:
             f.write(tomb.replace(b"backtrace:\n", b"backtrace:\n" + frames, 1))
-        c["huge-records"] = d
+        return d
 
+    def gzip_bomb(self):
         d = self.base("gzip-bomb", self.lmk)
         with gzip.open(os.path.join(d, "anr_2025-06-10-14-00-06-000.gz"), "wb", compresslevel=9) as f:
             f.write(b"----- pid 7311 at 2025-06-10 14:00:06.000 -----\nCmd line: com.example.vision:inference\n")
             chunk = b"A" * (1 << 20)
             for _ in range(1024):  # 1 GiB of one line
                 f.write(chunk)
-        c["gzip-bomb"] = d
+        return d
 
+    def many_files(self):
         d = self.base("many-files", self.lmk)
         os.mkdir(os.path.join(d, "junk"))
         for i in range(10000):
             with open(os.path.join(d, "junk", "f%05d.txt" % i), "w") as f:
                 f.write("not evidence %d\n" % i)
-        c["many-files"] = d
+        return d
 
+    def deep_tree(self):
         d = self.base("deep-tree", self.lmk)
         p = d
         for i in range(200):
             p = os.path.join(p, "d")
         os.makedirs(p)
         shutil.copy(os.path.join(self.lmk, "logcat.txt"), os.path.join(p, "logcat.txt"))
-        c["deep-tree"] = d
+        return d
 
+    def empty(self):
         d = os.path.join(self.tmp, "empty")
         os.mkdir(d)
-        c["empty"] = d
-        return c
+        return d
 
 
 def main():
-    lw, root, sanitize = setup(__doc__, extra=1)
+    lw, root, sanitize, case = setup(__doc__, extra=2)
+    case, _, half = case.partition("/")
+    if case not in CASES or half not in ("", "1", "2"):
+        print(__doc__, file=sys.stderr)
+        return 2
     bound = BOUND_MIB * (4 if sanitize not in ("", "none") else 1)
     worst = (0.0, "")
     with tempfile.TemporaryDirectory(prefix="lw-hostile-") as tmp:
-        cases = Cases(root, tmp).build()
+        cases = {case: Cases(root, tmp).build(case)}
         db = os.path.join(tmp, "history.db")
         for name, d in cases.items():
             files = [os.path.join(dp, f) for dp, _, fs in os.walk(d) for f in fs]
@@ -217,6 +249,8 @@ def main():
             for f in sorted(files)[:20]:
                 if os.path.isfile(f) and not os.path.islink(f):
                     cmds.append(("inspect %s" % os.path.relpath(f, d), [lw, "inspect", "--json", f], "json"))
+            if half:
+                cmds = cmds[:4] if half == "1" else cmds[4:]
             for what, cmd, kind in cmds:
                 where = "%s: %s" % (name, what)
                 status, out, err, rss, secs = run_bounded(cmd, TIMEOUT_S)
@@ -239,11 +273,14 @@ def main():
                 else:
                     check(out.decode("utf-8", "strict") is not None and b"\x1b" not in out,
                           "%s: the page holds a raw ESC" % where)
+        if half == "1":  # the report's forms alone: no ingest, no history
+            return finish("hostile-bundles: %s (part 1), the largest peak RSS %.0f MiB (%s), "
+                          "bound %d MiB" % (case, worst[0], worst[1], bound))
         status, out, err, rss, _ = run_bounded([lw, "export", "--db", db, "--format", "ndjson"], TIMEOUT_S)
         check(status == 0 and json_ok(out, lines=True),
               "export of the hostile history: exit %s, valid NDJSON %s" % (status, json_ok(out, lines=True)))
-    return finish("hostile-bundles: %d cases, the largest peak RSS %.0f MiB (%s), bound %d MiB"
-                  % (len(cases), worst[0], worst[1], bound))
+    return finish("hostile-bundles: %s%s, the largest peak RSS %.0f MiB (%s), bound %d MiB"
+                  % (case, half and " (part %s)" % half, worst[0], worst[1], bound))
 
 
 if __name__ == "__main__":

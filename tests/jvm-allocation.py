@@ -6,9 +6,11 @@ allocate nothing on the Java heap, on an open probe or a closed one
 million calls of each). Run three ways, so that no allocation hides: with
 the JIT, with the JIT but no escape analysis (which can remove an
 allocation HotSpot sees does not escape, where ART might not), and
-interpreted (-Xint: every allocation made). Skips (77) without a JDK.
+interpreted (-Xint: every allocation made). One way per run, on the open
+probe or the closed one (STATE), one meson test each. Skips (77) without a
+JDK.
 
-usage: jvm-allocation.py LASTWORDS SOURCE_ROOT (and the environment of tests/jvm.py)
+usage: jvm-allocation.py LASTWORDS SOURCE_ROOT MODE STATE (and the environment of tests/jvm.py)
 """
 import sys
 import tempfile
@@ -16,20 +18,24 @@ import tempfile
 from helpers import check, finish, setup
 from jvm import jvm_or_skip
 
-MODES = [
-    ("JIT", [], 1000000),
-    ("JIT without escape analysis", ["-XX:-DoEscapeAnalysis"], 1000000),
-    ("interpreted", ["-Xint"], 200000),
-]
+# mode -> (its name, the JVM's options, the calls of each kind)
+MODES = {
+    "jit": ("JIT", [], 1000000),
+    "jit-no-escape-analysis": ("JIT without escape analysis", ["-XX:-DoEscapeAnalysis"], 1000000),
+    "interpreted": ("interpreted", ["-Xint"], 200000),
+}
 
 
 def main():
-    setup("usage: jvm-allocation.py LASTWORDS SOURCE_ROOT")
+    _, _, mode, state = setup(__doc__, extra=2)
+    if mode not in MODES or state not in ("open", "closed"):
+        print(__doc__, file=sys.stderr)
+        return 2
     jvm = jvm_or_skip()
     lines = 0
-    for name, options, calls in MODES:
+    for name, options, calls in [MODES[mode]]:
         tmp = tempfile.TemporaryDirectory(prefix="lw-jvm-alloc-")
-        p = jvm.run("JvmAlloc", [tmp.name, calls], vm_options=options, timeout=300)
+        p = jvm.run("JvmAlloc", [tmp.name, calls, state], vm_options=options, timeout=55)
         if p is None:
             continue
         for line in p.stdout.splitlines():
@@ -38,7 +44,9 @@ def main():
             check(line.split(": ")[1].startswith("0 bytes"), "%s: %s" % (name, line))
         check(p.returncode == 0, "JvmAlloc %s exits %d: %s" % (name, p.returncode,
                                                                 p.stderr[-2000:]))
-        check(p.stdout.count("bytes over") == 16, "JvmAlloc %s measured every call" % name)
+        check(p.stdout.count("bytes over") == 8, "JvmAlloc %s measured every call" % name)
+        check(p.stdout.count("(closed)") == (8 if state == "closed" else 0),
+              "JvmAlloc %s measured on the %s probe" % (name, state))
     return finish("%d measurements of the event calls' allocations" % lines)
 
 

@@ -15,7 +15,7 @@ unauthorized one and one without permissions; two devices with and without
 --serial; an unknown package; existing output directories; usage errors.
 tests/pull-real-adb.py runs the real adb client and server.
 
-usage: pull-adb.py LASTWORDS SOURCE_ROOT
+usage: pull-adb.py LASTWORDS SOURCE_ROOT PART (PARTS: one meson test each)
 """
 import json
 import os
@@ -382,23 +382,28 @@ def test_errors(e):
     check(p.returncode == 2, "usage (no -o): exit %d" % p.returncode)
 
 
+# One part per run (one meson test each).
+PARTS = {
+    "pulls": (test_stand_in, test_complete, test_process, test_scenario),
+    "apps": (test_not_debuggable, test_external, test_bundles, test_many),
+    "devices": (test_twice, test_getprop_flood, test_hostile_props, test_cut),
+    "failures": (test_short_ring, test_offline, test_timeout, test_errors),
+}
+
+
 def main():
-    lw, root = setup(__doc__)
+    lw, root, part = setup(__doc__, extra=1)
+    if part not in PARTS:
+        print("pull-adb.py: PART is one of %s" % ", ".join(PARTS), file=sys.stderr)
+        return 2
     tmp = tempfile.mkdtemp(prefix="lw-pull-")
     try:
         e = Env(lw, root, tmp)
-        for t in (test_stand_in, test_complete, test_process, test_scenario, test_not_debuggable,
-                  test_external, test_bundles, test_many, test_twice, test_getprop_flood,
-                  test_hostile_props, test_cut, test_short_ring, test_offline, test_timeout,
-                  test_errors):
+        for t in PARTS[part]:
             t(e)
     finally:
         shutil.rmtree(tmp)
-    return finish("pull-adb: the stand-in, a complete pull, --process, not debuggable, external, "
-                  "the Collector's bundles, "
-                  "1,000 rings, a name twice, getprop flood, hostile props, cut streams, a short "
-                  "ring, offline, "
-                  "timeout, errors")
+    return finish("pull-adb %s: %s" % (part, ", ".join(t.__name__[5:] for t in PARTS[part])))
 
 
 if __name__ == "__main__":

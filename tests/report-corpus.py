@@ -15,7 +15,7 @@ import os
 import sys
 import tempfile
 
-from helpers import check, finish, lastwords, report_json, setup, skip
+from helpers import check, corpus_or_skip, finish, lastwords, report_json, setup
 
 FILES = ["dumpsys-exit-info-01.txt", "dumpsys-exit-info-03.txt", "dumpsys-exit-info-04.txt",
          "dumpsys-exit-info-06.txt", "exitinfo-tostring-01.txt", "lmkd-01.txt", "am-kill-01.txt",
@@ -34,9 +34,7 @@ WANT = {
 
 def main():
     lw, root = setup(__doc__)
-    corpus = os.environ.get("LASTWORDS_CORPUS", os.path.join(root, "..", "shared", "corpus"))
-    if not os.path.isdir(corpus):
-        skip("no corpus at %s" % corpus)
+    corpus = corpus_or_skip(root)
     paths = [os.path.join(corpus, f) for f in FILES]
     rep, _ = report_json(lw, paths)  # exits 0, the schema holds
     if not rep:

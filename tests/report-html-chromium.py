@@ -18,18 +18,20 @@ decoded (zlib, the PNG filters: no module beyond the standard library).
   inside its timeline's, no two labels' boxes meet, and none meets the RSS
   line's box or the plot's (so the labels can be read in a screenshot).
 
-The scenarios are drawn a few at a time, their pages' bodies one after the
-other in one page (they share its style), so that Chromium starts a few
-times, not twice per scenario. The screenshots stay in the build directory
-(report-html-chromium/*.png) for a person to look at.
+The scenarios are drawn a few at a time (BATCH), their pages' bodies one
+after the other in one page (they share its style), so that Chromium
+starts a few times, not twice per scenario. One part per run (one meson
+test each): "demo", or "scenarios-K", the K-th batch of scenarios in name
+order; a scenario past the last part fails the test (add a part). The
+screenshots stay in the build directory (report-html-chromium/PART.png)
+for a person to look at.
 
 Skipped (77) when chromium is not installed (.ci/install-deps --tests).
 
-usage: report-html-chromium.py LASTWORDS SOURCE_ROOT
+usage: report-html-chromium.py LASTWORDS SOURCE_ROOT PART
 """
 import json
 import os
-import shutil
 import sys
 import tempfile
 
@@ -37,6 +39,8 @@ from chromium import MAX_HEIGHT, WIDTH, chromium_cmd, colour_pixels, draw
 from helpers import check, fail, finish, lastwords, setup, skip
 from scenarios import read_scenario, scenario_names
 
+BATCH = 6
+PARTS = ["demo"] + ["scenarios-%d" % k for k in range(1, 12)]
 RSS = (0x15, 0x65, 0xc0)
 MIN_PIXELS = 12
 
@@ -114,18 +118,29 @@ def check_page(name, rep, runs, png):
 
 
 def main():
-    lw, root = setup(__doc__)
+    lw, root, part = setup(__doc__, extra=1)
+    if part not in PARTS:
+        print(__doc__, file=sys.stderr)
+        return 2
+    names = scenario_names()
+    if not check(len(names) <= BATCH * (len(PARTS) - 1),
+                 "%d scenarios: more than the parts draw (%d of %d each): add a part to PARTS "
+                 "and tests/meson.build" % (len(names), len(PARTS) - 1, BATCH)):
+        return finish("report-html-chromium")
     cmd = chromium_cmd()
     if not cmd:
         skip("chromium is not installed (.ci/install-deps --tests)")
     keep = os.path.join(os.environ.get("LASTWORDS_BUILD_ROOT", tempfile.gettempdir()),
                         "report-html-chromium")
-    shutil.rmtree(keep, ignore_errors=True)
-    os.makedirs(keep)
-    reports = [("demo", ["--tz", "+01:00", "fixtures/demo"])]
-    for n in scenario_names():
-        _, args, forms = read_scenario(n)
-        reports.append((n, args + forms[0]))
+    os.makedirs(keep, exist_ok=True)
+    if part == "demo":
+        reports = [("demo", ["--tz", "+01:00", "fixtures/demo"])]
+    else:
+        k = int(part.split("-")[1])
+        reports = []
+        for n in names[BATCH * (k - 1):BATCH * k]:
+            _, args, forms = read_scenario(n)
+            reports.append((n, args + forms[0]))
     pages = []
     for name, args in reports:
         j = lastwords(lw, ["report", "--format", "json"] + args)
@@ -135,10 +150,9 @@ def main():
         except ValueError:
             fail("%s: no JSON report: %s" % (name, j.stderr[-300:]))
     deaths = drawn = 0
-    # the demo alone, as a person sees it; then the scenarios a few at a time
-    batches = [pages[:1]] + [pages[i:i + 6] for i in range(1, len(pages), 6)]
-    for k, batch in enumerate(batches):
-        name = "demo" if k == 0 else "scenarios-%d" % k
+    # the demo alone, as a person sees it; or a batch of scenarios
+    for batch in [pages]:
+        name = part
         got = draw(cmd, keep, name, [(n, h) for n, _, h in batch], MEASURE)
         if got is None:
             continue
@@ -150,11 +164,12 @@ def main():
             deaths += sum(1 for r in rep["runs"] if r["classification"] and r["timeline"]
                           and r["timeline"]["points"])
             drawn += check_page(n, rep, runs, png)
-        if k == 0:
+        if part == "demo":
             demo = [r for r in batch[0][1]["runs"] if r["outcome"] in ("crashed", "died")]
             check(len(demo) == 2, "demo: the crash and the kill")
-    return finish("report-html-chromium: %d pages, %d deaths' RSS lines drawn of %d (screenshots "
-                  "in %s)" % (len(pages), drawn, deaths, keep))
+    check(pages, "%s: no page to draw" % part)
+    return finish("report-html-chromium %s: %d pages, %d deaths' RSS lines drawn of %d (screenshot "
+                  "in %s)" % (part, len(pages), drawn, deaths, keep))
 
 
 sys.exit(main())

@@ -20,8 +20,8 @@ threads: load from 1 s to 3 s, inference from 2 s to 4 s): Perfetto's
 slices on one track nest like a call stack, so the inference goes on a
 second track of the session, and each slice, read back by pairing each
 END with the innermost open BEGIN of its track, has its own times.
-Decoded with protoc and Perfetto's schema (trace_decode.py; skips with 77
-without them).
+Decoded with protoc and tests/perfetto/lastwords_trace.proto
+(trace_decode.py; skips with 77 without protoc).
 
 usage: trace-clock.py LASTWORDS SOURCE_ROOT
 """
@@ -137,12 +137,12 @@ def slices(packets):
 
 def main():
     lw, root = setup(__doc__.strip().splitlines()[-1])
-    proto_dir = decoder()
+    schemas = decoder()
     with tempfile.TemporaryDirectory() as tmp:
         d = os.path.join(tmp, "bundle")
         os.mkdir(d)
         bundle(d)
-        packets, err, status = trace_packets(lw, proto_dir, ["--tz", "+02:00", d], tmp)
+        packets, err, status = trace_packets(lw, schemas, ["--tz", "+02:00", d], tmp)
         check(status == 0, "trace exits %d: %s" % (status, err))
         if packets is None:
             return finish("trace-clock: no trace")
@@ -199,7 +199,7 @@ def main():
         d = os.path.join(tmp, "overlap")
         os.mkdir(d)
         overlap_bundle(d)
-        packets, err, status = trace_packets(lw, proto_dir, [d], tmp, "overlap.pftrace")
+        packets, err, status = trace_packets(lw, schemas, [d], tmp, "overlap.pftrace")
         check(status == 0, "overlap: trace exits %d: %s" % (status, err))
         got_slices = slices(packets or [])
         want = [("stages", "load", 5 * S, 7 * S), ("stages (2)", "inference", 6 * S, 8 * S)]

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """`lastwords trace`: every scenario of fixtures/scenarios/ (with its args,
 less --fail-on), the demo and each ring of fixtures/rings/ as a Perfetto
-trace, decoded by protoc with Perfetto's schema (trace_decode.py; skips
-with 77 without protoc or ../shared/research/perfetto):
+trace, decoded by protoc with the project's schema of Perfetto's fields,
+tests/perfetto/lastwords_trace.proto, and with ../shared/research/perfetto's
+where present (trace_decode.py; skips with 77 without protoc):
 
 - protoc exits 0 and no field decodes as a bare number;
 - the trace is well formed for trace processor: every packet has the
@@ -227,8 +228,8 @@ class Tracks:
 RINGLESS = "no ring: stage and candidate unknown"
 
 
-def check_case(lw, proto_dir, name, args, tmp):
-    packets, err, status = trace_packets(lw, proto_dir, args, tmp)
+def check_case(lw, schemas, name, args, tmp):
+    packets, err, status = trace_packets(lw, schemas, args, tmp)
     rep, _ = report_json(lw, args)
     if packets is None or rep is None:
         return 0
@@ -287,11 +288,11 @@ def check_case(lw, proto_dir, name, args, tmp):
 
 def main():
     lw, root = setup(__doc__.strip().splitlines()[-1])
-    proto_dir = decoder()
+    schemas = decoder()
     n = nruns = 0
     with tempfile.TemporaryDirectory() as tmp:
         for name, args in cases(root, pid_unknown_bundle(tmp)):
-            nruns += check_case(lw, proto_dir, name, args, tmp)
+            nruns += check_case(lw, schemas, name, args, tmp)
             n += 1
         check(n > 60, "only %d cases" % n)
 

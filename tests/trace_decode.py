@@ -1,12 +1,15 @@
 """What the trace tests share: `lastwords trace` of some inputs, decoded
-by protoc with Perfetto's own schema (the subset kept in
-../shared/research/perfetto/, read at run time; the project keeps no copy),
-and the decoded text read back as packets.
+by protoc with the project's schema of the Perfetto fields that lastwords
+writes (tests/perfetto/lastwords_trace.proto, each message from the
+upstream file it names), and the decoded text read back as packets. Where
+../shared/research/perfetto/ holds its subset of Perfetto's protos, each
+trace is decoded against it too, as a second opinion that must read the
+same fields by the same names.
 
     from trace_decode import decoder, trace_packets
 
-    proto_dir = decoder()            # skips with 77 without protoc or the schema
-    packets, stderr, status = trace_packets(lw, proto_dir, ["--tz", "+02:00", "bundle"], tmp)
+    schemas = decoder()              # skips with 77 without protoc
+    packets, stderr, status = trace_packets(lw, schemas, ["--tz", "+02:00", "bundle"], tmp)
 """
 import os
 import re
@@ -15,21 +18,45 @@ import subprocess
 
 from helpers import check, fail, skip
 
-SCHEMA = "perfetto_trace_subset.proto"
+SCHEMA = ("tests/perfetto", "lastwords_trace.proto")
+SECOND_OPINION = ("../shared/research/perfetto", "perfetto_trace_subset.proto")
 # A field the schema does not know decodes as a bare number: a wrong field
-# number, or a field outside the subset.
+# number, or a field outside the schema.
 BARE_TAG = re.compile(r"^ *[0-9]+[:{ ]", re.M)
 
 
 def decoder():
-    """The folder of Perfetto's schema subset, beside the source root; skips
-    (77) when it or protoc is missing."""
-    proto_dir = os.path.join(os.getcwd(), "..", "shared", "research", "perfetto")
-    if not os.path.exists(os.path.join(proto_dir, SCHEMA)):
-        skip("no %s in ../shared/research/perfetto" % SCHEMA)
+    """The schemas to decode with, as (folder, file) pairs, the project's
+    first and then the outside copy where it is present (run from the
+    source root); skips (77) when protoc is missing."""
     if not shutil.which("protoc"):
         skip("protoc is missing (Debian's protobuf-compiler: .ci/install-deps --tests)")
-    return os.path.abspath(proto_dir)
+    check(os.path.exists(os.path.join(*SCHEMA)), "no %s in the source tree" % os.path.join(*SCHEMA))
+    schemas = [(os.path.abspath(SCHEMA[0]), SCHEMA[1])]
+    if os.path.exists(os.path.join(*SECOND_OPINION)):
+        schemas.append((os.path.abspath(SECOND_OPINION[0]), SECOND_OPINION[1]))
+    else:
+        print("note: no %s: decoded against %s alone" % (os.path.join(*SECOND_OPINION),
+                                                          os.path.join(*SCHEMA)))
+    return schemas
+
+
+def decode(path, schema, where):
+    """protoc --decode of the trace file at path against schema (folder,
+    file): the text, or None after a failed check. The text must hold no
+    bare numeric field tag."""
+    with open(path, "rb") as f:
+        d = subprocess.run(["protoc", "-I", schema[0], "--decode=perfetto.protos.Trace", schema[1]],
+                           stdin=f, capture_output=True)
+    if not check(d.returncode == 0, "%s: protoc (%s) exits %d: %s" % (
+            where, schema[1], d.returncode, d.stderr.decode(errors="replace"))):
+        return None
+    text = d.stdout.decode("utf-8", "replace")
+    bare = BARE_TAG.findall(text)
+    if not check(not bare, "%s: %d field(s) that %s does not know, such as %r"
+                 % (where, len(bare), schema[1], bare[:1])):
+        return None
+    return text
 
 
 def parse_text(text):
@@ -85,10 +112,11 @@ def annotations(event):
     return out
 
 
-def trace_packets(lw, proto_dir, args, tmp, name="trace.pftrace"):
-    """`lastwords trace -o FILE ARGS`, decoded: (the packets, each a list of
-    pairs; lastwords's stderr; its exit status). The decoding must exit 0
-    and hold no bare numeric field tag; packets is None when the trace
+def trace_packets(lw, schemas, args, tmp, name="trace.pftrace"):
+    """`lastwords trace -o FILE ARGS`, decoded against each of schemas
+    (decoder()): (the packets, each a list of pairs; lastwords's stderr;
+    its exit status). Each decoding must exit 0, hold no bare numeric field
+    tag, and read as the first one does; packets is None when the trace
     cannot be checked further."""
     out = os.path.join(tmp, name)
     if os.path.exists(out):
@@ -99,15 +127,12 @@ def trace_packets(lw, proto_dir, args, tmp, name="trace.pftrace"):
         return None, p.stderr, p.returncode
     if not os.path.exists(out):
         return None, p.stderr, p.returncode
-    with open(out, "rb") as f:
-        d = subprocess.run(["protoc", "-I", proto_dir, "--decode=perfetto.protos.Trace", SCHEMA],
-                           stdin=f, capture_output=True)
     where = "trace %s" % " ".join(args)
-    if not check(d.returncode == 0, "%s: protoc exits %d: %s" % (where, d.returncode,
-                                                               d.stderr.decode(errors="replace"))):
+    text = decode(out, schemas[0], where)
+    if text is None:
         return None, p.stderr, p.returncode
-    text = d.stdout.decode("utf-8", "replace")
-    bare = BARE_TAG.findall(text)
-    check(not bare, "%s: %d field(s) the schema does not know, such as %r"
-          % (where, len(bare), bare[:1]))
+    for other in schemas[1:]:
+        second = decode(out, other, where)
+        check(second is None or second == text,
+              "%s: %s and %s decode it differently" % (where, schemas[0][1], other[1]))
     return get_all(parse_text(text), "packet"), p.stderr, p.returncode

@@ -15,9 +15,10 @@ import dev.lastwords.Stage;
  * calls of each, on an open probe and on a closed one, less what reading
  * the counter itself costs.
  *
- * usage: JvmAlloc DIR CALLS
- * Prints one line per call, "CALL: N bytes over M calls", and exits 1 when
- * one allocated.
+ * usage: JvmAlloc DIR CALLS [open|closed]
+ * Measures on the open probe, then on the closed one, or on only the one
+ * named. Prints one line per call, "CALL: N bytes over M calls", and exits
+ * 1 when one allocated.
  */
 public final class JvmAlloc {
 	static final com.sun.management.ThreadMXBean MX =
@@ -64,8 +65,13 @@ public final class JvmAlloc {
 		final String peer = "com.example.jvm:inference";
 		Probe p = Probe.open(args[0], "com.example.jvm:inference", 1, 0, 20);
 		p.sessionOpen(1, name);
+		final String only = args.length > 2 ? args[2] : "";
 		for (int round = 0; round < 2; round++) {
 			String state = round == 0 ? "" : " (closed)";
+			if (only.equals(round == 0 ? "closed" : "open")) {
+				p.close();
+				continue;
+			}
 			measure("begin/end" + state, p, n, (q, k) -> {
 				for (int i = 0; i < k; i++) {
 					q.begin(Stage.INFERENCE);
