@@ -301,12 +301,15 @@ def test_offline(e):
 def test_timeout(e):
     """A command that never answers is killed at the deadline; what is left
     is not tried: the pull is partial, not stuck."""
+    # The deadline is long beside the calls before logcat (about 0.1 s each
+    # here, 0.4 s on a loaded machine: each starts a Python fake-adb), so
+    # that logcat alone is the one that meets it, however busy the machine.
     start = time.monotonic()
-    p, out, cmds = e.pull([device(e.root)], ["--package", PKG, "--timeout", "2"],
+    p, out, cmds = e.pull([device(e.root)], ["--package", PKG, "--timeout", "6"],
                           extra={"hang_on": ["logcat"]})
     took = time.monotonic() - start
     missing = partial_missing(p, out, "timeout")
-    check(took < 10, "timeout: the pull took %.1f s; a hung adb must not block it" % took)
+    check(took < 14, "timeout: the pull took %.1f s; a hung adb must not block it" % took)
     check([x["what"] for x in missing if "did not answer" in x["reason"]] == ["logcat"],
           "timeout: the manifest says which command did not answer: %s" % missing)
     check([x["what"] for x in missing if "not tried" in x["reason"]] ==
