@@ -18,7 +18,8 @@
 WITH r AS (
 	SELECT CASE :'by'
 		WHEN 'candidate'   THEN coalesce(candidate, 'none')
-		WHEN 'app_version' THEN CAST(coalesce(app_version, 0) AS text)
+		WHEN 'app_version' THEN CASE WHEN coalesce(app_version, 0) = 0 THEN 'unknown'
+					     ELSE CAST(app_version AS text) END
 		WHEN 'stage'       THEN CASE WHEN ring = 'none' THEN 'unknown'
 					     ELSE coalesce(open_stage, 'none') END
 		WHEN 'class'       THEN coalesce(class, 'clean')

@@ -17,7 +17,8 @@
 -- A group's "died" counts its runs with a verdict: the ring says the run
 -- died, or evidence says it did. Stage groups are the stage open when the
 -- run ended ('none' when no stage was open; 'unknown' for a ring-less run,
--- whose stages nobody knows).
+-- whose stages nobody knows). An app version of 0, which nothing gave, is
+-- the group 'unknown'.
 
 -- name: rates
 -- One row per group, class and evidence level with how many runs of the
@@ -28,7 +29,8 @@
 WITH r AS NOT MATERIALIZED (
 	SELECT CASE :by
 		WHEN 'candidate'   THEN coalesce(run.candidate, 'none')
-		WHEN 'app_version' THEN CAST(run.app_version AS TEXT)
+		WHEN 'app_version' THEN CASE WHEN run.app_version = 0 THEN 'unknown'
+					     ELSE CAST(run.app_version AS TEXT) END
 		WHEN 'stage'       THEN CASE WHEN run.ring = 'none' THEN 'unknown'
 					     ELSE coalesce(run.open_stage, 'none') END
 		WHEN 'class'       THEN coalesce(run.class, 'clean')
@@ -117,7 +119,8 @@ ORDER BY dimension, package, num, first_seen, grp, class;
 -- Deaths over time, for `history --format html`'s charts: within each
 -- package, for each candidate (in order of first appearance; 'none' for
 -- the runs with no candidate, ring-less runs among them) and each app
--- version (by number; 0 for the runs whose version is not known), one row
+-- version (by number; 'unknown' first, for the runs whose version is not
+-- known), one row
 -- per UTC day, class and evidence level with how many of its runs that
 -- day got that verdict; the row whose class is NULL counts the day's runs
 -- without a verdict. Each run is in one chart of each dimension, but runs
@@ -134,7 +137,8 @@ WITH r AS NOT MATERIALIZED (
 	FROM r
 	GROUP BY package, coalesce(candidate, 'none'), substr(t, 1, 10), class, evidence_level
 	UNION ALL
-	SELECT 'app_version', package, CAST(coalesce(app_version, 0) AS TEXT),
+	SELECT 'app_version', package, CASE WHEN coalesce(app_version, 0) = 0 THEN 'unknown'
+					    ELSE CAST(app_version AS TEXT) END,
 	       coalesce(app_version, 0), substr(t, 1, 10), min(t), class, evidence_level, count(*)
 	FROM r
 	GROUP BY package, coalesce(app_version, 0), substr(t, 1, 10), class, evidence_level

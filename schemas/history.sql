@@ -324,15 +324,19 @@ ALTER TABLE bundle ADD COLUMN scenario TEXT;
 -- peak are not known: its last_stage, peak_stage ('none'), budget_kb and
 -- peak_kb (0), NOT NULL since version 1, hold placeholders whenever ring
 -- is 'none', and so does an app_version of 0 (nothing gave it). The
--- statements read them as NULL (export), and `history --by stage` groups
--- a ring-less run as 'unknown', never as 'none' (no stage open): the view
--- run_group says so, and the stage tallies are counted again with it.
+-- statements read them as NULL (export), `history --by stage` groups a
+-- ring-less run as 'unknown', never as 'none' (no stage open), and
+-- `history --by app_version` groups an app version of 0 as 'unknown':
+-- the view run_group says so, and the stage and app_version tallies are
+-- counted again with it. (A line of a step never begins "-- version ":
+-- that begins the next step.)
 DROP VIEW run_group;
 CREATE VIEW run_group AS
 SELECT run.id AS run_id, d.dimension,
        CASE d.dimension
 	WHEN 'candidate'   THEN coalesce(run.candidate, 'none')
-	WHEN 'app_version' THEN CAST(run.app_version AS TEXT)
+	WHEN 'app_version' THEN CASE WHEN run.app_version = 0 THEN 'unknown'
+				     ELSE CAST(run.app_version AS TEXT) END
 	WHEN 'stage'       THEN CASE WHEN run.ring = 'none' THEN 'unknown'
 				     ELSE coalesce(run.open_stage, 'none') END
 	WHEN 'class'       THEN coalesce(run.class, 'clean')
@@ -347,7 +351,7 @@ FROM run JOIN bundle ON bundle.id = run.bundle_id
 CROSS JOIN (SELECT 'candidate' AS dimension UNION ALL SELECT 'app_version' UNION ALL
 	    SELECT 'stage' UNION ALL SELECT 'class' UNION ALL SELECT 'device' UNION ALL
 	    SELECT 'process' UNION ALL SELECT 'ring' UNION ALL SELECT 'bundle') AS d;
-DELETE FROM run_tally WHERE dimension = 'stage';
+DELETE FROM run_tally WHERE dimension IN ('stage', 'app_version');
 INSERT INTO run_tally (dimension, grp, day, class, evidence_level, runs, first_seen)
 SELECT dimension, grp, coalesce(substr(seen, 1, 10), ''), class, evidence_level, count(*), min(seen)
-FROM run_group WHERE dimension = 'stage' GROUP BY 1, 2, 3, 4, 5;
+FROM run_group WHERE dimension IN ('stage', 'app_version') GROUP BY 1, 2, 3, 4, 5;

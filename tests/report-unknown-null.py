@@ -13,6 +13,7 @@ gives its real values in the same places.
   place for a ring (stage_open "none", peak_kb 0, app_version 0);
 - export NDJSON and CSV: the same nulls (empty CSV cells), and the rings'
   values equal to the report's;
+- history --by app_version: a version nobody gave is "unknown", not 0;
 - history --by stage: the ring-less run is in "unknown", not in "none",
   also in a database of schema version 7 upgraded in place;
 - trace: the ring-less run's track says "no ring: stage and candidate
@@ -114,15 +115,25 @@ def check_export(lw, db, ringless, rings):
                   % (row["run_id"], col, csvrow.get(col), str(exp[col])))
 
 
-def stage_groups(lw, db):
-    p = lastwords(lw, ["history", "--db", db, "--by", "stage", "--format", "json"])
-    if not check(p.returncode == 0, "history --by stage: %s" % p.stderr):
+def groups(lw, db, by):
+    p = lastwords(lw, ["history", "--db", db, "--by", by, "--format", "json"])
+    if not check(p.returncode == 0, "history --by %s: %s" % (by, p.stderr)):
         return {}
     return {g["group"]: g["runs"] for g in json.loads(p.stdout)["groups"]}
 
 
 def check_history(lw, db, ringless, rings, where):
-    got = stage_groups(lw, db)
+    # An app version nobody gave is "unknown", never version 0.
+    got = groups(lw, db, "app_version")
+    want = {}
+    for r in ringless + rings:
+        v = "unknown" if r["app_version"] is None else str(r["app_version"])
+        want[v] = want.get(v, 0) + 1
+    check(got == want, "%s: history --by app_version %s, expected %s" % (where, got, want))
+    p = lastwords(lw, ["history", "--db", db, "--by", "app_version"])
+    check("app_version 0" not in p.stdout and "app_version unknown:" in p.stdout,
+          "%s: the text names an app version 0, or none unknown: %r" % (where, p.stdout))
+    got = groups(lw, db, "stage")
     want = {}
     for r in rings:
         want[r["open_stage"]] = want.get(r["open_stage"], 0) + 1

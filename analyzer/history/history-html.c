@@ -179,7 +179,7 @@ static void group_name(FILE *out, const cJSON *row)
 
 	if (same(dim, "app_version")) {
 		fputs("app version ", out);
-		html_esc(out, same(group, "0") ? "unknown" : group);
+		html_esc(out, group);
 	} else if (same(group, "none")) {
 		fputs("no candidate", out);
 	} else {
