@@ -328,8 +328,7 @@ ALTER TABLE bundle ADD COLUMN scenario TEXT;
 -- ring-less run as 'unknown', never as 'none' (no stage open), and
 -- `history --by app_version` groups an app version of 0 as 'unknown':
 -- the view run_group says so, and the stage and app_version tallies are
--- counted again with it. (A line of a step never begins "-- version ":
--- that begins the next step.)
+-- counted again with it.
 DROP VIEW run_group;
 CREATE VIEW run_group AS
 SELECT run.id AS run_id, d.dimension,

@@ -20,6 +20,24 @@ int history_error(struct history *h, const char *what, char *err, size_t errlen)
 	return -1;
 }
 
+/* The next "-- version N" line (N digits, alone on its line) from p on,
+ * at its newline before; NULL if none. A comment line that only begins so
+ * ("-- version 0: ...") is no step's start. */
+static const char *next_step_line(const char *p)
+{
+	static const char mark[] = "\n-- version ";
+
+	for (; (p = strstr(p, mark)) != NULL; p++) {
+		const char *d = p + sizeof(mark) - 1, *e = d;
+
+		while (*e >= '0' && *e <= '9')
+			e++;
+		if (e > d && *e == '\n')
+			return p;
+	}
+	return NULL;
+}
+
 /* The text of step n (from 1) of the schema: from its "-- version n" line
  * to the next one. *len is 0 when there is no such step. */
 static const char *schema_step(int n, size_t *len)
@@ -33,7 +51,7 @@ static const char *schema_step(int n, size_t *len)
 	if (!p)
 		return NULL;
 	p += k;
-	next = strstr(p, "\n-- version ");
+	next = next_step_line(p);
 	*len = next ? (size_t)(next - p + 1) : strlen(p);
 	return p;
 }
