@@ -50,7 +50,6 @@ static const char *open_reason(int code)
 		       "disagree (damaged or truncated)";
 	case ZIP_ER_MULTIDISK:
 		return "a zip archive split over several disks, which is not read";
-
 	case ZIP_ER_MEMORY:
 		return "out of memory";
 	default:
@@ -59,30 +58,32 @@ static const char *open_reason(int code)
 }
 
 /* An archive that libzip refused for two entries of one name (ZIP_ER_EXISTS),
- * opened again without that check at fd to find the name: the reason. */
+ * opened again without that check at fd to find the name: the reason.
+ * Closes fd. */
 static int duplicate_name(int fd, struct ev_error *err)
 {
 	zip_int64_t n, i;
-	zip_t *za;
+	zip_t *za = NULL;
 	int code = 0;
 
-	if (lseek(fd, 0, SEEK_SET) == 0 && (za = zip_fdopen(fd, 0, &code)) != NULL) {
-		n = zip_get_num_entries(za, 0);
-		for (i = 0; i < n; i++) {
-			const char *name = zip_get_name(za, (zip_uint64_t)i, 0);
-
-			if (name && zip_name_locate(za, name, 0) != i) {
-				fail(err, "two entries named '%.160s': which one is meant is not known",
-				     name);
-				zip_discard(za); /* closes fd */
-				return -1;
-			}
-		}
-		zip_discard(za);
+	if (lseek(fd, 0, SEEK_SET) != 0 || (za = zip_fdopen(fd, 0, &code)) == NULL) {
+		close(fd);
 		return fail(err, "%s", "two entries of one name: which one is meant is not known");
 	}
-	close(fd);
-	return fail(err, "%s", "two entries of one name: which one is meant is not known");
+	n = zip_get_num_entries(za, 0);
+	for (i = 0; i < n; i++) {
+		const char *name = zip_get_name(za, (zip_uint64_t)i, 0);
+
+		if (name && zip_name_locate(za, name, 0) != i)
+			break;
+	}
+	if (i < n)
+		fail(err, "two entries named '%.160s': which one is meant is not known",
+		     zip_get_name(za, (zip_uint64_t)i, 0));
+	else
+		fail(err, "%s", "two entries of one name: which one is meant is not known");
+	zip_discard(za); /* closes fd */
+	return -1;
 }
 
 int zipfile_open(const char *path, struct zipfile **out, struct ev_error *err)
