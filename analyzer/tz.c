@@ -2,7 +2,6 @@
 #include "tz.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "evidence/input.h"
 #include "evidence/text.h"
 
 int tz_parse_offset(const char *s, int64_t *offset_ms)
@@ -127,6 +127,7 @@ static int zone_check(const char *name, char *why, size_t len)
 	char path[512], *real = NULL, *rdir = NULL;
 	size_t n = strlen(name), got = 0, dn;
 	const char *problem;
+	struct ev_error ierr;
 	struct stat sb;
 	ssize_t r;
 	int fd, rc = TZ_UNKNOWN;
@@ -151,20 +152,16 @@ static int zone_check(const char *name, char *why, size_t len)
 		rc = TZ_LOCAL;
 		goto out;
 	}
-	/* O_NONBLOCK: a FIFO or a device never blocks the open */
-	fd = open(real, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		goto out;
-	if (fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode)) {
-		close(fd); /* a directory of zones, such as "Europe" */
-		goto out;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		close(fd);
+	/* A regular file only, opened without blocking: a FIFO or a device
+	 * is refused before it could block. A directory of zones, such as
+	 * "Europe", is no zone. */
+	fd = input_open(real, &sb, &ierr);
+	if (fd == -EINVAL) {
 		snprintf(why, len, "'%s' is not a regular file", path);
 		rc = TZ_DAMAGED;
-		goto out;
 	}
+	if (fd < 0)
+		goto out;
 	while (got < sizeof(buf) && (r = read(fd, buf + got, sizeof(buf) - got)) != 0) {
 		if (r < 0 && errno == EINTR)
 			continue;
