@@ -21,7 +21,7 @@
 
 #include "evidence/bugreport.h"
 #include "evidence/evidence.h"
-#include "run.h"
+#include "runs/run.h"
 #include "tz.h"
 
 struct bundle_input {

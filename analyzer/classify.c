@@ -19,8 +19,8 @@
 #include "../src/signals.h"
 #include "../src/vocab.h"
 #include "format.h"
-#include "ring-event.h"
-#include "sessions.h"
+#include "runs/ring-event.h"
+#include "runs/sessions.h"
 
 static const char *const source_names[] = {
 #define X(up, name) #name,

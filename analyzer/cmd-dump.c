@@ -15,8 +15,8 @@
 #include "commands.h"
 #include "evidence/json.h"
 #include "format.h"
-#include "ring-event.h"
-#include "ring-file.h"
+#include "runs/ring-event.h"
+#include "runs/ring-file.h"
 
 static const char usage[] = "lastwords dump [--json] RING...";
 

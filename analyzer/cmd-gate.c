@@ -23,7 +23,7 @@
 #include "format.h"
 #include "gate.h"
 #include "history/history-db.h"
-#include "html.h"
+#include "output/html.h"
 #include "report.h"
 
 static const char usage[] =

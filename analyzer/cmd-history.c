@@ -24,7 +24,7 @@
 #include "evidence/json.h"
 #include "format.h"
 #include "history/history-db.h"
-#include "history/history-html.h"
+#include "output/history-html.h"
 
 static const char usage[] =
 	"lastwords history --db FILE [--by candidate|app_version|stage|class|device|process|ring]\n"

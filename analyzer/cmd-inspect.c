@@ -20,9 +20,9 @@
 #include "evidence/input.h"
 #include "evidence/parsers.h"
 #include "format.h"
-#include "ring-event.h"
-#include "ring-file.h"
-#include "run.h"
+#include "runs/ring-event.h"
+#include "runs/ring-file.h"
+#include "runs/run.h"
 
 static const char usage[] = "lastwords inspect [--json] FILE...";
 

@@ -39,8 +39,8 @@
 #include <lastwords/ring.h>
 
 #include "../src/run-name.h"
-#include "adb.h"
-#include "bugreportz.h"
+#include "device/adb.h"
+#include "device/bugreportz.h"
 #include "commands.h"
 #include "evidence/json.h"
 #include "format.h"

@@ -20,7 +20,7 @@
 
 #include "commands.h"
 #include "format.h"
-#include "perfetto.h"
+#include "output/perfetto.h"
 
 static const char usage[] = "lastwords trace [-o FILE] [--tz ZONE] [--tolerance MS]\n"
 			    "                [--package NAME]... INPUT...";

@@ -13,7 +13,7 @@
 #include "commands.h"
 #include "evidence/json.h"
 #include "format.h"
-#include "ring-file.h"
+#include "runs/ring-file.h"
 
 static const char usage[] = "lastwords verify [--json] RING...";
 

@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #include "evidence/evidence.h"
-#include "run.h"
+#include "runs/run.h"
 #include "tz.h"
 
 #define CORR_DEFAULT_TOLERANCE_MS 2000

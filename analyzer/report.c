@@ -8,8 +8,8 @@
 #include "../src/vocab.h"
 #include "evidence/json.h"
 #include "format.h"
-#include "ring-event.h"
-#include "sessions.h"
+#include "runs/ring-event.h"
+#include "runs/sessions.h"
 #include "timeline.h"
 
 static void find_loops(struct report *r)

@@ -9,7 +9,7 @@
 #include "../src/signals.h"
 #include "../src/vocab.h"
 #include "format.h"
-#include "ring-event.h"
+#include "runs/ring-event.h"
 
 /* A clock triple of the run: its CLOCK_REALTIME and CLOCK_MONOTONIC at one
  * moment (ns). */

@@ -10,8 +10,8 @@
 
 #include <lastwords/probe.h>
 
-#include "../analyzer/ring-event.h"
-#include "../analyzer/ring-file.h"
+#include "../analyzer/runs/ring-event.h"
+#include "../analyzer/runs/ring-file.h"
 #include "../src/crc32c.h"
 #include "helpers.h"
 

@@ -14,7 +14,7 @@
 #include "../analyzer/bundle.h"
 #include "../analyzer/evidence/json.h"
 #include "../analyzer/report.h"
-#include "../analyzer/ring-event.h"
+#include "../analyzer/runs/ring-event.h"
 #include "helpers.h"
 
 /* cJSON's allocations, counted; the one numbered fail_at fails. */

@@ -12,8 +12,8 @@
 #include <lastwords/probe.h>
 
 #include "../analyzer/classify.h"
-#include "../analyzer/ring-file.h"
-#include "../analyzer/run.h"
+#include "../analyzer/runs/ring-file.h"
+#include "../analyzer/runs/run.h"
 #include "../src/crc32c.h"
 #include "helpers.h"
 

@@ -1,6 +1,6 @@
 /*
  * A ring file that a live writer writes while ring_file_open() reads it
- * (analyzer/ring-file.c): a slot rewritten during the read is torn or never
+ * (analyzer/runs/ring-file.c): a slot rewritten during the read is torn or never
  * written, never corrupt, and every valid record is one writer's whole
  * record. The reader copies the file with pread, which is not the
  * seq-checked copy of slot_check() (src/ring.c): a copy could mix two
@@ -18,7 +18,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 
-#include "../analyzer/ring-file.h"
+#include "../analyzer/runs/ring-file.h"
 #include "live-writers.h"
 
 #define SLOTS 16u

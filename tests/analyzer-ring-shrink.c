@@ -13,8 +13,8 @@
 #include <signal.h>
 #include <sys/stat.h>
 
-#include "../analyzer/ring-file.h"
-#include "../analyzer/run.h"
+#include "../analyzer/runs/ring-file.h"
+#include "../analyzer/runs/run.h"
 #include "helpers.h"
 
 static unsigned char *fixture;

@@ -85,12 +85,14 @@ if ! "$clang" -fsanitize=fuzzer "$tmp/probe.c" -o "$tmp/probe" >/dev/null 2>&1; 
 fi
 
 # Every analyzer module: the evidence parsers, the seed's reproduction and
-# the pipeline; not the commands, main() or adb (adb.c, bugreportz.c), nor the history store
-# (SQLite, fed only by the report that the harnesses reach).
+# the runs and the pipeline with its outputs; not the commands, main() or the device
+# (device/: adb, bugreportz), nor the history store (SQLite, fed only by the
+# report that the harnesses reach).
 modules=""
-for f in "$src"/analyzer/*.c "$src"/analyzer/evidence/*.c "$src"/analyzer/seed/*.c; do
+for f in "$src"/analyzer/*.c "$src"/analyzer/evidence/*.c "$src"/analyzer/seed/*.c \
+	"$src"/analyzer/runs/*.c "$src"/analyzer/output/*.c; do
 	case $(basename "$f") in
-	main.c | cmd-*.c | adb.c | bugreportz.c) ;;
+	main.c | cmd-*.c | history-html.c) ;;
 	*) modules="$modules $f" ;;
 	esac
 done

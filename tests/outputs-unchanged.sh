@@ -8,8 +8,10 @@
 # JSON and HTML (and seed where the input is seed events) of every scenario
 # with and without its args, of the demo, and of each ring form; dump,
 # verify (text and JSON) of every ring; inspect (text and JSON) of every
-# evidence sample and of ../shared/corpus; rules; and ingest, history (every
-# --by, text and JSON) and export (NDJSON, CSV) of fixtures/history.
+# evidence sample and of ../shared/corpus; gate (text, JSON, HTML) and check
+# of the demo; the trace of the demo and of every scenario; rules; and
+# ingest, history (every --by, text and JSON, and the page), gate with that
+# history and export (NDJSON, CSV) of fixtures/history.
 #
 # usage: tests/outputs-unchanged.sh BASE [BUILD]   (BUILD defaults to build)
 # Exit status: 0 same outputs, 1 they differ, 2 usage or a build failed.
@@ -70,6 +72,21 @@ snapshot() {
 		run "$out/inspect/$n" "$lw" inspect "$e"
 		run "$out/inspect/$n.json" "$lw" inspect --json "$e"
 	done
+	# The gate (text, JSON, page), check of every expectation file, and the
+	# Perfetto trace of the demo and of every scenario.
+	for f in text json html; do
+		run "$out/gate/demo.$f" "$lw" gate --candidate demo-model-v2-fp16 --format $f --tz +01:00 fixtures/demo
+		run "$out/gate/demo-stable.$f" "$lw" gate --candidate demo-model-v2-fp16 --stable demo-model-v1 --format $f fixtures/demo
+	done
+	for e in fixtures/check/*.json; do
+		run "$out/check/$(basename "$e")" "$lw" check --tz +01:00 "$e" fixtures/demo
+		run "$out/check/$(basename "$e").fail-on" "$lw" check --tz +01:00 --fail-on low_memory "$e" fixtures/demo
+	done
+	run "$out/trace/demo.pb" "$lw" trace --tz +01:00 fixtures/demo
+	for s in fixtures/scenarios/*/; do
+		# shellcheck disable=SC2086
+		run "$out/trace/$(basename "$s").pb" "$lw" trace $(cat "$s/args" 2>/dev/null) "$s/bundle"
+	done
 	run "$out/rules" "$lw" rules
 	run "$out/digest" "$lw" digest model-v7-int8 ""
 	db=$tmp/$(basename "$out").db
@@ -80,6 +97,9 @@ snapshot() {
 		run "$out/history/by-$by.json" "$lw" history --db "$db" --by $by --format json
 		run "$out/history/by-$by.since" "$lw" history --db "$db" --by $by --since 2026-11-01
 	done
+	run "$out/history/history.html" "$lw" history --db "$db" --format html
+	run "$out/history/gate" "$lw" gate --candidate demo-model-v2-fp16 --history "$db" fixtures/demo
+	run "$out/history/gate.json" "$lw" gate --candidate demo-model-v2-fp16 --history "$db" --format json fixtures/demo
 	run "$out/history/export.ndjson" "$lw" export --db "$db" --format ndjson
 	run "$out/history/export.csv" "$lw" export --db "$db" --format csv
 	run "$out/history/tables" sqlite3 "$db" .dump

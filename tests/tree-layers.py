@@ -7,10 +7,21 @@
 - probe/ includes only probe/ and src/: the probe never sees the analyzer;
 - analyzer/evidence/ includes only itself and src/: bytes to records,
   depending on nothing above it;
-- analyzer/seed/ includes only itself, src/ and evidence/; the pipeline
-  (the other files of analyzer/) also neither history/ nor the commands;
-  history/ may include the pipeline (it stores reports), not the commands;
-  the commands (main.c, cmd-*.c, commands.h) may include every layer;
+- analyzer/seed/ and analyzer/device/ (the phone: adb, bug report zips,
+  pull) include only themselves, src/ and evidence/;
+- analyzer/runs/ (rings into runs) includes only itself, src/, evidence/
+  and the leaves;
+- the leaves, analyzer/format.h and analyzer/tz.h (formatting for people,
+  time zones), include only src/ and evidence/, so that every layer from
+  runs/ up may use them;
+- the pipeline (the other files of analyzer/: bundle, correlate, classify,
+  the report model) includes src/, evidence/, seed/ and runs/, never
+  output/, history/, device/ nor the commands;
+- history/ may include the pipeline (it stores reports), never output/
+  nor the commands;
+- output/ (every writer) may include the pipeline, the report model and
+  history/ (whose rows it writes), never the commands;
+- the commands (main.c, cmd-*.c, commands.h) may include every layer;
 - no analyzer module prints: printf, puts, perror, putchar and stdout or
   stderr appear only in main.c and the cmd-*.c files (the report's text
   writer writes to the stream it is given).
@@ -29,17 +40,25 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 PRINTS = re.compile(r"\b(printf|puts|perror|putchar)\s*\(|\bstd(out|err)\b")
 COMMANDS = re.compile(r"^analyzer/(main\.c|cmd-[^/]*\.c|commands\.h)$")
 
-# folder -> the folders its includes may reach (besides itself)
+# The leaves: files of analyzer/ that include only src/ and evidence/, and
+# that every layer from runs/ up may include.
+LEAVES = ["analyzer/format.h", "analyzer/tz.h"]
+LEAF_SOURCES = re.compile(r"^analyzer/(format|tz)\.[ch]$")
+# folder -> the folders (or leaf files) its includes may reach (besides itself)
 MAY_INCLUDE = {
     "src": [],
     "probe": ["src"],
     "analyzer/evidence": ["src"],
     "analyzer/seed": ["src", "analyzer/evidence"],
-    "analyzer/history": ["src", "analyzer/evidence", "analyzer"],
-    "analyzer": ["src", "analyzer/evidence", "analyzer/seed"],
+    "analyzer/device": ["src", "analyzer/evidence"],
+    "analyzer/runs": ["src", "analyzer/evidence"] + LEAVES,
+    "analyzer": ["src", "analyzer/evidence", "analyzer/seed", "analyzer/runs"],
+    "analyzer/history": ["src", "analyzer/evidence", "analyzer/runs", "analyzer"],
+    "analyzer/output": ["src", "analyzer/evidence", "analyzer/seed", "analyzer/runs", "analyzer",
+                        "analyzer/history"],
 }
 # The commands (main.c, cmd-*.c, commands.h) may include every layer.
-COMMANDS_MAY_INCLUDE = ["src", "analyzer/evidence", "analyzer/seed", "analyzer/history", "analyzer"]
+COMMANDS_MAY_INCLUDE = sorted(MAY_INCLUDE)
 
 
 def folder_of(path):
@@ -56,11 +75,16 @@ def include_problems(path, src):
     """What path's includes break, as messages."""
     out = []
     here = folder_of(path)
-    allowed = COMMANDS_MAY_INCLUDE if COMMANDS.match(path) else [here] + MAY_INCLUDE.get(here, [])
+    if COMMANDS.match(path):
+        allowed = COMMANDS_MAY_INCLUDE
+    elif LEAF_SOURCES.match(path):
+        allowed = LEAVES + MAY_INCLUDE["analyzer/evidence"] + ["analyzer/evidence"]
+    else:
+        allowed = [here] + MAY_INCLUDE.get(here, [])
     for target in INCLUDE.findall(src):
         resolved = os.path.normpath(os.path.join(here, target))
         where = folder_of(resolved)
-        if where not in allowed:
+        if where not in allowed and resolved not in allowed:
             out.append("%s includes %s (%s may include only %s)"
                        % (path, resolved, here, ", ".join(allowed)))
         elif here != "analyzer" and COMMANDS.match(resolved):
@@ -106,6 +130,31 @@ def main():
           "the pipeline including history/ is not reported")
     check(not include_problems("analyzer/cmd-ingest.c", '#include "history/history-db.h"\n'),
           "a command including history/ is reported")
+    # Each rule of the folders of issue 21, planted and refused.
+    check(include_problems("analyzer/report.c", '#include "output/html.h"\n'),
+          "the pipeline including output/ is not reported")
+    check(include_problems("analyzer/history/history-store.c", '#include "../output/html.h"\n'),
+          "history/ including output/ is not reported")
+    check(include_problems("analyzer/output/report-html.c", '#include "../commands.h"\n'),
+          "output/ including the commands is not reported")
+    check(not include_problems("analyzer/output/report-html.c", '#include "../report.h"\n'),
+          "output/ reading the report model is reported")
+    check(include_problems("analyzer/device/adb.c", '#include "../runs/run.h"\n'),
+          "device/ including runs/ is not reported")
+    check(include_problems("analyzer/device/adb.c", '#include "../bundle.h"\n'),
+          "device/ including the pipeline is not reported")
+    check(not include_problems("analyzer/device/adb.c", '#include "../evidence/text.h"\n'),
+          "device/ including evidence/ is reported")
+    check(include_problems("analyzer/correlate.c", '#include "device/adb.h"\n'),
+          "the pipeline including device/ is not reported")
+    check(include_problems("analyzer/runs/run.c", '#include "../bundle.h"\n'),
+          "runs/ including the pipeline is not reported")
+    check(not include_problems("analyzer/runs/run.c", '#include "../format.h"\n'),
+          "runs/ including the leaf format.h is reported")
+    check(include_problems("analyzer/format.c", '#include "runs/run.h"\n'),
+          "a leaf including runs/ is not reported")
+    check(include_problems("analyzer/evidence/logcat.c", '#include "../device/adb.h"\n'),
+          "evidence/ including device/ is not reported")
     check(print_problems("analyzer/report.c", 'int f(void) { return printf("x"); }\n'),
           "a printf in a module is not reported")
     check(not print_problems("analyzer/report.c", '/* printf */ const char *s = "stdout";\n'),

@@ -11,7 +11,7 @@
 #include "../evidence/json.h"
 #include "../format.h"
 #include "../gate.h"
-#include "../ring-event.h"
+#include "../runs/ring-event.h"
 
 static const struct {
 	size_t offset;

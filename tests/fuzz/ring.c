@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../../src/ring.h"
-#include "../../analyzer/ring-event.h"
+#include "../../analyzer/runs/ring-event.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

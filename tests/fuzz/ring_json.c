@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/ring-event.h"
-#include "../../analyzer/run.h"
+#include "../../analyzer/runs/ring-event.h"
+#include "../../analyzer/runs/run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/text.h"
+#include "../evidence/text.h"
 
 /* "DONE/TOTAL" as a percentage, or -1. */
 static int percent_of(const char *s)

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/vocab.h"
-#include "evidence/json.h"
-#include "format.h"
+#include "../../src/vocab.h"
+#include "../evidence/json.h"
+#include "../format.h"
 #include "html.h"
-#include "report.h"
+#include "../report.h"
 
 #define TIMELINE_MAX 40 /* stage rows shown; the middle of longer runs is folded */
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/text.h"
+#include "../evidence/text.h"
 
 /* Wire types. */
 enum { PB_VARINT = 0, PB_I64 = 1, PB_LEN = 2 };

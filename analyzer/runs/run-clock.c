@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/vocab.h"
-#include "evidence/evidence.h"
+#include "../../src/vocab.h"
+#include "../evidence/evidence.h"
 
 void run_clock_init(struct run_clock *c)
 {

@@ -8,7 +8,7 @@
 #include "../evidence/json.h"
 #include "../evidence/text.h"
 #include "../format.h"
-#include "../html.h"
+#include "html.h"
 
 #define NCLASSES (LW_EXIT_UNKNOWN + 1)
 #define NLEVELS (LW_EVIDENCE_UNCONFIRMED + 1)

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/json.h"
-#include "format.h"
+#include "../evidence/json.h"
+#include "../format.h"
 #include "html.h"
-#include "report.h"
+#include "../report.h"
 
 #define SVG_W 900.0
 #define SVG_LEFT 92.0   /* lane names and memory labels */

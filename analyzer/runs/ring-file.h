@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "../src/ring.h"
+#include "../../src/ring.h"
 
 struct ring_file {
 	char *path;

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "../report.h"
 
 /* What the trace holds, and what it could not. */
 struct perfetto_notes {

@@ -17,8 +17,8 @@
 
 #include <lastwords/ring.h>
 
-#include "evidence/evidence.h"
-#include "evidence/input.h"
+#include "../evidence/evidence.h"
+#include "../evidence/input.h"
 #include "ring-file.h"
 
 /* What a run was read from: the one thing that tells runs with a probe

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../src/vocab.h"
-#include "format.h"
+#include "../../src/vocab.h"
+#include "../format.h"
 
 /*
  * The colours of the classes and the levels, the one table the pages use.

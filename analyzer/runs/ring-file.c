@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "evidence/input.h"
+#include "../evidence/input.h"
 
 static int sys_fail(struct ring_error *err, int e)
 {

@@ -4,10 +4,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "../src/signals.h"
-#include "../src/vocab.h"
-#include "evidence/json.h"
-#include "format.h"
+#include "../../src/signals.h"
+#include "../../src/vocab.h"
+#include "../evidence/json.h"
+#include "../format.h"
 
 int64_t ring_event_rel_ns(const struct lw_ring_header *h, const struct lw_ring_slot *s)
 {

@@ -9,12 +9,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "../src/signals.h"
-#include "../src/vocab.h"
-#include "evidence/input.h"
-#include "evidence/json-schema.h"
-#include "evidence/json.h"
-#include "evidence/text.h"
+#include "../../src/signals.h"
+#include "../../src/vocab.h"
+#include "../evidence/input.h"
+#include "../evidence/json-schema.h"
+#include "../evidence/json.h"
+#include "../evidence/text.h"
 #include "ring-event.h"
 #include "sessions.h"
 

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/exit-info.h"
-#include "../src/vocab.h"
-#include "format.h"
+#include "../../src/exit-info.h"
+#include "../../src/vocab.h"
+#include "../format.h"
 #include "protobuf.h"
-#include "ring-event.h"
-#include "run-clock.h"
+#include "../runs/ring-event.h"
+#include "../runs/run-clock.h"
 
 /*
  * Field numbers of Perfetto's trace protos (protos/perfetto/trace/: the
