@@ -71,24 +71,13 @@ int cmd_report(int argc, char **argv)
 	struct report r;
 	int status;
 
-	/* --format seed takes the script's command line as it is: one file,
-	 * whatever its name looks like. */
-	if (argc >= 2 && (strcmp(argv[1], "--format=seed") == 0 ||
-			  (argc >= 3 && strcmp(argv[1], "--format") == 0 &&
-			   strcmp(argv[2], "seed") == 0))) {
-		int first = strcmp(argv[1], "--format=seed") == 0 ? 2 : 3;
-
-		if (argc - first != 1) {
-			fputs("usage: lifecycle_probe.py events.json\n", stderr);
-			return 1;
-		}
-		return seed_report(argv[first], stdout, stderr);
-	}
 	if ((status = parse_report_options(argc, argv, usage, &ro)) >= 0)
 		return status;
 	format = ro.format ? ro.format : "text";
+	/* --format seed: everything after it is the script's own command line
+	 * (parse_report_options() stops there), checked as the script checks
+	 * it: exactly one file, whatever its name looks like. */
 	if (strcmp(format, "seed") == 0) {
-		/* The script's own argument check: exactly one file. */
 		if (argc - optind != 1) {
 			fputs("usage: lifecycle_probe.py events.json\n", stderr);
 			return 1;

@@ -138,8 +138,10 @@ struct report_options {
 };
 
 /* Parse report's options into *ro, which must not move afterwards (corr
- * points into it). Returns -1 to go on, optind at the first operand, or
- * the exit status to return (help printed, or a usage error). */
+ * points into it). A --format seed ends them: what follows it is the seed
+ * script's own command line (report's, cmd-report.c). Returns -1 to go
+ * on, optind at the first operand, or the exit status to return (help
+ * printed, or a usage error). */
 int parse_report_options(int argc, char **argv, const char *usage, struct report_options *ro);
 
 /* The exit status of report for the report r of b under ro: 3 when a

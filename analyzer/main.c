@@ -262,6 +262,8 @@ int parse_report_options(int argc, char **argv, const char *usage, struct report
 		switch (c) {
 		case 'f':
 			ro->format = optarg;
+			if (strcmp(optarg, "seed") == 0)
+				return -1; /* the rest is the seed script's (cmd-report.c) */
 			break;
 		case 'F':
 			if (parse_fail_on(optarg, ro->fail_on, &ro->nfail_on) != 0)
