@@ -8,6 +8,8 @@
 #ifndef LW_ANALYZER_HISTORY_STORE_H
 #define LW_ANALYZER_HISTORY_STORE_H
 
+#include <cjson/cJSON.h>
+
 #include "../bundle.h"
 #include "history-db.h"
 #include "../report.h"
