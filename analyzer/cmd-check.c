@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "expect.h"
 #include "format.h"
+#include "output/report-writer.h"
 #include "report.h"
 
 static const char usage[] =

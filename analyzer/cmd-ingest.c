@@ -22,6 +22,7 @@
 #include "commands.h"
 #include "format.h"
 #include "history/history-store.h"
+#include "output/report-writer.h"
 #include "report.h"
 
 static const char usage[] =
@@ -73,6 +74,7 @@ static enum outcome ingest_one(struct history_store *s, char *source, struct cor
 	struct bundle b;
 	struct report r;
 	char err[512];
+	cJSON *rep;
 	int rc;
 
 	if (bundle_load(&source, 1, &b) != 0) {
@@ -97,7 +99,9 @@ static enum outcome ingest_one(struct history_store *s, char *source, struct cor
 		bundle_release(&b);
 		return REFUSED;
 	}
-	rc = history_store_bundle(s, source, &b, &r, with_events, &c, err, sizeof(err));
+	rep = report_json(&r);
+	rc = history_store_bundle(s, source, &b, &r, rep, with_events, &c, err, sizeof(err));
+	cJSON_Delete(rep);
 	if (rc != 0)
 		fprintf(stderr, "lastwords: '%s': %s: %s\n", fmt_text(s->h->path), fmt_text(source),
 			fmt_text(err));

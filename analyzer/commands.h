@@ -124,14 +124,11 @@ int parse_join_option(int c, char *arg, const char *usage, char **packages,
 int report_load(char **inputs, size_t n, const struct corr_options *opt, struct bundle *b,
 		struct report *r);
 
-/* The options of report, which check takes too (cmd-report.c): --format
- * (format, NULL when not given), --tz, --tolerance, --package and
- * --fail-on. */
-#define FAIL_ON_MAX 16
-struct fail_on {
-	int cls;
-	int level; /* 0: any level; else at least this sure (confirmed = 1) */
-};
+/* The options of report, which check takes too: --format (format, NULL
+ * when not given), --tz, --tolerance, --package and --fail-on. Here and in
+ * main.c, the command layer's common parsing, as the join's options are:
+ * commands share through the layer below them or through main.c, never
+ * through each other (tests/tree-layers.py). */
 struct report_options {
 	struct corr_options corr; /* its packages point into packages */
 	char *packages[PACKAGES_MAX];
@@ -141,13 +138,16 @@ struct report_options {
 };
 
 /* Parse report's options into *ro, which must not move afterwards (corr
- * points into it). Returns -1 to go on, optind at the first operand, or
- * the exit status to return (help printed, or a usage error). */
+ * points into it). A --format seed ends them: what follows it is the seed
+ * script's own command line (report's, cmd-report.c). Returns -1 to go
+ * on, optind at the first operand, or the exit status to return (help
+ * printed, or a usage error). */
 int parse_report_options(int argc, char **argv, const char *usage, struct report_options *ro);
 
 /* The exit status of report for the report r of b under ro: 3 when a
- * --fail-on verdict matches, 4 when an input could not be read, 12 when
- * --fail-on has no data to judge, else 0. Prints nothing. */
+ * --fail-on verdict matches (report_fails()), 4 when an input could not
+ * be read, 12 when --fail-on has no data to judge, else 0. Prints
+ * nothing. */
 int report_status(const struct bundle *b, const struct report *r, const struct report_options *ro);
 
 /* Print each input of b that could not be read, one line each:

@@ -1,7 +1,8 @@
 /*
  * lastwords: tells why an on-device AI process died, from the rings its
  * probe left and the system's own evidence. This file dispatches to the
- * subcommands (cmd-*.c) and holds what they share for messages.
+ * subcommands (cmd-*.c) and holds what they share: messages, and the
+ * options several of them take (the join's; report's, which check takes).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "../src/cpu.h"
+#include "../src/vocab.h"
 #include "commands.h"
 #include "format.h"
 
@@ -215,6 +217,75 @@ int parse_join_option(int c, char *arg, const char *usage, char **packages,
 		return parse_package_option(arg, usage, packages, opt);
 	}
 	return help_or_bad_option(c, usage, argc, argv);
+}
+
+/* "low_memory:supported,native_crash" */
+static int parse_fail_on(const char *s, struct fail_on *out, size_t *n)
+{
+	char buf[512], *tok, *save = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+
+		if (*n >= FAIL_ON_MAX)
+			return -1;
+		if (colon)
+			*colon = '\0';
+		out[*n].cls = vocab_value(&vocab_exit_classes, tok);
+		out[*n].level = colon ? vocab_value(&vocab_evidence_levels, colon + 1) : 0;
+		if (out[*n].cls <= 0 || out[*n].level < 0)
+			return -1;
+		(*n)++;
+	}
+	return *n ? 0 : -1;
+}
+
+int parse_report_options(int argc, char **argv, const char *usage, struct report_options *ro)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		JOIN_OPTIONS,
+		{ "fail-on", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, status;
+
+	memset(ro, 0, sizeof(*ro));
+	ro->corr.tolerance_ms = CORR_DEFAULT_TOLERANCE_MS;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			ro->format = optarg;
+			if (strcmp(optarg, "seed") == 0)
+				return -1; /* the rest is the seed script's (cmd-report.c) */
+			break;
+		case 'F':
+			if (parse_fail_on(optarg, ro->fail_on, &ro->nfail_on) != 0)
+				return usage_error(usage, "--fail-on takes CLASS[:LEVEL],... such as "
+							  "low_memory:supported, not '%s'",
+						   optarg);
+			break;
+		default:
+			if ((status = parse_join_option(c, optarg, usage, ro->packages, &ro->corr, argc, argv)) >= 0)
+				return status;
+		}
+	}
+	return -1;
+}
+
+int report_status(const struct bundle *b, const struct report *r, const struct report_options *ro)
+{
+	/* A gate passes on data, never on its absence. */
+	return ro->nfail_on && report_fails(r, ro->fail_on, ro->nfail_on) ? LW_EXIT_FAIL_ON
+	       : bundle_errors(b)                                          ? LW_EXIT_INPUT
+	       : ro->nfail_on && r->corr.nruns == 0 && bundle_exit_records(b) == 0 ? LW_EXIT_NO_DATA
+										: LW_EXIT_OK;
 }
 
 size_t print_input_errors(const struct bundle *b, const char *prefix)

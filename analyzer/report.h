@@ -1,16 +1,12 @@
 /*
- * The report: a bundle's runs, each with its correlated evidence, its
+ * The report model: a bundle's runs, each with its correlated evidence, its
  * verdict and its recovery; boot loops across runs; exit records that
- * joined no run. report_json() follows schemas/report.schema.json;
- * report_text() gives a person one screen per run, report_html() a page. Only the text writer
- * writes, to the stream it is given.
+ * joined no run; and what the writers say alike of them (the notes, each
+ * run's stage timeline). The writers, text, JSON and the page, are
+ * output/'s (output/report-writer.h): the model never reads them.
  */
 #ifndef LW_ANALYZER_REPORT_H
 #define LW_ANALYZER_REPORT_H
-
-#include <stdio.h>
-
-#include <cjson/cJSON.h>
 
 #include "bundle.h"
 #include "classify.h"
@@ -41,29 +37,47 @@ void report_release(struct report *r);
 /* How many of the report's runs have a ring of this kind. */
 size_t report_runs(const struct report *r, enum run_ring ring);
 
-/* The report as JSON (schemas/report.schema.json), to free with
- * cJSON_Delete(); NULL on ENOMEM, never a report short of a member. */
-cJSON *report_json(const struct report *r);
+/* A --fail-on class: a verdict of this class, and at least this sure. */
+#define FAIL_ON_MAX 16
+struct fail_on {
+	int cls;
+	int level; /* 0: any level; else at least this sure (confirmed = 1) */
+};
 
-/* The text of json_serialize(report_json(r), 1) and a newline, written to
- * out one run at a time, so that a report of thousands of runs never holds
- * all their trees at once. Returns 0, or -1 on ENOMEM (out then holds a cut
- * report: the caller says so and fails). Write errors are the stream's. */
-int report_json_write(const struct report *r, FILE *out);
-void report_text(const struct report *r, FILE *out);
+/* Does a verdict of a run that died match one of the n of fo: its class,
+ * and at least as sure as asked? 1 or 0. */
+int report_fails(const struct report *r, const struct fail_on *fo, size_t n);
 
-/* The report's JSON (report_json()) as one self-contained HTML page
- * (report-html.c). */
-void report_html(const cJSON *report, FILE *out);
+/* The notes on the pull (a partial pull and what it lacks; several pulls
+ * read as one) written into notes, for the text, the JSON and the page
+ * alike. Returns how many. */
+#define REPORT_PULL_NOTES_MAX 2
+#define REPORT_NOTE_LEN 512
+size_t report_pull_notes(const struct bundle *b,
+			 char notes[REPORT_PULL_NOTES_MAX][REPORT_NOTE_LEN]);
 
-/* One run of the report's JSON (an element of "runs") drawn as an inline
- * SVG from its timeline and stages (report-svg.c); nothing for a run
- * without a timeline. zone labels the device's local times in it
- * (html_esc_times()). */
-void report_svg_timeline(FILE *out, const cJSON *run, const char *zone);
+/* A zone name of the manifest or the bug report that this system's tzdata
+ * lacks, whose offset of the pull's day (or the report's) stood in for it.
+ * 1 when there is one, with its note in buf (REPORT_ZONE_NOTE_LEN holds
+ * it), else 0. */
+#define REPORT_ZONE_NOTE_LEN (TZ_NAME_MAX + TZ_WHY_MAX + 200)
+int report_zone_note(const struct report *r, char *buf, size_t len);
 
-/* The report page's CSS, for the pages written like it (cmd-gate.c); the
- * escaping they share is html.h's. */
-const char *html_style(void);
+/* The note on the records that more than one input held (two pulls of one
+ * device), for a report whose corr.repeats is not 0. */
+void report_repeats_note(const struct report *r, char *buf, size_t len);
+
+/* One entry of a run's stage timeline. */
+struct stage_span {
+	enum lw_stage stage;
+	uint32_t session;
+	double begin_ms, end_ms; /* from the run's start */
+	int error;               /* enum lw_error; -1 while no end closed it */
+};
+
+/* The stage timeline of run r: one entry per begin, closed by the
+ * matching end. *out is NULL when there is none; free() it. Returns 0, or
+ * -1 on ENOMEM. */
+int report_stage_spans(const struct run *r, struct stage_span **out, size_t *n);
 
 #endif

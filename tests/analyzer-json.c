@@ -13,6 +13,7 @@
 
 #include "../analyzer/bundle.h"
 #include "../analyzer/evidence/json.h"
+#include "../analyzer/output/report-writer.h"
 #include "../analyzer/report.h"
 #include "../analyzer/runs/ring-event.h"
 #include "helpers.h"

@@ -10,7 +10,7 @@
   its options one a line, and an example;
 - the options it lists are exactly the long options that the command's
   getopt_long() tables accept (read from analyzer/cmd-CMD.c, the tables it
-  shares from main.c and cmd-report.c, and JOIN_OPTIONS), but for one the
+  shares from main.c, and JOIN_OPTIONS), but for one the
   command refuses by name ("check takes no --format"); each listed option
   is accepted when run, and lastwords(1) names it;
 - every example runs as written, in order, in one fresh directory that has
@@ -45,10 +45,11 @@ def option_tables(name):
     """The long options the command's getopt_long() tables accept."""
     src = open("analyzer/cmd-%s.c" % name).read()
     texts = [src]
-    if "parse_json_options(" in src:
-        texts.append(open("analyzer/main.c").read())
-    if "parse_report_options(" in src and name != "report":
-        texts.append(open("analyzer/cmd-report.c").read())
+    main_c = open("analyzer/main.c").read()
+    for shared in ("parse_json_options", "parse_report_options"):
+        if shared + "(" in src:  # the body of its definition in main.c
+            body = re.search(r"\nint %s\(.*?\n\}\n" % shared, main_c, re.S)
+            texts.append(body.group(0))
     join = re.search(r"#define JOIN_OPTIONS\b(.*?[^\\])\n", open("analyzer/commands.h").read(), re.S)
     names = set()
     for text in texts:

@@ -21,13 +21,17 @@
   nor the commands;
 - output/ (every writer) may include the pipeline, the report model and
   history/ (whose rows it writes), never the commands;
-- the commands (main.c, cmd-*.c, commands.h) may include every layer;
+- the commands (main.c, cmd-*.c, commands.h) may include every layer,
+  and share only through the layers below them or main.c: no cmd-*.c
+  calls a function that another cmd-*.c defines (found by scanning the
+  definitions of the cmd-*.c files);
 - no analyzer module prints: printf, puts, perror, putchar and stdout or
   stderr appear only in main.c and the cmd-*.c files (the report's text
   writer writes to the stream it is given).
 
-The check must be able to fail: an include that breaks a rule, and a
-printf in a module, are fed to it and must be reported.
+The check must be able to fail: an include that breaks a rule, a printf
+in a module, and a command calling another's function are fed to it and
+must be reported.
 
 usage: tree-layers.py LASTWORDS SOURCE_ROOT
 """
@@ -39,6 +43,12 @@ from helpers import check, fail, finish, setup
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 PRINTS = re.compile(r"\b(printf|puts|perror|putchar)\s*\(|\bstd(out|err)\b")
 COMMANDS = re.compile(r"^analyzer/(main\.c|cmd-[^/]*\.c|commands\.h)$")
+COMMAND_FILE = re.compile(r"^analyzer/cmd-[^/]*\.c$")
+# A function's definition at the start of a line: its type, its name, its
+# parameters, its body's brace (static: the file's own, callable from no
+# other file).
+DEFINITION = re.compile(r"^(static[ \t]+)?(?:[A-Za-z_]\w*[ \t*]+)+([A-Za-z_]\w*)\([^;{}]*\)\s*\{",
+                        re.M)
 
 # The leaves: files of analyzer/ that include only src/ and evidence/, and
 # that every layer from runs/ up may include.
@@ -123,6 +133,29 @@ def print_problems(path, src):
             for m in PRINTS.finditer(code)]
 
 
+def command_call_problems(files):
+    """What the cmd-*.c files of files ({path: source}) break of "commands
+    never call each other": a call of a function defined, not static, in
+    another cmd-*.c file (and not in the caller itself), as messages."""
+    code = {p: strip_comments(s) for p, s in files.items() if COMMAND_FILE.match(p)}
+    defined = {p: {m.group(2): bool(m.group(1)) for m in DEFINITION.finditer(c)}
+               for p, c in code.items()}
+    out = []
+    for path, src in sorted(code.items()):
+        for other, names in sorted(defined.items()):
+            if other == path:
+                continue
+            for name, static in sorted(names.items()):
+                if static or name in defined[path]:
+                    continue
+                m = re.search(r"\b%s\s*\(" % re.escape(name), src)
+                if m:
+                    out.append("%s line %d calls %s(), which %s defines: commands share "
+                               "through the layers below them or main.c, never each other"
+                               % (path, src[:m.start()].count("\n") + 1, name, other))
+    return out
+
+
 def sources():
     for top in MAY_INCLUDE:
         for name in sorted(os.listdir(top)):
@@ -133,13 +166,20 @@ def sources():
 def main():
     setup(__doc__)
     n = 0
+    files = {}
     for path in sources():
         with open(path, errors="replace") as f:
             src = f.read()
         for msg in include_problems(path, src) + print_problems(path, src):
             fail(msg)
+        files[path] = src
         n += 1
     check(n > 80, "only %d source files found" % n)
+    for msg in command_call_problems(files):
+        fail(msg)
+    ncommands = sum(len(DEFINITION.findall(strip_comments(s)))
+                    for p, s in files.items() if COMMAND_FILE.match(p))
+    check(ncommands > 40, "only %d definitions found in the cmd-*.c files" % ncommands)
 
     # The check itself must refuse what it is there to refuse, and let
     # through what the layers allow.
@@ -151,6 +191,18 @@ def main():
           "a printf in a module is not reported")
     check(not print_problems("analyzer/report.c", '/* printf */ const char *s = "stdout";\n'),
           "a comment or a string is taken for printing")
+    # A command calling a function another command defines, planted and
+    # refused; a static of the same name, and main.c's, are no such call.
+    shared = "int report_status(const struct report *r)\n{\n\treturn 0;\n}\n"
+    caller = ("static int build(char **inputs,\n\t\t int *status)\n{\n"
+              "\treturn report_status(NULL);\n}\n")
+    check(command_call_problems({"analyzer/cmd-report.c": shared, "analyzer/cmd-check.c": caller}),
+          "a command calling a function of another command is not reported")
+    check(not command_call_problems({"analyzer/cmd-report.c": "static " + shared,
+                                     "analyzer/cmd-check.c": caller}),
+          "a call of a function another command keeps static is reported")
+    check(not command_call_problems({"analyzer/main.c": shared, "analyzer/cmd-check.c": caller}),
+          "a command calling main.c's function is reported")
     return finish("tree-layers: %d source files" % n)
 
 

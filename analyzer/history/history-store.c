@@ -498,10 +498,9 @@ static int store(struct history_store *s, const char *source, const struct bundl
 }
 
 int history_store_bundle(struct history_store *s, const char *source, const struct bundle *b,
-			 const struct report *r, int with_events, struct store_counts *counts,
-			 char *err, size_t errlen)
+			 const struct report *r, const cJSON *rep, int with_events,
+			 struct store_counts *counts, char *err, size_t errlen)
 {
-	cJSON *rep = report_json(r);
 	char digest[24];
 
 	memset(counts, 0, sizeof(*counts));
@@ -510,18 +509,14 @@ int history_store_bundle(struct history_store *s, const char *source, const stru
 		return -1;
 	}
 	fmt_digest(digest, sizeof(digest), b->digest);
-	if (sqlite3_exec(s->h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-		cJSON_Delete(rep);
+	if (sqlite3_exec(s->h->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return history_error(s->h, "cannot start a transaction", err, errlen);
-	}
 	if (store(s, source, b, r, rep, digest, with_events, counts) != 0 ||
 	    sqlite3_exec(s->h->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		history_error(s->h, "cannot store the bundle", err, errlen);
 		sqlite3_exec(s->h->db, "ROLLBACK", NULL, NULL, NULL);
 		memset(counts, 0, sizeof(*counts));
-		cJSON_Delete(rep);
 		return -1;
 	}
-	cJSON_Delete(rep);
 	return 0;
 }

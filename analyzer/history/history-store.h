@@ -8,6 +8,8 @@
 #ifndef LW_ANALYZER_HISTORY_STORE_H
 #define LW_ANALYZER_HISTORY_STORE_H
 
+#include <cjson/cJSON.h>
+
 #include "../bundle.h"
 #include "history-db.h"
 #include "../report.h"
@@ -31,11 +33,14 @@ struct store_counts {
 int history_store_open(struct history *h, struct history_store *s, char *err, size_t errlen);
 void history_store_close(struct history_store *s);
 
-/* Store one bundle. source is the path it was loaded from (paths inside
- * the bundle are stored relative to it); with_events also stores each
- * run's ring records. Returns 0, or -1 with err set and nothing stored. */
+/* Store one bundle, b with its report r and r's JSON rep (report_json(),
+ * which the caller builds: history/ never reads output/; NULL, which
+ * ENOMEM gave, stores nothing). source is the path it was loaded from
+ * (paths inside the bundle are stored relative to it); with_events also
+ * stores each run's ring records. Returns 0, or -1 with err set and
+ * nothing stored. */
 int history_store_bundle(struct history_store *s, const char *source, const struct bundle *b,
-			 const struct report *r, int with_events, struct store_counts *counts,
-			 char *err, size_t errlen);
+			 const struct report *r, const cJSON *rep, int with_events,
+			 struct store_counts *counts, char *err, size_t errlen);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * What the HTML pages share (the report's, report-html.c and
- * report-svg.c; the gate's, cmd-gate.c; the history's,
- * history/history-html.c): text escaped for HTML, times labelled with
- * their zone, the one table of the classes' and levels' colours, and the
+ * report-svg.c; the gate's, gate-html.c; the history's, history-html.c):
+ * text escaped for HTML, times labelled with their zone, the one table of
+ * the classes' and levels' colours, the report page's style, and the
  * parts of an inline SVG chart. A page holds no script and loads nothing:
  * every text that came from an input goes through html_esc() or
  * html_esc_times(). Only writes to the stream it is given.
@@ -35,6 +35,10 @@ double html_level_opacity(int level);
 /* The colours as CSS custom properties, for a page's <style>:
  * --class-NAME, --level-NAME and --clean (a run with no verdict). */
 void html_colour_css(FILE *out);
+
+/* The report page's CSS (report-html.c), for the pages written like it
+ * (the gate's), after html_colour_css(). */
+const char *html_style(void);
 
 /* The step of an axis over span (> 0) that gives about ticks ticks: 1, 2
  * or 5 times a power of ten. */

@@ -16,7 +16,7 @@
 #include "../evidence/json.h"
 #include "../format.h"
 #include "html.h"
-#include "../report.h"
+#include "report-writer.h"
 
 #define TIMELINE_MAX 40 /* stage rows shown; the middle of longer runs is folded */
 
@@ -646,8 +646,17 @@ void report_html(const cJSON *rep, FILE *out)
 	fputs("</table>\n</body>\n</html>\n", out);
 }
 
-/* The page's style, for the pages written like it (the gate's, cmd-gate.c),
- * after html_colour_css(). */
+int report_html_write(const struct report *r, FILE *out)
+{
+	cJSON *j = report_json(r);
+
+	if (!j)
+		return -1;
+	report_html(j, out);
+	cJSON_Delete(j);
+	return 0;
+}
+
 const char *html_style(void)
 {
 	return style;

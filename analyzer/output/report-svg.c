@@ -16,7 +16,7 @@
 #include "../evidence/json.h"
 #include "../format.h"
 #include "html.h"
-#include "../report.h"
+#include "report-writer.h"
 
 #define SVG_W 900.0
 #define SVG_LEFT 92.0   /* lane names and memory labels */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../../analyzer/bundle.h"
+#include "../../analyzer/output/report-writer.h"
 #include "../../analyzer/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

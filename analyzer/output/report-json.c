@@ -1,0 +1,602 @@
+/*
+ * The report as JSON (schemas/report.schema.json): the tree
+ * (report_json()), and the same text written one run at a time
+ * (report_json_write()), so that a report of thousands of runs never holds
+ * all their trees at once. Writes only to the stream it is given.
+ */
+#include "report-writer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/vocab.h"
+#include "../evidence/json.h"
+#include "../format.h"
+#include "../runs/ring-event.h"
+#include "../runs/sessions.h"
+#include "../timeline.h"
+
+/* A time in ms since the epoch as ISO 8601, or null when unknown. */
+static void add_time(struct json *j, cJSON *o, const char *k, int64_t ms)
+{
+	char iso[40];
+
+	if (ms < 0) { /* EV_NO_TIME too */
+		json_null(j, o, k);
+		return;
+	}
+	fmt_iso(iso, sizeof(iso), (uint64_t)ms * 1000000u);
+	json_text(j, o, k, iso);
+}
+
+
+static void stage_json(struct json *j, cJSON *arr, const struct stage_span *s)
+{
+	cJSON *o = json_object(j, arr, NULL);
+
+	json_name(j, o, "stage", &vocab_stages, (int)s->stage, "unknown");
+	json_number(j, o, "session", s->session);
+	json_number(j, o, "begin_ms", s->begin_ms);
+	if (s->error < 0) {
+		json_null(j, o, "end_ms");
+		json_null(j, o, "error");
+	} else {
+		json_number(j, o, "end_ms", s->end_ms);
+		json_name(j, o, "error", &vocab_errors, s->error, "unknown");
+	}
+}
+
+/* The timeline as a JSON array: free with cJSON_Delete; NULL on ENOMEM. */
+static cJSON *stages_json(const struct run *r)
+{
+	struct stage_span *v;
+	struct json j;
+	cJSON *arr;
+	size_t n, i;
+
+	if (report_stage_spans(r, &v, &n) != 0)
+		return NULL;
+	arr = json_begin_array(&j);
+	for (i = 0; i < n; i++)
+		stage_json(&j, arr, &v[i]);
+	free(v);
+	return json_end(&j);
+}
+
+static void exit_record_json(struct json *j, cJSON *arr, const struct corr_match *x)
+{
+	const struct exit_record *e = &x->file->exits[x->index];
+	cJSON *rec = json_object(j, arr, NULL);
+
+	json_text(j, rec, "file", x->file->path);
+	json_number(j, rec, "line", (double)e->line);
+	json_number(j, rec, "reason", (double)e->reason);
+	json_number(j, rec, "subreason", (double)e->subreason);
+	json_number(j, rec, "status", (double)e->status);
+	json_number(j, rec, "importance", (double)e->importance);
+	json_text(j, rec, "timestamp", e->timestamp_text);
+	json_text(j, rec, "description", e->description);
+	json_text(j, rec, "joined_by", x->by_run_id ? "run id" : "process, pid and time");
+}
+
+/* "no_ring": why a ring-less run has no ring, and where its first witness
+ * is; null for a run with a ring (or the seed's events). */
+static void no_ring_json(struct json *j, cJSON *o, const struct corr_run *cr)
+{
+	cJSON *x;
+
+	if (cr->run->ring != RUN_RING_NONE) {
+		json_null(j, o, "no_ring");
+		return;
+	}
+	x = json_object(j, o, "no_ring");
+	json_text(j, x, "why", corr_reason_name(cr->no_ring));
+	json_text(j, x, "why_text", corr_reason_text(cr->no_ring));
+	json_number(j, x, "line", (double)cr->run->line);
+}
+
+/* "peer_died", when the main process's mark joined the run: its ring and
+ * record, who saw the death, and when. */
+static void peer_json(struct json *j, cJSON *o, const struct corr_run *cr)
+{
+	const struct corr_peer *p = &cr->peer;
+	const struct lw_ring_slot *m;
+	cJSON *x;
+	char iso[40];
+
+	if (!p->witness)
+		return;
+	m = &p->witness->events[p->event];
+	x = json_object(j, o, "peer_died");
+	json_text(j, x, "file", p->witness->path);
+	json_u64(j, x, "ticket", run_event_ticket(m));
+	json_text(j, x, "process", p->witness->hdr.process);
+	json_number(j, x, "pid", p->witness->hdr.pid);
+	fmt_iso(iso, sizeof(iso), ring_event_real_ns(&p->witness->hdr, m));
+	json_text(j, x, "time", iso);
+}
+
+/* The run's damaged header fields, one string each ("session 2: state
+ * field holds 7, not a session state"): empty when none is. */
+static void damage_json(struct json *j, cJSON *o, const struct run *r)
+{
+	cJSON *a = json_array(j, o, "header_damage");
+	const char *p = r->header_damage, *end;
+	char field[200];
+
+	while (p && *p) {
+		end = strstr(p, "; ");
+		snprintf(field, sizeof(field), "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
+		json_text(j, a, NULL, field);
+		p = end ? end + 2 : NULL;
+	}
+}
+
+/* The run's sessions (sessions.h), and the candidates resident at its
+ * end: at death, for a run that died. */
+static void sessions_json(struct json *j, cJSON *o, const struct run *r)
+{
+	struct session_view sv[LW_RING_SESSION_SLOTS_MAX];
+	size_t n = sessions_view(r, sv, LW_RING_SESSION_SLOTS_MAX), k;
+	cJSON *arr = json_array(j, o, "sessions"), *res;
+	int st;
+
+	for (k = 0; k < n; k++) {
+		cJSON *x = json_object(j, arr, NULL), *stages;
+
+		json_number(j, x, "id", sv[k].id);
+		json_digest(j, x, "candidate", sv[k].candidate);
+		json_text(j, x, "state", sv[k].state == LW_SESSION_OPEN ? "open" : "closed");
+		json_number(j, x, "opens", sv[k].opens);
+		if (sv[k].opened_ms < 0)
+			json_null(j, x, "opened_ms");
+		else
+			json_number(j, x, "opened_ms", sv[k].opened_ms);
+		if (sv[k].closed_ms < 0)
+			json_null(j, x, "closed_ms");
+		else
+			json_number(j, x, "closed_ms", sv[k].closed_ms);
+		if (sv[k].state == LW_SESSION_OPEN)
+			json_null(j, x, "result");
+		else
+			json_name(j, x, "result", &vocab_errors, (int)sv[k].result, "unknown");
+		stages = json_array(j, x, "open_stages");
+		for (st = 1; st < LW_RING_STAGE_SLOTS; st++)
+			if (sv[k].open_stages >> st & 1)
+				json_name(j, stages, NULL, &vocab_stages, st, "unknown");
+		json_u64(j, x, "peak_kb", sv[k].peak_kb);
+		json_name(j, x, "peak_stage", &vocab_stages, (int)sv[k].peak_stage, "unknown");
+	}
+	res = json_array(j, o, "resident_candidates");
+	for (k = 0; k < n; k++)
+		if (sv[k].resident)
+			json_digest(j, res, NULL, sv[k].candidate);
+}
+
+/* Run i into runs; with its stages, or with "stages" left empty (for
+ * put_run(), which writes them one at a time). */
+static void run_json(struct json *j, cJSON *runs, const struct report *rep, size_t i,
+		     int with_stages)
+{
+	const struct corr_run *cr = &rep->corr.runs[i];
+	const struct run *r = cr->run;
+	const struct run_facts *f = &rep->facts[i];
+	const struct verdict *v = &rep->verdicts[i];
+	cJSON *o = json_object(j, runs, NULL), *m, *a;
+	int ringless = r->ring == RUN_RING_NONE;
+	char id[40];
+	size_t k;
+
+	json_text(j, o, "process", r->hdr.process);
+	/* What nobody knows is null, never a value: the pid of a witness that
+	 * names none (and a seed run's), the app version nothing gave, and
+	 * of a ring-less run its stages and memory (DESIGN.md, "Runs
+	 * without a ring"), which no ring told. */
+	if (r->hdr.pid)
+		json_number(j, o, "pid", r->hdr.pid);
+	else
+		json_null(j, o, "pid");
+	json_text(j, o, "ring", run_ring_name(r->ring));
+	fmt_id128(id, sizeof(id), r->hdr.run_id);
+	/* A ring-less run has none, nor does a hand-written ring that leaves
+	 * it out: 16 zero bytes, which the probe never draws. */
+	json_text(j, o, "run_id",
+		  r->ring == RUN_RING_NONE || !memcmp(r->hdr.run_id, (uint8_t[16]){ 0 }, 16) ? NULL
+											  : id);
+	json_text(j, o, "file", r->path);
+	no_ring_json(j, o, cr);
+	add_time(j, o, "start", r->ring != RUN_RING_PROBE ? EV_NO_TIME : cr->start_ms);
+	add_time(j, o, "end", r->ring == RUN_RING_SEED || cr->last_ms == CORR_NO_START
+				      ? EV_NO_TIME
+				      : cr->last_ms);
+	if (r->hdr.app_version)
+		json_u64(j, o, "app_version", r->hdr.app_version);
+	else
+		json_null(j, o, "app_version");
+	json_digest(j, o, "candidate", f->candidate);
+	json_digest(j, o, "stable_candidate", f->stable_candidate);
+	json_text(j, o, "outcome", ring_outcome_name(f->outcome));
+	if (ringless) {
+		json_null(j, o, "last_stage");
+		json_null(j, o, "stage_open");
+		json_null(j, o, "open_stage");
+	} else {
+		json_name(j, o, "last_stage", &vocab_stages, f->last_stage, "unknown");
+		json_bool(j, o, "stage_open", f->open_stage != LW_STAGE_NONE);
+		json_name(j, o, "open_stage", &vocab_stages, f->open_stage, "unknown");
+	}
+	if (with_stages)
+		json_item(j, o, "stages", stages_json(r));
+	else
+		json_array(j, o, "stages");
+	sessions_json(j, o, r);
+	damage_json(j, o, r);
+	m = json_object(j, o, "memory");
+	if (ringless)
+		json_null(j, m, "budget_kb");
+	else
+		json_u64(j, m, "budget_kb", f->budget_kb);
+	if (f->have_rss) {
+		json_u64(j, m, "peak_kb", f->peak_kb);
+		json_name(j, m, "peak_stage", &vocab_stages, f->peak_stage, "unknown");
+	} else {
+		json_null(j, m, "peak_kb");
+		json_null(j, m, "peak_stage");
+	}
+	if (ringless)
+		json_null(j, m, "over_budget");
+	else
+		json_bool(j, m, "over_budget", f->budget_kb && f->peak_kb > f->budget_kb);
+	if (f->have_slope) {
+		json_number(j, m, "slope_kb_per_s", (double)(int64_t)f->slope_kb_per_s);
+		json_number(j, m, "slope_window_ms", (double)(int64_t)(f->slope_window_ms * 1000) / 1000);
+		json_number(j, m, "slope_samples", (double)f->slope_samples);
+	} else {
+		json_null(j, m, "slope_kb_per_s");
+		json_null(j, m, "slope_window_ms");
+		json_null(j, m, "slope_samples");
+	}
+	a = json_array(j, o, "exit_records");
+	for (k = 0; k < cr->exits.n; k++)
+		exit_record_json(j, a, &cr->exits.v[k]);
+	peer_json(j, o, cr);
+	if (!rep->judged[i]) {
+		json_null(j, o, "classification");
+		json_null(j, o, "evidence_level");
+	} else {
+		json_name(j, o, "classification", &vocab_exit_classes, (int)v->cls, NULL);
+		json_name(j, o, "evidence_level", &vocab_evidence_levels, (int)v->level, NULL);
+	}
+	a = json_array(j, o, "rules");
+	for (k = 0; k < v->nrules; k++)
+		json_text(j, a, NULL, v->rules[k]);
+	a = json_array(j, o, "evidence");
+	for (k = 0; k < v->nevidence; k++)
+		json_text(j, a, NULL, v->evidence[k]);
+	a = json_array(j, o, "missing");
+	for (k = 0; k < v->nmissing; k++)
+		json_text(j, a, NULL, v->missing[k]);
+	json_text(j, o, "contradiction", v->contradiction);
+	m = json_object(j, o, "recovery");
+	a = json_array(j, m, "actions");
+	for (k = 0; k < v->nactions; k++) {
+		cJSON *x = json_object(j, a, NULL);
+
+		json_name(j, x, "action", &vocab_actions, (int)v->actions[k].action, NULL);
+		json_text(j, x, "why", v->actions[k].why);
+	}
+	timeline_json(j, o, "timeline", cr, f, &rep->corr);
+}
+
+static void boot_loop_json(struct json *j, cJSON *arr, const struct report *r,
+			   const struct boot_loop *l)
+{
+	cJSON *o = json_object(j, arr, NULL), *a;
+	size_t k;
+
+	json_text(j, o, "process", l->process);
+	json_name(j, o, "stage", &vocab_stages, l->stage, "unknown");
+	json_digest(j, o, "candidate", l->candidate);
+	json_number(j, o, "count", (double)l->count);
+	a = json_array(j, o, "pids");
+	for (k = 0; k < l->count; k++)
+		json_number(j, a, NULL, r->corr.runs[l->first + k].run->hdr.pid);
+	a = json_array(j, o, "actions");
+	json_text(j, a, NULL, "stop_prewarm");
+	if (l->candidate)
+		json_text(j, a, NULL, "isolate_candidate");
+	if (r->facts[l->first + l->count - 1].stable_candidate)
+		json_text(j, a, NULL, "revert_to_stable");
+}
+
+static void unmatched_json(struct json *j, cJSON *arr, const struct corr_unmatched *u)
+{
+	const struct exit_record *e = &u->file->exits[u->index];
+	cJSON *o = json_object(j, arr, NULL);
+
+	json_text(j, o, "file", u->file->path);
+	json_number(j, o, "line", (double)e->line);
+	json_number(j, o, "pid", (double)e->pid);
+	json_text(j, o, "process", e->process);
+	json_number(j, o, "reason", (double)e->reason);
+	json_text(j, o, "timestamp", e->timestamp_text);
+	json_text(j, o, "why", corr_reason_name(u->reason));
+	json_text(j, o, "why_text", corr_reason_text(u->reason));
+}
+
+/* The evidence file loaded from input in, or NULL (a ring, an error). */
+static const struct ev_file *input_file(const struct bundle *b, const struct bundle_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < b->nfiles; i++)
+		if (strcmp(b->files[i].path, in->path) == 0)
+			return &b->files[i];
+	return NULL;
+}
+
+/* An input: its kind, and for a logcat holding a tombstone or toString()
+ * lines, the kind it holds; what was cut of it to a limit. */
+static void input_json(struct json *j, cJSON *arr, const struct bundle *b,
+		       const struct bundle_input *in)
+{
+	const struct ev_file *f = input_file(b, in);
+	cJSON *x = json_object(j, arr, NULL);
+	char cut[EV_CUT_TEXT_MAX];
+
+	json_text(j, x, "file", in->path);
+	if (f && f->in_logcat) {
+		json_text(j, x, "kind", ev_kind_name(EV_KIND_LOGCAT));
+		json_text(j, x, "holds", ev_kind_name(in->kind));
+	} else {
+		json_text(j, x, "kind", ev_kind_name(in->kind));
+	}
+	if (in->error[0])
+		json_text(j, x, "error", in->error);
+	if (in->skipped[0])
+		json_text(j, x, "skipped", in->skipped);
+	if (in->duplicate_of)
+		json_text(j, x, "duplicate_of", in->duplicate_of);
+	if (in->note)
+		json_text(j, x, "note", in->note);
+	if (f && ev_cut_text(&f->stats, cut, sizeof(cut)))
+		json_text(j, x, "cut", cut);
+	if (f)
+		ev_dropped_json(j, x, "records_cut", &f->stats);
+	if (f && f->stats.skipped) {
+		cJSON *n = json_object(j, x, "not_understood");
+
+		json_number(j, n, "lines", (double)f->stats.skipped);
+		json_number(j, n, "first_line", (double)f->stats.first_skipped);
+	}
+}
+
+/* "pull": what the manifests say (only when there is one). */
+static void pull_json(struct json *j, cJSON *o, const struct bundle *b)
+{
+	char notes[REPORT_PULL_NOTES_MAX][REPORT_NOTE_LEN];
+	cJSON *p = json_object(j, o, "pull"), *a, *x;
+	size_t i, n = report_pull_notes(b, notes);
+
+	a = json_array(j, p, "manifests");
+	for (i = 0; i < b->nmanifests; i++)
+		json_text(j, a, NULL, b->manifests[i]);
+	json_bool(j, p, "complete", b->complete);
+	a = json_array(j, p, "missing");
+	for (i = 0; i < b->nmissing; i++) {
+		x = json_object(j, a, NULL);
+		json_text(j, x, "what", b->missing[i].what);
+		json_text(j, x, "reason", b->missing[i].reason);
+		json_bool(j, x, "required", b->missing[i].required);
+	}
+	a = json_array(j, p, "notes");
+	for (i = 0; i < n; i++)
+		json_text(j, a, NULL, notes[i]);
+}
+
+/* The bug reports read: what each one's main text says. */
+static void bugreports_json(struct json *j, cJSON *o, const struct bundle *b)
+{
+	cJSON *a = json_array(j, o, "bugreports"), *x;
+	size_t i;
+
+	for (i = 0; i < b->nbugreports; i++) {
+		const struct bundle_bugreport *br = &b->bugreports[i];
+		const struct bugreport_info *info = &br->info;
+
+		x = json_object(j, a, NULL);
+		json_text(j, x, "file", br->path);
+		json_text(j, x, "main_text", br->text);
+		json_text(j, x, "taken", info->taken[0] ? info->taken : NULL);
+		json_text(j, x, "fingerprint", info->fingerprint[0] ? info->fingerprint : NULL);
+		json_int_or_null(j, x, "sdk", br->text ? info->sdk : EV_NONE, EV_NONE);
+		json_text(j, x, "zone", info->zone[0] ? info->zone : NULL);
+		json_number(j, x, "sections", (double)info->sections);
+		json_number(j, x, "sections_read", (double)info->pieces);
+		json_number(j, x, "entries_not_read", (double)br->nunread);
+	}
+}
+
+/* The report's tree, with its runs or with "runs" left empty (for
+ * report_json_write(), which writes them one at a time). */
+static cJSON *report_tree(const struct report *r, int with_runs)
+{
+	const struct bundle *b = r->bundle;
+	struct json j;
+	cJSON *o = json_begin(&j), *a, *x;
+	char note[REPORT_ZONE_NOTE_LEN];
+	int signaled_lmk = 0;
+	size_t i, k;
+
+	json_number(&j, o, "report_version", 1);
+	x = json_object(&j, o, "timezone");
+	json_number(&j, x, "offset_minutes", (double)(corr_tz_offset(&r->corr) / 60000));
+	json_text(&j, x, "name", r->corr.opt.tz.name[0] ? r->corr.opt.tz.name : NULL);
+	json_text(&j, x, "source", corr_tz_source_name(r->corr.opt.tz_source));
+	json_bool(&j, x, "assumed", corr_tz_assumed(&r->corr));
+	json_number(&j, o, "clock_tolerance_ms", (double)r->corr.opt.tolerance_ms);
+	a = json_array(&j, o, "inputs");
+	for (i = 0; i < b->ninputs; i++)
+		input_json(&j, a, b, &b->inputs[i]);
+	if (b->nmanifests)
+		pull_json(&j, o, b);
+	if (b->nbugreports)
+		bugreports_json(&j, o, b);
+	a = json_array(&j, o, "packages");
+	for (i = 0; i < r->corr.npackages; i++) {
+		x = json_object(&j, a, NULL);
+		json_text(&j, x, "name", r->corr.packages[i].name);
+		json_text(&j, x, "why", corr_package_why_name(r->corr.packages[i].why));
+	}
+	a = json_array(&j, o, "runs");
+	for (i = 0; i < r->corr.nruns; i++) {
+		if (with_runs)
+			run_json(&j, a, r, i, 1);
+		for (k = 0; k < r->verdicts[i].nrules; k++)
+			signaled_lmk |= strcmp(r->verdicts[i].rules[k], "lmk-as-signaled") == 0;
+	}
+	a = json_array(&j, o, "boot_loops");
+	for (i = 0; i < r->nloops; i++)
+		boot_loop_json(&j, a, r, &r->loops[i]);
+	a = json_array(&j, o, "unmatched_exit_records");
+	for (i = 0; i < r->corr.nunmatched; i++)
+		unmatched_json(&j, a, &r->corr.unmatched[i]);
+	x = json_object(&j, o, "device");
+	a = json_array(&j, x, "notes");
+	if (signaled_lmk)
+		json_text(&j, a, NULL,
+			  "low-memory kills are reported as SIGNALED/9: this device does not report "
+			  "LMK kills to ActivityManager");
+	if (corr_tz_assumed(&r->corr))
+		json_text(&j, a, NULL,
+			  "dumpsys and logcat times are local; they were taken as UTC (pass --tz to "
+			  "set the device's offset)");
+	if (report_zone_note(r, note, sizeof(note)))
+		json_text(&j, a, NULL, note);
+	if (r->corr.repeats) {
+		char note[120];
+
+		report_repeats_note(r, note, sizeof(note));
+		json_text(&j, a, NULL, note);
+	}
+	return json_end(&j);
+}
+
+cJSON *report_json(const struct report *r)
+{
+	return report_tree(r, 1);
+}
+
+/*
+ * The JSON report written piece by piece, as cJSON would print the whole
+ * tree: an object printed alone is indented as the same object nested
+ * deeper, less tabs tabs after each newline. So a tree is printed with one
+ * array member empty ("runs" of the report, "stages" of a run), and that
+ * member's elements, each printed alone, go between its brackets, with
+ * cJSON's ", " between them. A string never holds a raw newline or tab, so
+ * the empty member's text is found only where it is.
+ */
+
+/* n bytes of text, with tabs more tabs after each newline. */
+static void put_indented(FILE *out, const char *text, size_t n, int tabs)
+{
+	const char *nl;
+
+	while (n && (nl = memchr(text, '\n', n)) != NULL) {
+		fwrite(text, 1, (size_t)(nl - text) + 1, out);
+		fprintf(out, "%.*s", tabs, "\t\t\t\t\t\t\t\t");
+		n -= (size_t)(nl - text) + 1;
+		text = nl + 1;
+	}
+	fwrite(text, 1, n, out);
+}
+
+/* The ']' of the empty array member name of a top object's text, or NULL. */
+static const char *empty_member(const char *text, const char *name)
+{
+	char pat[32];
+	const char *at;
+
+	snprintf(pat, sizeof(pat), "\n\t\"%s\":\t[]", name);
+	at = strstr(text, pat);
+	return at ? at + strlen(pat) - 1 : NULL;
+}
+
+/* Tree (deleted here) with the n elements of its empty array member name
+ * written by each(), tabs deeper; 0, or -1 on ENOMEM. */
+static int put_spliced(FILE *out, cJSON *tree, int tabs, const char *name, size_t n,
+		       int (*each)(FILE *out, const void *ctx, size_t k, int tabs), const void *ctx)
+{
+	char *text = tree ? json_serialize(tree, 1) : NULL;
+	const char *at = text ? empty_member(text, name) : NULL;
+	size_t k;
+	int rc = at ? 0 : -1;
+
+	cJSON_Delete(tree);
+	if (at) {
+		put_indented(out, text, (size_t)(at - text), tabs);
+		for (k = 0; k < n && rc == 0; k++) {
+			if (k)
+				fputs(", ", out);
+			rc = each(out, ctx, k, tabs + 2);
+		}
+		put_indented(out, at, strlen(at), tabs);
+	}
+	free(text);
+	return rc;
+}
+
+/* One element (a JSON array's first item), tabs deeper; -1 on ENOMEM. */
+static int put_element(FILE *out, cJSON *arr, int tabs)
+{
+	char *text = arr && arr->child ? json_serialize(arr->child, 1) : NULL;
+
+	cJSON_Delete(arr);
+	if (!text)
+		return -1;
+	put_indented(out, text, strlen(text), tabs);
+	free(text);
+	return 0;
+}
+
+/* Stage k of the spans at ctx. */
+static int put_stage(FILE *out, const void *ctx, size_t k, int tabs)
+{
+	const struct stage_span *spans = ctx;
+	struct json j;
+	cJSON *arr = json_begin_array(&j);
+
+	stage_json(&j, arr, &spans[k]);
+	return put_element(out, json_end(&j), tabs);
+}
+
+/* Run i of the report at ctx. */
+static int put_run(FILE *out, const void *ctx, size_t i, int tabs)
+{
+	const struct report *r = ctx;
+	struct stage_span *spans;
+	struct json j;
+	cJSON *arr = json_begin_array(&j), *tree;
+	size_t n;
+	int rc;
+
+	run_json(&j, arr, r, i, 0);
+	tree = json_end(&j);
+	if (!tree || report_stage_spans(r->corr.runs[i].run, &spans, &n) != 0) {
+		cJSON_Delete(tree);
+		return -1;
+	}
+	rc = put_spliced(out, cJSON_DetachItemViaPointer(tree, tree->child), tabs, "stages", n,
+			 put_stage, spans);
+	cJSON_Delete(tree);
+	free(spans);
+	return rc;
+}
+
+int report_json_write(const struct report *r, FILE *out)
+{
+	int rc = put_spliced(out, report_tree(r, 0), 0, "runs", r->corr.nruns, put_run, r);
+
+	fputc('\n', out);
+	return rc;
+}
