@@ -19,7 +19,7 @@ enum lastwords_exit {
 	LW_EXIT_OK = 0,      /* success */
 	LW_EXIT_CORRUPT = 1, /* verify found corrupt slots */
 	LW_EXIT_USAGE = 2,   /* bad command line; trace's binary output to a terminal */
-	LW_EXIT_FAIL_ON = 3, /* reserved: report --fail-on matched */
+	LW_EXIT_FAIL_ON = 3, /* report --fail-on: a verdict matched (check compares exit_status) */
 	LW_EXIT_INPUT = 4,   /* an input could not be read; the others were processed (and traced) */
 	/* 5 to 10: lastwords pull (cmd-pull.c) */
 	LW_EXIT_DATABASE = 11, /* the history database cannot be opened, upgraded or written */

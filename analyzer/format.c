@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../src/hex.h"
 #include "evidence/text.h"
 
 void fmt_kb(char *buf, size_t len, uint64_t kb)
@@ -84,25 +85,18 @@ void fmt_digest(char *buf, size_t len, uint64_t digest)
 
 void fmt_id128(char *buf, size_t len, const uint8_t id[16])
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i;
-
 	if (len < 33) {
 		if (len)
 			buf[0] = '\0';
 		return;
 	}
-	for (i = 0; i < 16; i++) {
-		buf[2 * i] = hex[id[i] >> 4];
-		buf[2 * i + 1] = hex[id[i] & 15];
-	}
+	hex_encode(buf, id, 16);
 	buf[32] = '\0';
 }
 
 /* fmt_text()'s text into out, or only its length when out is NULL. */
 static size_t escape_into(char *out, const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
 	size_t n = 0, len, i;
 	uint32_t cp;
 
@@ -127,8 +121,7 @@ static size_t escape_into(char *out, const char *s)
 				if (out) {
 					out[n] = '\\';
 					out[n + 1] = 'x';
-					out[n + 2] = hex[(unsigned char)s[i] >> 4];
-					out[n + 3] = hex[(unsigned char)s[i] & 15];
+					hex_encode(out + n + 2, (const unsigned char *)s + i, 1);
 				}
 		}
 		s += len;

@@ -26,15 +26,6 @@
 
 _Static_assert(LW_SESSIONS_MAX == LW_RING_SESSION_SLOTS, "one session table entry per id");
 
-uint64_t lw_now_ns(int clock_id)
-{
-	struct timespec ts;
-
-	if (clock_gettime(clock_id, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 #if !defined(__BIONIC__)
 static _Thread_local uint32_t cached_tid;
 #endif

@@ -116,12 +116,14 @@ static inline int lw_readable(const struct lw *lw)
 	return rc == -ECANCELED ? 0 : rc;
 }
 
-/* setup.c: this boot's id (/proc/sys/kernel/random/boot_id), or zeros.
+/* clock.c: a clock's time in ns, 0 if it cannot be read. Context:
+ * signal-safe (clock_gettime); no allocation; does not block. */
+uint64_t lw_now_ns(int clock_id);
+/* clock.c: this boot's id (/proc/sys/kernel/random/boot_id), or zeros.
  * Context: not signal-safe; no allocation; does not block. */
 void lw_read_boot_id(uint8_t out[16]);
 
 /* events.c */
-uint64_t lw_now_ns(int clock_id);
 void lw_tid_forget(void);
 void lw_event_fill(struct lw *lw, struct lw_ring_slot *s, enum lw_event_type type,
 		   unsigned stage, unsigned code);

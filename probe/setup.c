@@ -103,35 +103,6 @@ static void ring_fd_close(int fd)
 	pthread_mutex_unlock(&fork_mu);
 }
 
-/* The kernel's boot id ("xxxxxxxx-xxxx-..."), as 16 bytes; zeros if absent. */
-void lw_read_boot_id(uint8_t out[16])
-{
-	char buf[64];
-	ssize_t n;
-	int fd, i = 0, j, hi = -1;
-
-	memset(out, 0, 16);
-	fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	for (j = 0; j < n && i < 16; j++) {
-		int v = hex_digit(buf[j]);
-
-		if (v < 0)
-			continue;
-		if (hi < 0) {
-			hi = v;
-		} else {
-			out[i++] = (uint8_t)(hi << 4 | v);
-			hi = -1;
-		}
-	}
-	if (i != 16)
-		memset(out, 0, 16);
-}
-
 /* 16 random bytes from /dev/urandom, or mixed from clocks and pid. */
 static void make_run_id(uint8_t out[16])
 {
@@ -589,8 +560,7 @@ int lw_close(struct lw *lw)
 
 int lw_info(const struct lw *lw, struct lw_info *out)
 {
-	static const char hex[] = "0123456789abcdef";
-	int i, rc = lw_readable(lw);
+	int rc = lw_readable(lw);
 
 	if (rc != 0)
 		return rc;
@@ -601,10 +571,7 @@ int lw_info(const struct lw *lw, struct lw_info *out)
 	out->fallback_error = lw->fallback_error;
 	memcpy(out->path, lw->path, sizeof(out->path));
 	memcpy(out->run_id, lw->hdr->run_id, sizeof(out->run_id));
-	for (i = 0; i < 16; i++) {
-		out->run_id_hex[2 * i] = hex[lw->hdr->run_id[i] >> 4];
-		out->run_id_hex[2 * i + 1] = hex[lw->hdr->run_id[i] & 15];
-	}
+	hex_encode(out->run_id_hex, lw->hdr->run_id, sizeof(lw->hdr->run_id));
 	out->slot_count = lw->w.mask + 1;
 	out->candidate = atomic_load_explicit(CA64(&lw->hdr->candidate), memory_order_relaxed);
 	return 0;

@@ -61,7 +61,9 @@ uint32_t ring_header_crc(const struct lw_ring_header *h);
  * Apply rules R1..R7 to the first bytes of a file of file_size bytes (buf
  * holds min(file_size, LW_RING_HEADER_SIZE) bytes at least the size of the
  * header struct when file_size allows). On failure, *err says where and why.
- * Context: signal-safe; does not allocate; does not block.
+ * Context: not signal-safe: it writes its reasons with snprintf(), which
+ * POSIX does not list as async-signal-safe; the probe calls it only while
+ * opening (storage.c), never from its crash path. Does not block.
  */
 enum ring_header_status ring_header_check(const void *buf, size_t file_size,
 					  struct ring_error *err);
@@ -84,7 +86,8 @@ struct ring_damage {
  * newest valid record, or 0 when it is not known (no record, or a live
  * writer): a session opened after it is damage, as no record shows it.
  * This is the one check of the table: dump, verify and the report all see
- * what it finds. Context: signal-safe; does not allocate; does not block.
+ * what it finds. Context: not signal-safe (its reasons are written with
+ * vsnprintf()); the analyzer's alone. Does not block.
  */
 void ring_header_damage(const struct lw_ring_header *h, uint64_t newest_mono_ns,
 			struct ring_damage *d);

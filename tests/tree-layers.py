@@ -21,6 +21,8 @@
   nor the commands;
 - output/ (every writer) may include the pipeline, the report model and
   history/ (whose rows it writes), never the commands;
+- no two .c files of one folder call each other: what both need has one
+  home below both;
 - the commands (main.c, cmd-*.c, commands.h) may include every layer,
   and share only through the layers below them or main.c: no cmd-*.c
   calls a function that another cmd-*.c defines (found by scanning the
@@ -156,6 +158,30 @@ def command_call_problems(files):
     return out
 
 
+def mutual_call_problems(files):
+    """Two .c files of one folder that call each other's (not static)
+    functions, as messages: what they share must have one home below both,
+    so that each file can be read knowing only what lies under it."""
+    code = {p: strip_comments(s) for p, s in files.items() if p.endswith(".c")}
+    defined = {p: {m.group(2) for m in DEFINITION.finditer(c) if not m.group(1)}
+               for p, c in code.items()}
+
+    def calls(a, b):
+        return sorted(n for n in defined[b] - defined[a]
+                      if re.search(r"\b%s\s*\(" % re.escape(n), code[a]))
+    out = []
+    paths = sorted(code)
+    for i, a in enumerate(paths):
+        for b in paths[i + 1:]:
+            if folder_of(a) != folder_of(b):
+                continue
+            ab, ba = calls(a, b), calls(b, a)
+            if ab and ba:
+                out.append("%s and %s call each other (%s; %s): give what they share one "
+                           "home below both" % (a, b, ", ".join(ab), ", ".join(ba)))
+    return out
+
+
 def sources():
     for top in MAY_INCLUDE:
         for name in sorted(os.listdir(top)):
@@ -175,7 +201,7 @@ def main():
         files[path] = src
         n += 1
     check(n > 80, "only %d source files found" % n)
-    for msg in command_call_problems(files):
+    for msg in command_call_problems(files) + mutual_call_problems(files):
         fail(msg)
     ncommands = sum(len(DEFINITION.findall(strip_comments(s)))
                     for p, s in files.items() if COMMAND_FILE.match(p))
@@ -203,6 +229,16 @@ def main():
           "a call of a function another command keeps static is reported")
     check(not command_call_problems({"analyzer/main.c": shared, "analyzer/cmd-check.c": caller}),
           "a command calling main.c's function is reported")
+    # Two files of one folder calling each other, planted and refused; a
+    # call one way only is no such pair.
+    a = "int a_one(void)\n{\n\treturn b_one();\n}\n"
+    b = "int b_one(void)\n{\n\treturn 1;\n}\n"
+    check(mutual_call_problems({"probe/a.c": a, "probe/b.c": b + "int b_two(void)\n{\n\treturn a_one();\n}\n"}),
+          "two files of one folder calling each other are not reported")
+    check(not mutual_call_problems({"probe/a.c": a, "probe/b.c": b}),
+          "a call one way only is reported as a pair")
+    check(not mutual_call_problems({"probe/a.c": a, "src/b.c": b + "int b_two(void)\n{\n\treturn a_one();\n}\n"}),
+          "files of two folders are taken for one")
     return finish("tree-layers: %d source files" % n)
 
 

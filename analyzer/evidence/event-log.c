@@ -354,7 +354,7 @@ static int sniff_line(const struct logline *l, size_t *prefixed, size_t *events)
 	++*prefixed;
 	if (event_shaped(l))
 		++*events;
-	else if (logcat_evidence_tag(l->tag))
+	else if (logline_tag_of(l->tag) != LOGTAG_OTHER)
 		return 0; /* main or system lines mixed in: logcat's */
 	return -1;
 }

@@ -78,15 +78,6 @@ enum lc_kind {
 	K_EVENT,
 };
 
-enum lc_tag {
-	T_OTHER,
-	T_ANY, /* a raw line: match by message */
-	T_LMKD,
-	T_AM,
-	T_ZYGOTE,
-	T_LIBC,
-	T_RUNTIME,
-};
 
 struct lc {
 	struct ev_file *out;
@@ -141,50 +132,18 @@ static long find_last(struct span s, const char *needle)
 	return last;
 }
 
-static enum lc_tag tag_id(struct span t)
-{
-	switch (t.n) {
-	case 4:
-		if (EQ(t, "libc"))
-			return T_LIBC;
-		if (EQ(t, "lmkd"))
-			return T_LMKD;
-		break;
-	case 6:
-		if (EQ(t, "Zygote") || EQ(t, "zygote"))
-			return T_ZYGOTE;
-		break;
-	case 8:
-		if (EQ(t, "zygote64") || EQ(t, "Zygote64"))
-			return T_ZYGOTE;
-		break;
-	case 14:
-		if (EQ(t, "AndroidRuntime"))
-			return T_RUNTIME;
-		break;
-	case 15:
-		if (EQ(t, "lowmemorykiller"))
-			return T_LMKD;
-		if (EQ(t, "ActivityManager"))
-			return T_AM;
-		break;
-	default:
-		break;
-	}
-	return T_OTHER;
-}
 
-static enum lc_kind classify_msg(enum lc_tag tg, struct span m)
+static enum lc_kind classify_msg(enum logline_tag tg, struct span m)
 {
-	int any = tg == T_ANY;
+	int any = tg == LOGTAG_ANY;
 
-	if ((any || tg == T_LMKD) && m.n > 6 && m.s[0] == 'K') {
+	if ((any || tg == LOGTAG_LMKD) && m.n > 6 && m.s[0] == 'K') {
 		if (STARTS(m, "Kill '"))
 			return K_LMKD;
 		if (STARTS(m, "Killing '"))
 			return K_LMKD_OLD;
 	}
-	if ((any || tg == T_AM) && m.n > 8) {
+	if ((any || tg == LOGTAG_AM) && m.n > 8) {
 		if (STARTS(m, "Killing ") && dig(m.s[8]))
 			return K_AM_KILLING;
 		if (STARTS(m, "Process ") && span_find(m, " has died") >= 0)
@@ -192,12 +151,12 @@ static enum lc_kind classify_msg(enum lc_tag tg, struct span m)
 		if (STARTS(m, "Low on memory:"))
 			return K_AM_LOWMEM;
 	}
-	if ((any || tg == T_ZYGOTE) && STARTS(m, "Process ") &&
+	if ((any || tg == LOGTAG_ZYGOTE) && STARTS(m, "Process ") &&
 	    span_find(m, " exited due to signal ") >= 0)
 		return K_ZYGOTE;
-	if ((any || tg == T_LIBC) && STARTS(m, "Fatal signal "))
+	if ((any || tg == LOGTAG_LIBC) && STARTS(m, "Fatal signal "))
 		return K_FATAL_SIGNAL;
-	if ((any || tg == T_RUNTIME) && (STARTS(m, "FATAL EXCEPTION") || STARTS(m, "*** FATAL EXCEPTION")))
+	if ((any || tg == LOGTAG_RUNTIME) && (STARTS(m, "FATAL EXCEPTION") || STARTS(m, "*** FATAL EXCEPTION")))
 		return K_JAVA_FATAL;
 	if (any && STARTS(m, "--------- beginning of crash"))
 		return K_CRASH_BANNER;
@@ -208,18 +167,18 @@ static enum lc_kind classify_msg(enum lc_tag tg, struct span m)
 
 /* What kind of line l is; *m is its message (for a raw line, without a
  * leading "TAG: " of a known tag). */
-static enum lc_kind classify_line(const struct logline *l, struct span *m, enum lc_tag *tg)
+static enum lc_kind classify_line(const struct logline *l, struct span *m, enum logline_tag *tg)
 {
 	*m = l->msg;
-	*tg = T_OTHER;
+	*tg = LOGTAG_OTHER;
 	if (l->format == LOGLINE_RAW) {
 		long at = m->n > 4 ? span_find(span_of(m->s, m->n < 20 ? m->n : 20), ": ") : -1;
 
-		*tg = T_ANY;
+		*tg = LOGTAG_ANY;
 		if (at > 0) {
-			enum lc_tag t = tag_id(span_of(m->s, (size_t)at));
+			enum logline_tag t = logline_tag_of(span_of(m->s, (size_t)at));
 
-			if (t != T_OTHER) {
+			if (t != LOGTAG_OTHER) {
 				*tg = t;
 				*m = span_from(*m, (size_t)at + 2);
 			}
@@ -228,8 +187,8 @@ static enum lc_kind classify_line(const struct logline *l, struct span *m, enum 
 	}
 	if (l->format == LOGLINE_LONG_HEADER)
 		return K_NONE;
-	*tg = tag_id(l->tag);
-	if (*tg == T_OTHER) {
+	*tg = logline_tag_of(l->tag);
+	if (*tg == LOGTAG_OTHER) {
 		if (m->n && m->s[0] == '[' && eventlog_tag_candidate(l->tag))
 			return K_EVENT;
 		if (m->n > 25 && m->s[0] == 'T' && STARTS(*m, "Throwing OutOfMemoryError"))
@@ -610,7 +569,7 @@ static struct log_event *event_of_line(struct ev_file *f, size_t line, enum log_
 
 /* The lines that complete an open record: AndroidRuntime's Process: and
  * exception lines, Android 8 lmkd's "to free". 0, or -2 on ENOMEM. */
-static int follow_up(struct lc *st, const struct logline *l, struct span msg, enum lc_tag tg,
+static int follow_up(struct lc *st, const struct logline *l, struct span msg, enum logline_tag tg,
 		     size_t lineno)
 {
 	struct span m = span_trim(msg);
@@ -650,7 +609,7 @@ static int follow_up(struct lc *st, const struct logline *l, struct span msg, en
 	if (st->lmkd_open) {
 		if (lineno - st->lmkd_line > FOLLOW_LINES) {
 			st->lmkd_open = 0;
-		} else if (tg == T_LMKD) {
+		} else if (tg == LOGTAG_LMKD) {
 			struct log_event *e = event_of_line(st->out, st->lmkd_line, LOG_LMKD_KILL);
 			struct span c = m;
 			int64_t kb;
@@ -676,11 +635,6 @@ static int follow_up(struct lc *st, const struct logline *l, struct span msg, en
 	return 0;
 }
 
-int logcat_evidence_tag(struct span tag)
-{
-	return tag_id(tag) != T_OTHER;
-}
-
 /* Several prefixed lines in the first 64 KiB, a banner of logcat's, or one
  * evidence line that parses, prefixed or not. */
 int logcat_sniff(const char *buf, size_t len)
@@ -697,7 +651,7 @@ int logcat_sniff(const char *buf, size_t len)
 	while (!found && logline_next(&it, &line, &l) > 0) {
 		struct logline_fields f;
 		enum log_event_type t;
-		enum lc_tag tg;
+		enum logline_tag tg;
 		enum lc_kind k;
 
 		if (l.format != LOGLINE_RAW && l.format != LOGLINE_LONG)
@@ -728,7 +682,7 @@ int logcat_parse(struct input *in, struct ev_file *out, struct ev_error *err)
 	logline_iter_init(&it, in, 0);
 	while (rc == 0 && (got = logline_next(&it, &line, &l)) > 0) {
 		size_t lineno = it.lineno;
-		enum lc_tag tg;
+		enum logline_tag tg;
 		struct span m;
 		enum lc_kind k = classify_line(&l, &m, &tg);
 

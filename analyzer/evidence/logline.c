@@ -625,3 +625,37 @@ int logline_emit(struct ev_file *out, enum log_event_type t, const struct loglin
 	}
 	return 0;
 }
+
+enum logline_tag logline_tag_of(struct span t)
+{
+	/* by length first: the tag of almost every line is none of these */
+	switch (t.n) {
+	case 4:
+		if (!memcmp(t.s, "libc", 4))
+			return LOGTAG_LIBC;
+		if (!memcmp(t.s, "lmkd", 4))
+			return LOGTAG_LMKD;
+		break;
+	case 6:
+		if (!memcmp(t.s, "Zygote", 6) || !memcmp(t.s, "zygote", 6))
+			return LOGTAG_ZYGOTE;
+		break;
+	case 8:
+		if (!memcmp(t.s, "zygote64", 8) || !memcmp(t.s, "Zygote64", 8))
+			return LOGTAG_ZYGOTE;
+		break;
+	case 14:
+		if (!memcmp(t.s, "AndroidRuntime", 14))
+			return LOGTAG_RUNTIME;
+		break;
+	case 15:
+		if (!memcmp(t.s, "lowmemorykiller", 15))
+			return LOGTAG_LMKD;
+		if (!memcmp(t.s, "ActivityManager", 15))
+			return LOGTAG_AM;
+		break;
+	default:
+		break;
+	}
+	return LOGTAG_OTHER;
+}

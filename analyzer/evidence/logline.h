@@ -153,10 +153,20 @@ int logline_emit(struct ev_file *out, enum log_event_type t, const struct loglin
  * event-log.c; the logcat parser uses it for `logcat -b all` output. */
 int eventlog_line(const struct logline *l, size_t lineno, struct ev_file *out);
 
-/* Whether tag is one the logcat parser reads evidence from (lowmemorykiller,
- * ActivityManager, Zygote, libc, AndroidRuntime, ...). Defined in logcat.c;
- * the event-log sniffer uses it to leave `-b all` output to logcat. */
-int logcat_evidence_tag(struct span tag);
+/* The tags the logcat parser reads evidence from, and LOGTAG_OTHER for the
+ * rest; the event-log sniffer uses them to leave `-b all` output to logcat.
+ * LOGTAG_ANY is never a tag's: it marks a raw line, matched by message. */
+enum logline_tag {
+	LOGTAG_OTHER,
+	LOGTAG_ANY,
+	LOGTAG_LMKD,    /* lmkd, lowmemorykiller */
+	LOGTAG_AM,      /* ActivityManager */
+	LOGTAG_ZYGOTE,  /* Zygote, zygote, zygote64, Zygote64 */
+	LOGTAG_LIBC,    /* libc */
+	LOGTAG_RUNTIME, /* AndroidRuntime */
+};
+
+enum logline_tag logline_tag_of(struct span tag);
 
 /* Whether a tag may be an evidence tag of the event log (cheap check). */
 static inline int eventlog_tag_candidate(struct span tag)

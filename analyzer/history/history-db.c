@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../../src/hex.h"
+
 /* analyzer/history/embed.py writes these from schemas/. */
 extern const char history_schema_sql[];
 extern const char history_queries_sql[];
@@ -201,7 +203,6 @@ static int has_wal(const char *path)
  * ENOMEM. Every byte but letters, digits and "/._-~" is %-encoded. */
 static char *immutable_uri(const char *path)
 {
-	static const char hex[] = "0123456789ABCDEF";
 	char *uri = malloc(3 * strlen(path) + 32), *p;
 
 	if (!uri)
@@ -215,8 +216,8 @@ static char *immutable_uri(const char *path)
 			*p++ = (char)c;
 		} else {
 			*p++ = '%';
-			*p++ = hex[c >> 4];
-			*p++ = hex[c & 15];
+			hex_encode(p, &c, 1);
+			p += 2;
 		}
 	}
 	strcpy(p, "?immutable=1");
