@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/protobuf.h"
 #include "input.h"
 #include "logline.h"
 #include "parsers.h"
@@ -677,23 +678,6 @@ int tombstone_parse(struct input *in, struct ev_file *out, struct ev_error *err)
 
 /* --- the tombstone protobuf ------------------------------------------- */
 
-/* A varint at *p (before end): 0 with *v, -1 when cut or over 64 bits. */
-static int pb_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
-{
-	unsigned shift = 0;
-
-	*v = 0;
-	while (*p < end && shift < 64) {
-		unsigned char b = *(*p)++;
-
-		*v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return 0;
-		shift += 7;
-	}
-	return -1;
-}
-
 /* Whether s looks like a build fingerprint: printable, with its '/' and
  * ':' (brand/product/device:release/id/incremental:type/tags). */
 static int pb_fingerprint(const unsigned char *s, uint64_t n)
@@ -722,31 +706,21 @@ static int pb_fingerprint(const unsigned char *s, uint64_t n)
  */
 int tombstone_proto_sniff(const char *buf, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)buf, *end = p + len;
-	uint64_t key, v, last = 0;
-	int fingerprint = 0;
+	struct pb_reader r = { (const uint8_t *)buf, (const uint8_t *)buf + len };
+	struct pb_field f;
+	uint32_t last = 0;
+	int fingerprint = 0, rc;
 
-	while (p < end) {
-		if (pb_varint(&p, end, &key) != 0 || (key >> 3) <= last || (key >> 3) > 64)
+	while ((rc = pb_read_field(&r, &f)) > 0) {
+		if (f.number <= last || f.number > 64)
 			return 0;
-		last = key >> 3;
-		switch (key & 7) {
-		case 0:
-			if (pb_varint(&p, end, &v) != 0)
-				return 0;
-			if (last == 5)
-				return fingerprint;
-			break;
-		case 2:
-			if (pb_varint(&p, end, &v) != 0 || v > (uint64_t)(end - p))
-				return 0;
-			if (last == 2)
-				fingerprint = pb_fingerprint(p, v);
-			p += v;
-			break;
-		default:
+		last = f.number;
+		if (f.wire == PB_VARINT && last == 5)
+			return fingerprint;
+		if (f.wire == PB_LEN && last == 2)
+			fingerprint = pb_fingerprint(f.data, f.v);
+		else if (f.wire != PB_VARINT && f.wire != PB_LEN)
 			return 0;
-		}
 	}
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* The report's runs as a Perfetto trace: tracks, slices, counters and
- * instants, written packet by packet with the encoder of protobuf.c. */
+ * instants, written packet by packet with the encoder of src/protobuf.c. */
 #include "perfetto.h"
 
 #include <errno.h>
@@ -7,9 +7,10 @@
 #include <string.h>
 
 #include "../../src/exit-info.h"
+#include "../../src/protobuf.h"
 #include "../../src/vocab.h"
+#include "../evidence/text.h"
 #include "../format.h"
-#include "protobuf.h"
 #include "../runs/ring-event.h"
 #include "../runs/run-clock.h"
 
@@ -90,6 +91,23 @@ struct writer {
 	size_t mark;           /* the open packet's */
 };
 
+/* A string field, as valid UTF-8, as protobuf strings must be: a byte
+ * that is not part of well-formed UTF-8 (or a NUL the readers kept)
+ * becomes U+FFFD; NULL writes nothing. */
+static void trace_string(struct pb *p, uint32_t field, const char *s)
+{
+	char *clean = NULL;
+
+	if (!s || p->error)
+		return;
+	if (!text_utf8_valid(s) && !(s = clean = text_utf8_clean(s, "\xef\xbf\xbd"))) {
+		p->error = -ENOMEM;
+		return;
+	}
+	pb_bytes(p, field, s, strlen(s));
+	free(clean);
+}
+
 static void packet_begin(struct writer *w)
 {
 	pb_clear(&w->pb);
@@ -117,8 +135,8 @@ static void annotation_text(struct pb *p, const char *name, const char *value)
 	if (!value)
 		return;
 	m = pb_begin(p, EVENT_DEBUG_ANNOTATION);
-	pb_string(p, ANNOTATION_NAME, name);
-	pb_string(p, ANNOTATION_STRING, value);
+	trace_string(p, ANNOTATION_NAME, name);
+	trace_string(p, ANNOTATION_STRING, value);
 	pb_end(p, m);
 }
 
@@ -126,7 +144,7 @@ static void annotation_int(struct pb *p, const char *name, int64_t value)
 {
 	size_t m = pb_begin(p, EVENT_DEBUG_ANNOTATION);
 
-	pb_string(p, ANNOTATION_NAME, name);
+	trace_string(p, ANNOTATION_NAME, name);
 	pb_int64(p, ANNOTATION_INT, value);
 	pb_end(p, m);
 }
@@ -147,21 +165,21 @@ static int process_track(struct writer *w, uint64_t uuid, const struct report *r
 		/* A witness that names no pid: pid 0 is the kernel's idle
 		 * task to Perfetto, so a named track of its own. */
 		snprintf(label, sizeof(label), "%.63s (pid unknown)", r->hdr.process);
-		pb_string(&w->pb, TRACK_NAME, label);
+		trace_string(&w->pb, TRACK_NAME, label);
 		pb_end(&w->pb, t);
 		return packet_end(w);
 	}
 	p = pb_begin(&w->pb, TRACK_PROCESS);
 	pb_int64(&w->pb, PROCESS_PID, r->hdr.pid);
-	pb_string(&w->pb, PROCESS_NAME, r->hdr.process);
+	trace_string(&w->pb, PROCESS_NAME, r->hdr.process);
 	if (rep->judged[i]) {
 		snprintf(label, sizeof(label), "%s, %s", vocab_name(&vocab_exit_classes, (int)v->cls),
 			 vocab_name(&vocab_evidence_levels, (int)v->level));
-		pb_string(&w->pb, PROCESS_LABELS, label);
+		trace_string(&w->pb, PROCESS_LABELS, label);
 	}
 	/* A ring-less run has no stage to show, and says it is unknown, as
 	 * the report's text does. */
-	pb_string(&w->pb, PROCESS_LABELS,
+	trace_string(&w->pb, PROCESS_LABELS,
 		  r->ring == RUN_RING_NONE ? "no ring: stage and candidate unknown" : ring_outcome_name(r->outcome));
 	pb_end(&w->pb, p);
 	pb_end(&w->pb, t);
@@ -194,11 +212,11 @@ static int child_track(struct writer *w, uint64_t uuid, uint64_t parent, const c
 	t = pb_begin(&w->pb, PACKET_TRACK_DESCRIPTOR);
 	pb_varint(&w->pb, TRACK_UUID, uuid);
 	pb_varint(&w->pb, TRACK_PARENT_UUID, parent);
-	pb_string(&w->pb, TRACK_NAME, name);
+	trace_string(&w->pb, TRACK_NAME, name);
 	if (counter_axis) {
 		c = pb_begin(&w->pb, TRACK_COUNTER);
 		pb_varint(&w->pb, COUNTER_UNIT, UNIT_SIZE_BYTES);
-		pb_string(&w->pb, COUNTER_Y_AXIS_SHARE_KEY, counter_axis);
+		trace_string(&w->pb, COUNTER_Y_AXIS_SHARE_KEY, counter_axis);
 		pb_end(&w->pb, c);
 	}
 	pb_end(&w->pb, t);
@@ -684,7 +702,7 @@ static void slice_name(struct pb *p, const struct run_events *e, const struct in
 		snprintf(buf, sizeof(buf), "stage %u", x->stage);
 		name = buf;
 	}
-	pb_string(p, EVENT_NAME, name);
+	trace_string(p, EVENT_NAME, name);
 	annotation_int(p, "session", x->session);
 	if (x->begin != SIZE_MAX) {
 		const struct lw_ring_slot *s = &r->events[x->begin];
@@ -712,7 +730,7 @@ static void record_instant(struct pb *p, const struct run *r, size_t i)
 	char label[64], detail[256];
 
 	ring_event_text(&r->hdr, s, label, sizeof(label), detail, sizeof(detail));
-	pb_string(p, EVENT_NAME, label);
+	trace_string(p, EVENT_NAME, label);
 	if (detail[0])
 		annotation_text(p, "detail", detail);
 	/* The tid is its track's. */
@@ -736,7 +754,7 @@ static void evidence_instant(struct pb *p, const struct writer *w, const struct 
 			snprintf(name, sizeof(name), "exit record: %s", reason);
 		else
 			snprintf(name, sizeof(name), "exit record: reason %lld", (long long)x->reason);
-		pb_string(p, EVENT_NAME, name);
+		trace_string(p, EVENT_NAME, name);
 		annotation_text(p, "time as written", x->timestamp_text);
 		if (x->importance != EV_NONE)
 			annotation_int(p, "importance", x->importance);
@@ -749,7 +767,7 @@ static void evidence_instant(struct pb *p, const struct writer *w, const struct 
 		const struct tombstone *t = &f->tombstones[m->index];
 
 		snprintf(name, sizeof(name), "tombstone: signal %lld", (long long)t->signo);
-		pb_string(p, EVENT_NAME, name);
+		trace_string(p, EVENT_NAME, name);
 		annotation_text(p, "time as written", t->timestamp_text);
 		if (t->tid != EV_NONE)
 			annotation_int(p, "tid", t->tid);
@@ -761,7 +779,7 @@ static void evidence_instant(struct pb *p, const struct writer *w, const struct 
 	case CORR_ANRS: {
 		const struct anr_trace *a = &f->anrs[m->index];
 
-		pb_string(p, EVENT_NAME, "ANR trace");
+		trace_string(p, EVENT_NAME, "ANR trace");
 		annotation_text(p, "time as written", a->time_text);
 		annotation_text(p, "subject", a->subject);
 		annotation_text(p, "main thread", a->main_state);
@@ -772,7 +790,7 @@ static void evidence_instant(struct pb *p, const struct writer *w, const struct 
 		const struct log_event *g = &f->logs[m->index];
 
 		snprintf(name, sizeof(name), "log: %s", log_event_name(g->type));
-		pb_string(p, EVENT_NAME, name);
+		trace_string(p, EVENT_NAME, name);
 		annotation_text(p, "time as written", g->time_text);
 		annotation_text(p, "reason", g->reason);
 		if (g->oom_score_adj != EV_NONE)
@@ -824,7 +842,7 @@ static int write_event(struct writer *w, const struct run_events *e, const struc
 
 		pb_varint(p, EVENT_TYPE, TYPE_INSTANT);
 		snprintf(name, sizeof(name), "peer_died: seen by %s (pid %u)", wit->hdr.process, wit->hdr.pid);
-		pb_string(p, EVENT_NAME, name);
+		trace_string(p, EVENT_NAME, name);
 		annotation_text(p, "file", wit->path);
 		annotation_int(p, "ticket", (int64_t)run_event_ticket(&wit->events[e->cr->peer.event]));
 		annotation_int(p, "clock tolerance ms", w->tolerance_ms);

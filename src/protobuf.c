@@ -1,15 +1,10 @@
-/* The protobuf wire format: varints, fixed 64-bit values and
- * length-delimited fields with back-patched lengths. */
+/* The protobuf wire format, written (varints, fixed 64-bit values and
+ * length-delimited fields with back-patched lengths) and read. */
 #include "protobuf.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "../evidence/text.h"
-
-/* Wire types. */
-enum { PB_VARINT = 0, PB_I64 = 1, PB_LEN = 2 };
 
 /* The reserved length of a nested message: a varint padded to 4 bytes
  * (0x80 continuation bits on the first three), as protozero does. */
@@ -96,25 +91,14 @@ void pb_double(struct pb *p, uint32_t field, double v)
 		p->buf[p->len++] = (uint8_t)(bits >> (8 * i));
 }
 
-void pb_string(struct pb *p, uint32_t field, const char *s)
+void pb_bytes(struct pb *p, uint32_t field, const void *s, size_t n)
 {
-	char *clean = NULL;
-	size_t n;
-
-	if (!s || p->error)
-		return;
-	if (!text_utf8_valid(s) && !(s = clean = text_utf8_clean(s, "\xef\xbf\xbd"))) {
-		p->error = -ENOMEM;
-		return;
-	}
-	n = strlen(s);
 	put_tag(p, field, PB_LEN);
 	put_varint(p, n);
 	if (room(p, n)) {
 		memcpy(p->buf + p->len, s, n);
 		p->len += n;
 	}
-	free(clean);
 }
 
 size_t pb_begin(struct pb *p, uint32_t field)
@@ -142,4 +126,65 @@ void pb_end(struct pb *p, size_t mark)
 	}
 	for (i = 0; i < PB_LEN_BYTES; i++)
 		p->buf[mark + i] = (uint8_t)((n >> (7 * i) & 0x7f) | (i + 1 < PB_LEN_BYTES ? 0x80 : 0));
+}
+
+/* --- reading ------------------------------------------------------------ */
+
+int pb_read_varint(struct pb_reader *r, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (r->p < r->end && shift < 64) {
+		uint8_t b = *r->p++;
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 0;
+		shift += 7;
+	}
+	return -1;
+}
+
+/* n little-endian bytes at r->p into *v. */
+static int read_fixed(struct pb_reader *r, unsigned n, uint64_t *v)
+{
+	unsigned i;
+
+	if ((size_t)(r->end - r->p) < n)
+		return -1;
+	*v = 0;
+	for (i = 0; i < n; i++)
+		*v |= (uint64_t)r->p[i] << (8 * i);
+	r->p += n;
+	return 0;
+}
+
+int pb_read_field(struct pb_reader *r, struct pb_field *f)
+{
+	uint64_t key;
+
+	if (r->p >= r->end)
+		return 0;
+	if (pb_read_varint(r, &key) != 0 || key >> 3 == 0 || key >> 3 > 0x1fffffff)
+		return -1;
+	f->number = (uint32_t)(key >> 3);
+	f->wire = (enum pb_wire)(key & 7);
+	f->data = NULL;
+	switch (key & 7) {
+	case PB_VARINT:
+		return pb_read_varint(r, &f->v) == 0 ? 1 : -1;
+	case PB_I64:
+		return read_fixed(r, 8, &f->v) == 0 ? 1 : -1;
+	case PB_I32:
+		return read_fixed(r, 4, &f->v) == 0 ? 1 : -1;
+	case PB_LEN:
+		if (pb_read_varint(r, &f->v) != 0 || f->v > (uint64_t)(r->end - r->p))
+			return -1;
+		f->data = r->p;
+		r->p += f->v;
+		return 1;
+	default:
+		return -1;
+	}
 }
