@@ -276,6 +276,7 @@ static enum lw_exit_class kill_class(const struct corr_run *cr, const struct run
 
 /* The rules with a function of their own. Each returns 1 when it fired. */
 
+/* an exit record says LOW_MEMORY: lmkd reported the kill */
 static int rule_aei_low_memory(const struct corr_run *cr, const struct run_facts *f,
 			       struct verdict *v)
 {
@@ -290,6 +291,10 @@ static int rule_aei_low_memory(const struct corr_run *cr, const struct run_facts
 	return 1;
 }
 
+/*
+ * trap: LOW_MEMORY at importance 125 with no lmkd line is how OEM cleaners kill foreground
+ * services; it suggests, never confirms
+ */
 static int rule_oem_cleaner_fgs(const struct corr_run *cr, const struct run_facts *f,
 				struct verdict *v)
 {
@@ -306,6 +311,7 @@ static int rule_oem_cleaner_fgs(const struct corr_run *cr, const struct run_fact
 	return 1;
 }
 
+/* trap: SIGNALED/9 with an lmkd kill line is a low-memory kill on a device without LMK reporting */
 static int rule_lmk_as_signaled(const struct corr_run *cr, const struct run_facts *f,
 				struct verdict *v)
 {
@@ -320,6 +326,7 @@ static int rule_lmk_as_signaled(const struct corr_run *cr, const struct run_fact
 	return 1;
 }
 
+/* SIGNALED without an lmkd line: killed, by a sender nobody names; the cause stays unknown */
 static int rule_signaled_unknown_sender(const struct corr_run *cr, const struct run_facts *f,
 					struct verdict *v)
 {
@@ -336,6 +343,7 @@ static int rule_signaled_unknown_sender(const struct corr_run *cr, const struct 
 	return 1;
 }
 
+/* lmkd's kill line (logcat or killinfo) names this pid */
 static int rule_lmkd_kill(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct log_event *e = lmkd_kill(cr);
@@ -349,6 +357,11 @@ static int rule_lmkd_kill(const struct corr_run *cr, const struct run_facts *f, 
 	return 1;
 }
 
+/*
+ * trap: a low-memory kill (lmkd, or AM's record) of a cached or background process (importance 400
+ * and up) with no stage open is system reclaim, not the candidate's fault; with a stage open it
+ * stays low memory
+ */
 static int rule_cached_reclaim(const struct corr_run *cr, const struct run_facts *f,
 			       struct verdict *v)
 {
@@ -361,6 +374,10 @@ static int rule_cached_reclaim(const struct corr_run *cr, const struct run_facts
 	return 1;
 }
 
+/*
+ * trap: MemoryLimiter kills, as OTHER with a MemoryLimiter: description or as reason 17, are low
+ * memory
+ */
 static int rule_memory_limiter(const struct corr_run *cr, const struct run_facts *f,
 			       struct verdict *v)
 {
@@ -380,6 +397,7 @@ static int rule_memory_limiter(const struct corr_run *cr, const struct run_facts
 	return 1;
 }
 
+/* OTHER, user, package or permission changes, excessive use: the system or the user ended it */
 static int rule_other_system_kill(const struct corr_run *cr, const struct run_facts *f,
 				  struct verdict *v)
 {
@@ -414,6 +432,7 @@ static int rule_other_system_kill(const struct corr_run *cr, const struct run_fa
 	return 0;
 }
 
+/* trap: DEPENDENCY_DIED: the process died because the one it depends on died; look at that one */
 static int rule_dependency_died(const struct corr_run *cr, const struct run_facts *f,
 				struct verdict *v)
 {
@@ -489,6 +508,7 @@ static void rule_dependency_died_across(const struct correlation *c, const int *
 	}
 }
 
+/* trap: an ANR record with trace=null: the ANR is real, the main thread's state is missing */
 static int rule_anr_null_trace(const struct corr_run *cr, const struct run_facts *f,
 			       struct verdict *v)
 {
@@ -502,6 +522,7 @@ static int rule_anr_null_trace(const struct corr_run *cr, const struct run_facts
 	return 1;
 }
 
+/* EXIT_SELF: the process ended itself; without a clean close, the cause is unknown */
 static int rule_exit_self(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct exit_record *r = exit_with(cr, EXIT_REASON_EXIT_SELF);
@@ -519,6 +540,7 @@ static int rule_exit_self(const struct corr_run *cr, const struct run_facts *f, 
 	return 1;
 }
 
+/* trap: a reason code this version does not know (or UNKNOWN) stays unknown, never low memory */
 static int rule_unknown_reason(const struct corr_run *cr, const struct run_facts *f,
 			       struct verdict *v)
 {
@@ -538,6 +560,7 @@ static int rule_unknown_reason(const struct corr_run *cr, const struct run_facts
 	return 0;
 }
 
+/* a tombstone of this pid: a native crash, with its signal and frames */
 static int rule_tombstone(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct tombstone *t;
@@ -555,6 +578,7 @@ static int rule_tombstone(const struct corr_run *cr, const struct run_facts *f, 
 	return 1;
 }
 
+/* an ANR trace of this pid: the main thread's state */
 static int rule_anr_trace(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct anr_trace *a;
@@ -570,6 +594,9 @@ static int rule_anr_trace(const struct corr_run *cr, const struct run_facts *f, 
 	return 1;
 }
 
+/*
+ * logcat or the event log shows a fatal signal, a native or Java crash, or an ANR for this process
+ */
 static int rule_crash_log(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct log_event *n = log_with(cr, LOG_FATAL_SIGNAL);
@@ -600,6 +627,7 @@ static int rule_crash_log(const struct corr_run *cr, const struct run_facts *f, 
 	return n || an || j || a;
 }
 
+/* ActivityManager killed it as an empty or cached process */
 static int rule_am_trim(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	size_t i;
@@ -671,6 +699,10 @@ static int64_t concurrency_at_death(const struct run *r, char *buf, size_t n)
 	return most;
 }
 
+/*
+ * the ring's last sessions, queue_depth or in_flight mark, or its session table's resident models,
+ * says more than one ran or waited at death: only then is reduce_concurrency advised
+ */
 static int rule_concurrency_at_death(const struct corr_run *cr, const struct run_facts *f,
 				     struct verdict *v)
 {
@@ -710,6 +742,10 @@ static int switch_at_death(const struct run *r, const struct ring_session **open
 	return 0;
 }
 
+/*
+ * trap: a switch in progress at death, a session loading one candidate while another still held a
+ * different one: the death is the overlap's, not the candidate's; unload first
+ */
 static int rule_switch_overlap(const struct corr_run *cr, const struct run_facts *f,
 			       struct verdict *v)
 {
@@ -751,6 +787,10 @@ static int rebuild_at_death(const struct run *r, uint64_t *key)
 	return 1;
 }
 
+/*
+ * the ring's last cache mark is a rebuild and the cache stage was open at death: the cache may be
+ * half written; clear_rebuildable_cache
+ */
 static int rule_cache_rebuild_at_death(const struct corr_run *cr, const struct run_facts *f,
 				       struct verdict *v)
 {
@@ -769,6 +809,10 @@ static int rule_cache_rebuild_at_death(const struct corr_run *cr, const struct r
 /* Stages and sessions begun and never ended, listed at most this many. */
 #define UNPAIRED_LINES 4
 
+/*
+ * a clean run with a stage or a session begun and never ended: a finding for leak investigation,
+ * not a death; it is listed on clean runs too
+ */
 static int rule_unpaired_stage(const struct corr_run *cr, const struct run_facts *f,
 			       struct verdict *v)
 {
@@ -816,6 +860,7 @@ static int rule_unpaired_stage(const struct corr_run *cr, const struct run_facts
 	return 1;
 }
 
+/* the ring holds the probe's crash record */
 static int rule_ring_crash_record(const struct corr_run *cr, const struct run_facts *f,
 				  struct verdict *v)
 {
@@ -829,6 +874,7 @@ static int rule_ring_crash_record(const struct corr_run *cr, const struct run_fa
 	return 1;
 }
 
+/* the ring shows memory over budget at death: suggests low memory, never confirms */
 static int rule_ring_memory_pressure(const struct corr_run *cr, const struct run_facts *f,
 				     struct verdict *v)
 {
@@ -900,6 +946,11 @@ static int java_oom(const struct corr_run *cr, char *where, size_t n)
 	return 0;
 }
 
+/*
+ * a stage ended with alloc_failed within 10 s of the ring's last record, or the Java crash is an
+ * OutOfMemoryError: app-side memory evidence, it supports, never confirms; a Java crash keeps its
+ * class and gets the memory steps too
+ */
 static int rule_alloc_failed(const struct corr_run *cr, const struct run_facts *f,
 			     struct verdict *v)
 {
@@ -923,6 +974,11 @@ static int rule_alloc_failed(const struct corr_run *cr, const struct run_facts *
 	return 1;
 }
 
+/*
+ * the main process saw this process die (its peer_died mark, lw_peer_died(3)): the time of death,
+ * which narrows the window of its evidence; app-side, it supports the ring's account, never
+ * confirms
+ */
 static int rule_peer_died(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	const struct run *w = cr->peer.witness;
@@ -945,6 +1001,10 @@ static int rule_peer_died(const struct corr_run *cr, const struct run_facts *f, 
 	return 1;
 }
 
+/*
+ * a run of the seed's events (no probe ring): its exit_reason is the app's own label; it suggests,
+ * never confirms
+ */
 static int rule_seed_exit_reason(const struct corr_run *cr, const struct run_facts *f,
 				 struct verdict *v)
 {
@@ -958,6 +1018,10 @@ static int rule_seed_exit_reason(const struct corr_run *cr, const struct run_fac
 	return 1;
 }
 
+/*
+ * a ring-less run: a death only the system's evidence tells, judged by the same rules; its stage,
+ * candidate and memory are unknown
+ */
 static int rule_no_ring(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
 {
 	char what[160];
@@ -976,6 +1040,7 @@ static int rule_no_ring(const struct corr_run *cr, const struct run_facts *f, st
 	return 1;
 }
 
+/* no exit record joined this run: the system's own record of its death is missing */
 static int rule_no_exit_record(const struct corr_run *cr, const struct run_facts *f,
 			       struct verdict *v)
 {
