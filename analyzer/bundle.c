@@ -1337,6 +1337,40 @@ size_t bundle_errors(const struct bundle *b)
 	return n;
 }
 
+/* The last scenario mark of run r, or 0. */
+static int scenario_mark(const struct run *r)
+{
+	int s = 0;
+	size_t i;
+
+	for (i = 0; i < r->nevents; i++)
+		if (r->events[i].type == LW_EV_MARK && r->events[i].code == LW_MARK_SCENARIO &&
+		    r->events[i].a < INT32_MAX)
+			s = (int)r->events[i].a;
+	return s;
+}
+
+int bundle_scenario(const struct bundle *b, const char **from)
+{
+	size_t k;
+	int s;
+
+	if (from)
+		*from = NULL;
+	if (b->scenario > 0) {
+		if (from)
+			*from = "manifest";
+		return b->scenario;
+	}
+	for (k = 0; k < b->nruns; k++)
+		if ((s = scenario_mark(&b->runs[k]))) {
+			if (from)
+				*from = "mark";
+			return s;
+		}
+	return 0;
+}
+
 size_t bundle_exit_records(const struct bundle *b)
 {
 	size_t i, n = 0;

@@ -122,6 +122,12 @@ int bundle_load(char *const *paths, size_t npaths, struct bundle *b);
 
 size_t bundle_errors(const struct bundle *b);
 
+/* The release-gate scenario bundle b ran: its manifest's (b->scenario),
+ * else the last scenario mark of the first of its rings that has one; 0
+ * when neither names one. *from, when not NULL, gets "manifest", "mark" or
+ * NULL. The gate places the bundle's runs by it; ingest stores it. */
+int bundle_scenario(const struct bundle *b, const char **from);
+
 /* Exit records in all of b's files: with b->nruns, whether the inputs hold
  * any data at all. */
 size_t bundle_exit_records(const struct bundle *b);

@@ -2,9 +2,10 @@
  * lastwords export --db FILE --format ndjson|csv [-o FILE]
  *
  * One row per run's verdict for a fleet's warehouse: the statement
- * "export" of schemas/history-queries.sql, as NDJSON or CSV (RFC 4180).
- * The row is documented in schemas/verdict-row.md. A column named "x[]"
- * holds a JSON array: an array in NDJSON, its JSON text in a CSV cell.
+ * "export" of schemas/history-queries.sql (read by history_export()), as
+ * NDJSON or CSV (RFC 4180). The row is documented in
+ * schemas/verdict-row.md. A column named "x[]" holds a JSON array: an
+ * array in NDJSON, its JSON text in a CSV cell.
  * With -o, the rows go to a new temporary file beside FILE, renamed to FILE
  * when all are written (output_open()): a reader sees all the rows or none.
  */
@@ -20,6 +21,7 @@
 #include "evidence/text.h"
 #include "format.h"
 #include "history/history-db.h"
+#include "history/history-read.h"
 
 static const char usage[] = "lastwords export --db FILE --format ndjson|csv [-o FILE]";
 
@@ -38,40 +40,24 @@ const struct command_help export_help = {
 	"lastwords export --db history.db --format ndjson -o verdicts.ndjson",
 };
 
-/* The column's name without its "[]", and whether it had one. */
-static int column_name(sqlite3_stmt *st, int i, char *out, size_t size)
-{
-	const char *name = sqlite3_column_name(st, i);
-	size_t n = strlen(name);
-	int array = n > 2 && strcmp(name + n - 2, "[]") == 0;
-
-	snprintf(out, size, "%.*s", (int)(array ? n - 2 : n), name);
-	return array;
-}
-
-static int write_ndjson_row(sqlite3_stmt *st, FILE *out)
+static int write_ndjson_row(const struct history_cell *cells, size_t n, FILE *out)
 {
 	cJSON *o = cJSON_CreateObject();
-	int i, n = sqlite3_column_count(st), ok = o != NULL;
-	char name[64], *text;
+	int ok = o != NULL;
+	char *text;
+	size_t i;
 
 	for (i = 0; ok && i < n; i++) {
-		int array = column_name(st, i, name, sizeof(name));
-		const char *t = (const char *)sqlite3_column_text(st, i);
+		const struct history_cell *c = &cells[i];
 		cJSON *v;
 
-		switch (sqlite3_column_type(st, i)) {
-		case SQLITE_NULL:
+		if (!c->text)
 			v = cJSON_CreateNull();
-			break;
-		case SQLITE_INTEGER:
-		case SQLITE_FLOAT:
-			v = cJSON_CreateRaw(t); /* exact: SQLite's own decimal text */
-			break;
-		default:
-			v = array ? cJSON_CreateRaw(t) : cJSON_CreateString(t);
-		}
-		ok = v && cJSON_AddItemToObject(o, name, v);
+		else if (c->number)
+			v = cJSON_CreateRaw(c->text); /* exact: SQLite's own decimal text */
+		else
+			v = c->array ? cJSON_CreateRaw(c->text) : cJSON_CreateString(c->text);
+		ok = v && cJSON_AddItemToObject(o, c->name, v);
 		if (!ok)
 			cJSON_Delete(v);
 	}
@@ -114,22 +100,45 @@ static int csv_field(const char *s, FILE *out)
 	return 0;
 }
 
-/* The header line (names set) or the current row: 0, or -1 on ENOMEM. */
-static int write_csv_line(sqlite3_stmt *st, int names, FILE *out)
+/* The header line (names set) or a row: 0, or -1 on ENOMEM. */
+static int write_csv_line(const struct history_cell *cells, size_t n, int names, FILE *out)
 {
-	int i, n = sqlite3_column_count(st);
-	char name[64];
+	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (names)
-			column_name(st, i, name, sizeof(name));
 		if (i)
 			fputc(',', out);
-		if (csv_field(names ? name : (const char *)sqlite3_column_text(st, i), out) != 0)
+		if (csv_field(names ? cells[i].name : cells[i].text, out) != 0)
 			return -1;
 	}
 	fputs("\r\n", out);
 	return 0;
+}
+
+/* Where the rows go: stdout, or output (opened at the header, once the
+ * statement is prepared, through a temporary file tmp). */
+struct sink {
+	const char *output;
+	char *tmp;
+	FILE *out;
+	int csv, open_errno;
+	size_t rows;
+};
+
+/* One call of history_export(): the CSV's header line, or a row. */
+static int write_row(const struct history_cell *cells, size_t n, int header, void *arg)
+{
+	struct sink *k = arg;
+
+	if (header) {
+		if (k->output && !(k->out = output_open(k->output, &k->tmp))) {
+			k->open_errno = errno;
+			return -1;
+		}
+		return k->csv ? write_csv_line(cells, n, 1, k->out) : 0;
+	}
+	k->rows++;
+	return k->csv ? write_csv_line(cells, n, 0, k->out) : write_ndjson_row(cells, n, k->out);
 }
 
 int cmd_export(int argc, char **argv)
@@ -142,12 +151,10 @@ int cmd_export(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *db = NULL, *format = NULL, *output = NULL;
-	char err[512], *tmp = NULL;
+	struct sink k = { NULL, NULL, stdout, 0, 0, 0 };
+	char err[512];
 	struct history h;
-	sqlite3_stmt *st;
-	size_t rows = 0;
-	FILE *out = stdout;
-	int c, rc, csv, status = LW_EXIT_OK;
+	int c, rc, status = LW_EXIT_OK;
 
 	optind = 1;
 	opterr = 0;
@@ -173,40 +180,28 @@ int cmd_export(int argc, char **argv)
 				   format ? format : "", format ? "'" : "");
 	if (optind < argc)
 		return usage_error(usage, "unexpected argument '%s'", argv[optind]);
-	csv = strcmp(format, "csv") == 0;
+	k.csv = strcmp(format, "csv") == 0;
+	k.output = output;
 	if ((status = open_history(db, HISTORY_READ, &h)) != 0)
 		return status;
-	if (history_prepare(&h, "export", NULL, NULL, &st, err, sizeof(err)) != 0) {
-		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
-		history_close(&h);
-		return LW_EXIT_DATABASE;
-	}
-	if (output && !(out = output_open(output, &tmp))) {
-		fprintf(stderr, "lastwords: cannot write '%s': %s\n", fmt_text(output), strerror(errno));
-		sqlite3_finalize(st);
-		history_close(&h);
+	rc = history_export(&h, write_row, &k, err, sizeof(err));
+	history_close(&h);
+	if (rc == 1 && k.open_errno) {
+		fprintf(stderr, "lastwords: cannot write '%s': %s\n", fmt_text(output),
+			strerror(k.open_errno));
 		return LW_EXIT_OUTPUT;
 	}
-	rc = csv ? write_csv_line(st, 1, out) : 0;
-	while (rc == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		rc = csv ? write_csv_line(st, 0, out) : write_ndjson_row(st, out);
-		rows++;
-	}
-	if (rc < 0) {
+	if (rc == 1) {
 		fprintf(stderr, "lastwords: out of memory\n");
 		status = LW_EXIT_DATABASE;
-	}
-	if (status == LW_EXIT_OK && rc != SQLITE_DONE) {
-		history_error(&h, "export", err, sizeof(err));
+	} else if (rc != 0) {
 		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
 		status = LW_EXIT_DATABASE;
 	}
-	sqlite3_finalize(st);
-	history_close(&h);
-	if (!output)
-		return status; /* main() closes stdout */
-	status = output_commit(out, output, tmp, status);
+	if (!output || !k.out || k.out == stdout)
+		return status; /* main() closes stdout; no file when the statement failed */
+	status = output_commit(k.out, output, k.tmp, status);
 	if (status == LW_EXIT_OK)
-		fprintf(stderr, "lastwords: %zu rows in '%s'\n", rows, fmt_text(output));
+		fprintf(stderr, "lastwords: %zu rows in '%s'\n", k.rows, fmt_text(output));
 	return status;
 }

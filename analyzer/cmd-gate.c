@@ -23,6 +23,7 @@
 #include "format.h"
 #include "gate.h"
 #include "history/history-db.h"
+#include "history/history-read.h"
 #include "output/gate-html.h"
 #include "report.h"
 
@@ -64,81 +65,34 @@ static uint64_t candidate_arg(const char *s, int *is_name)
 	return digest_name(s);
 }
 
-/* The earlier deaths of the candidate that the history holds (--history):
- * each one's device and what are on the heap, freed with the array. */
-struct history_deaths {
-	struct gate_death *v;
-	size_t n;
-};
-
-static void history_deaths_free(struct history_deaths *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++) {
-		free((char *)d->v[i].device);
-		free((char *)d->v[i].what);
-	}
-	free(d->v);
-}
-
-/* The rows of the history's statement "candidate-deaths" for candidate,
- * into *out. Returns 0, or the exit status with the error printed. */
-static int read_history(const char *db, uint64_t candidate, struct history_deaths *out)
+/* The earlier deaths of candidate that the history holds (--history), as
+ * the gate's deaths borrowing their text from *hd, into *out (free both).
+ * Returns 0, or the exit status with the error printed. */
+static int read_history(const char *db, uint64_t candidate, struct history_deaths *hd,
+			struct gate_death **out)
 {
 	struct history h;
-	sqlite3_stmt *st;
-	char err[512], cand[24], what[256];
-	int status, rc;
+	char err[512];
+	size_t i;
+	int status;
 
-	memset(out, 0, sizeof(*out));
+	*out = NULL;
 	if ((status = open_history(db, HISTORY_READ, &h)) != 0)
 		return status;
-	fmt_digest(cand, sizeof(cand), candidate);
-	if (history_prepare(&h, "candidate-deaths", NULL, NULL, &st, err, sizeof(err)) != 0 ||
-	    sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":candidate"), cand, -1,
-			      SQLITE_TRANSIENT) != SQLITE_OK) {
-		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
-		history_close(&h);
-		return LW_EXIT_DATABASE;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *dev = (const char *)sqlite3_column_text(st, 0);
-		const char *sc = (const char *)sqlite3_column_text(st, 1);
-		const char *stage = (const char *)sqlite3_column_text(st, 2);
-		struct gate_death *nv = realloc(out->v, (out->n + 1) * sizeof(*nv)), *d;
-		int v;
-
-		if (!nv)
-			break;
-		out->v = nv;
-		d = &out->v[out->n];
-		snprintf(what, sizeof(what), "%s pid %lld, %s, %s (%s)",
-			 (const char *)sqlite3_column_text(st, 4), sqlite3_column_int64(st, 5),
-			 (const char *)sqlite3_column_text(st, 6), (const char *)sqlite3_column_text(st, 7),
-			 (const char *)sqlite3_column_text(st, 8));
-		v = stage ? vocab_value(&vocab_stages, stage) : 0;
-		*d = (struct gate_death){ strdup(dev ? dev : "unknown device"),
-					  sc && vocab_value(&vocab_scenarios, sc) > 0
-						  ? vocab_value(&vocab_scenarios, sc) : 0,
-					  v > 0 ? (enum lw_stage)v : LW_STAGE_NONE,
-					  iso_real_ns((const char *)sqlite3_column_text(st, 3)), strdup(what) };
-		if (!d->device || !d->what) {
-			free((char *)d->device);
-			free((char *)d->what);
-			break;
-		}
-		out->n++;
-	}
-	sqlite3_finalize(st);
+	status = history_deaths(&h, candidate, hd, err, sizeof(err));
 	history_close(&h);
-	if (rc != SQLITE_DONE) {
-		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db),
-			rc == SQLITE_ROW ? "out of memory" : "reading the deaths failed");
-		history_deaths_free(out);
-		memset(out, 0, sizeof(*out));
+	if (status == 0 && hd->n && !(*out = calloc(hd->n, sizeof(**out)))) {
+		history_deaths_release(hd);
+		snprintf(err, sizeof(err), "out of memory");
+		status = -1;
+	}
+	if (status != 0) {
+		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
 		return LW_EXIT_DATABASE;
 	}
+	for (i = 0; i < hd->n; i++)
+		(*out)[i] = (struct gate_death){ hd->v[i].device, hd->v[i].scenario, hd->v[i].stage,
+						 hd->v[i].start_ns, hd->v[i].what };
 	return 0;
 }
 
@@ -213,6 +167,7 @@ int cmd_gate(int argc, char **argv)
 	char *packages[PACKAGES_MAX];
 	const char *format = "text", *cand = NULL, *db = NULL;
 	struct history_deaths hd = { 0 };
+	struct gate_death *deaths = NULL;
 	struct gate_input *in = NULL;
 	struct bundle *b = NULL;
 	struct report *r = NULL;
@@ -258,9 +213,9 @@ int cmd_gate(int argc, char **argv)
 		return usage_error(usage, "--candidate '%s' is the digest of no candidate "
 					  "(0000000000000000)",
 				   cand);
-	if (db && (status = read_history(db, go.candidate, &hd)) != 0)
+	if (db && (status = read_history(db, go.candidate, &hd, &deaths)) != 0)
 		return status;
-	go.deaths = hd.v;
+	go.deaths = deaths;
 	go.ndeaths = hd.n;
 	n = (size_t)(argc - optind);
 	in = calloc(n, sizeof(*in));
@@ -308,6 +263,7 @@ int cmd_gate(int argc, char **argv)
 	free(in);
 	free(b);
 	free(r);
-	history_deaths_free(&hd);
+	free(deaths);
+	history_deaths_release(&hd);
 	return status;
 }

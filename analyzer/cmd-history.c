@@ -7,9 +7,11 @@
  * native_crash verdicts rose over the one before it. The figures come from
  * the statements "totals-tallied", "rates-tallied" and "regressions-tallied"
  * of schemas/history-queries.sql (the figures of "totals", "rates" and
- * "regressions", read from the tallies), run as written; this file only
- * lays them out. --format html draws, instead of the rates, the statement
- * "trends": a page of charts per candidate and app version (history-html.c).
+ * "regressions", read from the tallies), run as written and decoded by
+ * history/history-read.c; this file only lays them out. --format html
+ * draws, instead of the rates, the statement "trends": a page of charts per
+ * candidate and app version (history-html.c).
+ * The text is laid out by output/history-text.c.
  */
 #include <ctype.h>
 #include <getopt.h>
@@ -24,7 +26,9 @@
 #include "evidence/json.h"
 #include "format.h"
 #include "history/history-db.h"
+#include "history/history-read.h"
 #include "output/history-html.h"
+#include "output/history-text.h"
 
 static const char usage[] =
 	"lastwords history --db FILE [--by candidate|app_version|stage|class|device|process|ring]\n"
@@ -48,22 +52,6 @@ const struct command_help history_help = {
 
 static const char *const groupings[] = { "candidate", "app_version", "stage", "class",
 					 "device",    "process",     "ring" };
-
-#define NCLASSES (LW_EXIT_UNKNOWN + 1)
-#define NLEVELS (LW_EVIDENCE_UNCONFIRMED + 1)
-
-struct group {
-	char *name;
-	long long runs, died;
-	char *first_seen;
-	long long n[NCLASSES][NLEVELS]; /* [class][level]; [c][0] the class's total */
-};
-
-struct history_figures {
-	long long runs, bundles;
-	struct group *groups;
-	size_t ngroups;
-};
 
 /* "2026-11-01", "2026-11-01T12:00", "2026-11-01 12:00:30Z": a UTC date or
  * time, written as the stored times are so that they compare as text. */
@@ -94,92 +82,12 @@ static int normalize_since(const char *in, char *out, size_t size)
 	return 0;
 }
 
-static char *dup_text(sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-
-	return t ? strdup((const char *)t) : NULL;
-}
-
-static void figures_release(struct history_figures *f)
-{
-	size_t i;
-
-	for (i = 0; i < f->ngroups; i++) {
-		free(f->groups[i].name);
-		free(f->groups[i].first_seen);
-	}
-	free(f->groups);
-	memset(f, 0, sizeof(*f));
-}
-
-/* The "rates" rows into groups, in the statement's order. */
-static int read_rates(struct history *h, const char *by, const char *since,
-		      struct history_figures *f, char *err, size_t errlen)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (history_prepare(h, "totals-tallied", by, since, &st, err, errlen) != 0)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		f->runs = sqlite3_column_int64(st, 0);
-		f->bundles = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	if (history_prepare(h, "rates-tallied", by, since, &st, err, errlen) != 0)
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-		const char *cls = (const char *)sqlite3_column_text(st, 4);
-		const char *level = (const char *)sqlite3_column_text(st, 5);
-		struct group *g = f->ngroups ? &f->groups[f->ngroups - 1] : NULL;
-		int c, l;
-
-		if (!name)
-			name = "";
-		if (!g || strcmp(g->name, name) != 0) {
-			struct group *nv = realloc(f->groups, (f->ngroups + 1) * sizeof(*nv));
-
-			if (!nv)
-				goto nomem;
-			f->groups = nv;
-			g = &nv[f->ngroups++];
-			memset(g, 0, sizeof(*g));
-			g->name = strdup(name);
-			g->first_seen = dup_text(st, 3);
-			g->runs = sqlite3_column_int64(st, 1);
-			g->died = sqlite3_column_int64(st, 2);
-			if (!g->name)
-				goto nomem;
-		}
-		if (!cls)
-			continue;
-		c = vocab_value(&vocab_exit_classes, cls);
-		l = level ? vocab_value(&vocab_evidence_levels, level) : -1;
-		if (c <= 0 || c >= NCLASSES || l <= 0 || l >= NLEVELS) {
-			snprintf(err, errlen, "the history holds a verdict this lastwords does not know: %s, %s",
-				 cls, level ? level : "no level");
-			sqlite3_finalize(st);
-			return -1;
-		}
-		g->n[c][l] += sqlite3_column_int64(st, 6);
-		g->n[c][0] += sqlite3_column_int64(st, 6);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : history_error(h, "rates", err, errlen);
-nomem:
-	sqlite3_finalize(st);
-	snprintf(err, errlen, "out of memory");
-	return -1;
-}
-
 static double rate(long long n, long long of)
 {
 	return of ? (double)n / (double)of : 0.0;
 }
 
-static void group_json(struct json *j, cJSON *groups, const struct group *g)
+static void group_json(struct json *j, cJSON *groups, const struct history_group *g)
 {
 	cJSON *o = json_object(j, groups, NULL), *classes;
 	int c, l;
@@ -189,157 +97,17 @@ static void group_json(struct json *j, cJSON *groups, const struct group *g)
 	json_number(j, o, "died", (double)g->died);
 	json_text(j, o, "first_seen", g->first_seen);
 	classes = json_object(j, o, "classes");
-	for (c = 1; c < NCLASSES; c++) {
+	for (c = 1; c < HISTORY_NCLASSES; c++) {
 		cJSON *x = json_object(j, classes, vocab_name(&vocab_exit_classes, c));
 
 		json_number(j, x, "total", (double)g->n[c][0]);
 		json_number(j, x, "rate", rate(g->n[c][0], g->runs));
-		for (l = 1; l < NLEVELS; l++)
+		for (l = 1; l < HISTORY_NLEVELS; l++)
 			json_number(j, x, vocab_name(&vocab_evidence_levels, l), (double)g->n[c][l]);
 	}
 }
 
-/* One regression row (see the statement) as JSON, into arr. */
-static void regression_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
-{
-	cJSON *o = json_object(j, arr, NULL), *stages;
-	long long prev_count = sqlite3_column_int64(st, 5), prev_runs = sqlite3_column_int64(st, 6);
-	long long count = sqlite3_column_int64(st, 7), runs = sqlite3_column_int64(st, 8);
-
-	json_text(j, o, "dimension", (const char *)sqlite3_column_text(st, 0));
-	json_text(j, o, "package", (const char *)sqlite3_column_text(st, 1));
-	json_text(j, o, "group", (const char *)sqlite3_column_text(st, 3));
-	json_text(j, o, "previous", (const char *)sqlite3_column_text(st, 2));
-	json_text(j, o, "class", (const char *)sqlite3_column_text(st, 4));
-	json_text(j, o, "evidence_level", "confirmed");
-	json_number(j, o, "count", (double)count);
-	json_number(j, o, "runs", (double)runs);
-	json_number(j, o, "rate", rate(count, runs));
-	json_number(j, o, "previous_count", (double)prev_count);
-	json_number(j, o, "previous_runs", (double)prev_runs);
-	json_number(j, o, "previous_rate", rate(prev_count, prev_runs));
-	stages = cJSON_Parse((const char *)sqlite3_column_text(st, 9));
-	if (!cJSON_IsObject(stages)) {
-		cJSON_Delete(stages);
-		stages = cJSON_CreateObject();
-	}
-	json_item(j, o, "stages", stages);
-}
-
-/* One trends row (see the statement) as JSON, into arr. */
-static void trend_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
-{
-	cJSON *o = json_object(j, arr, NULL);
-
-	json_text(j, o, "dimension", (const char *)sqlite3_column_text(st, 0));
-	json_text(j, o, "package", (const char *)sqlite3_column_text(st, 1));
-	json_text(j, o, "group", (const char *)sqlite3_column_text(st, 2));
-	json_text(j, o, "day", (const char *)sqlite3_column_text(st, 3));
-	json_text(j, o, "class", (const char *)sqlite3_column_text(st, 4));
-	json_text(j, o, "evidence_level", (const char *)sqlite3_column_text(st, 5));
-	json_number(j, o, "runs", (double)sqlite3_column_int64(st, 6));
-}
-
-/* The rows of the statement name (regressions, trends), each made an
- * object by row(), as a JSON array (free with cJSON_Delete) in *out. */
-static int read_rows(struct history *h, const char *name, const char *since,
-		     void (*row)(struct json *j, cJSON *arr, sqlite3_stmt *st), cJSON **out,
-		     char *err, size_t errlen)
-{
-	sqlite3_stmt *st;
-	struct json j;
-	cJSON *arr;
-	int rc;
-
-	if (history_prepare(h, name, NULL, since, &st, err, errlen) != 0)
-		return -1;
-	arr = json_begin_array(&j);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		row(&j, arr, st);
-	sqlite3_finalize(st);
-	arr = json_end(&j);
-	if (rc != SQLITE_DONE) {
-		cJSON_Delete(arr);
-		return history_error(h, name, err, errlen);
-	}
-	if (!arr) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	*out = arr;
-	return 0;
-}
-
-static void print_text(const char *by, const char *since, const struct history_figures *f,
-		       const cJSON *regressions, FILE *out)
-{
-	const cJSON *x;
-	size_t i;
-	int c, l;
-
-	fprintf(out, "history: %lld run%s in %lld bundle%s, by %s", f->runs, f->runs == 1 ? "" : "s",
-		f->bundles, f->bundles == 1 ? "" : "s", by);
-	if (since)
-		fprintf(out, ", since %s UTC", since);
-	fputs("\n", out);
-	for (i = 0; i < f->ngroups; i++) {
-		const struct group *g = &f->groups[i];
-
-		fprintf(out, "\n%s %s: %lld run%s, %lld died\n", by, fmt_text(g->name), g->runs,
-			g->runs == 1 ? "" : "s", g->died);
-		for (c = 1; c < NCLASSES; c++) {
-			const char *sep = "";
-
-			if (!g->n[c][0])
-				continue;
-			fprintf(out, "  %-15s %5lld %6.1f%%  ", vocab_name(&vocab_exit_classes, c),
-				g->n[c][0], 100.0 * rate(g->n[c][0], g->runs));
-			for (l = 1; l < NLEVELS; l++) {
-				if (!g->n[c][l])
-					continue;
-				fprintf(out, "%s%s %lld", sep, vocab_name(&vocab_evidence_levels, l),
-					g->n[c][l]);
-				sep = ", ";
-			}
-			fputs("\n", out);
-		}
-	}
-	if (!cJSON_GetArraySize(regressions)) {
-		fputs("\nregressions: none (each candidate and app version against the one before it, "
-		      "per package)\n",
-		      out);
-		return;
-	}
-	fputs("\nregressions (a confirmed low_memory or native_crash rate up on the one before):\n",
-	      out);
-	cJSON_ArrayForEach(x, regressions) {
-		const char *dim = cJSON_GetObjectItem(x, "dimension")->valuestring;
-		double count = cJSON_GetObjectItem(x, "count")->valuedouble;
-		double runs = cJSON_GetObjectItem(x, "runs")->valuedouble;
-		double pcount = cJSON_GetObjectItem(x, "previous_count")->valuedouble;
-		double pruns = cJSON_GetObjectItem(x, "previous_runs")->valuedouble;
-
-		const cJSON *stage;
-		const char *sep = "; in ";
-
-		fprintf(out,
-			"  %s %s %s: confirmed %s in %.0f of %.0f runs (%.1f%%), up from %.0f of %.0f "
-			"(%.1f%%) with %s %s",
-			fmt_text(cJSON_GetObjectItem(x, "package")->valuestring), dim,
-			fmt_text(cJSON_GetObjectItem(x, "group")->valuestring),
-			fmt_text(cJSON_GetObjectItem(x, "class")->valuestring), count, runs,
-			100.0 * cJSON_GetObjectItem(x, "rate")->valuedouble, pcount, pruns,
-			100.0 * cJSON_GetObjectItem(x, "previous_rate")->valuedouble, dim,
-			fmt_text(cJSON_GetObjectItem(x, "previous")->valuestring));
-		cJSON_ArrayForEach(stage, cJSON_GetObjectItem(x, "stages")) {
-			fprintf(out, "%s%s %.0f", sep, fmt_text(stage->string), stage->valuedouble);
-			sep = ", ";
-		}
-		fputc('\n', out);
-	}
-}
-
-static int print_json(const char *by, const char *since, const struct history_figures *f,
+static int print_json(const char *by, const char *since, const struct history_rates *f,
 		      const cJSON *regressions)
 {
 	struct json j;
@@ -370,7 +138,7 @@ int cmd_history(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *db = NULL, *by = "candidate", *format = "text", *since = NULL;
-	struct history_figures f = { 0 };
+	struct history_rates f = { 0 };
 	cJSON *regressions = NULL, *trends = NULL;
 	char since_buf[32], err[512];
 	struct history h;
@@ -420,10 +188,9 @@ int cmd_history(int argc, char **argv)
 	/* One read transaction: the figures agree with each other while an
 	 * ingest writes. */
 	if (sqlite3_exec(h.db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
-	    read_rates(&h, by, since, &f, err, sizeof(err)) != 0 ||
-	    read_rows(&h, "regressions-tallied", since, regression_json, &regressions, err, sizeof(err)) != 0 ||
-	    (strcmp(format, "html") == 0 &&
-	     read_rows(&h, "trends", since, trend_json, &trends, err, sizeof(err)) != 0)) {
+	    history_rates(&h, by, since, &f, err, sizeof(err)) != 0 ||
+	    history_regressions(&h, since, &regressions, err, sizeof(err)) != 0 ||
+	    (strcmp(format, "html") == 0 && history_trends(&h, since, &trends, err, sizeof(err)) != 0)) {
 		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
 		status = LW_EXIT_DATABASE;
 	}
@@ -441,11 +208,11 @@ int cmd_history(int argc, char **argv)
 				status = LW_EXIT_DATABASE;
 			}
 		} else {
-			print_text(by, since, &f, regressions, stdout);
+			history_text(by, since, &f, regressions, stdout);
 		}
 	}
 	cJSON_Delete(regressions);
 	cJSON_Delete(trends);
-	figures_release(&f);
+	history_rates_release(&f);
 	return status;
 }

@@ -100,40 +100,6 @@ static int completed(const struct run *r, enum lw_stage s, uint64_t c)
 	return 0;
 }
 
-/* The last scenario mark of run r, or 0. */
-static int scenario_mark(const struct run *r)
-{
-	int s = 0;
-	size_t i;
-
-	for (i = 0; i < r->nevents; i++)
-		if (r->events[i].type == LW_EV_MARK && r->events[i].code == LW_MARK_SCENARIO &&
-		    r->events[i].a < INT32_MAX)
-			s = (int)r->events[i].a;
-	return s;
-}
-
-int gate_scenario(const struct bundle *b, const struct report *r, const char **from)
-{
-	size_t k;
-	int s;
-
-	if (from)
-		*from = NULL;
-	if (b->scenario > 0) {
-		if (from)
-			*from = "manifest";
-		return b->scenario;
-	}
-	for (k = 0; k < r->corr.nruns; k++)
-		if ((s = scenario_mark(r->corr.runs[k].run))) {
-			if (from)
-				*from = "mark";
-			return s;
-		}
-	return 0;
-}
-
 static int has_rule(const struct verdict *v, const char *id)
 {
 	size_t k;
@@ -172,7 +138,7 @@ static int gather(struct gate *g, const struct gate_input *in, size_t n, cJSON *
 	for (i = 0; i < n; i++) {
 		const struct report *r = in[i].report;
 		const char *device = device_of(g, in[i].bundle), *from;
-		int scenario = gate_scenario(in[i].bundle, r, &from);
+		int scenario = bundle_scenario(in[i].bundle, &from);
 		cJSON *o = json_object(j, inputs, NULL);
 
 		for (k = 0; k < r->corr.nruns; k++) {

@@ -59,11 +59,6 @@ struct gate_options {
 	size_t ndeaths;
 };
 
-/* The scenario of bundle b, whose report is r: its manifest's, else the
- * first scenario mark of its rings; 0 when neither names one. *from, when
- * not NULL, gets "manifest", "mark" or NULL. */
-int gate_scenario(const struct bundle *b, const struct report *r, const char **from);
-
 /* The decision as JSON (schemas/gate.schema.json), to free with
  * cJSON_Delete(); NULL on ENOMEM. */
 cJSON *gate_decide(const struct gate_input *in, size_t n, const struct gate_options *o);

@@ -10,7 +10,6 @@
 #include "../../src/vocab.h"
 #include "../evidence/json.h"
 #include "../format.h"
-#include "../gate.h"
 #include "../runs/ring-event.h"
 
 static const struct {
@@ -463,7 +462,7 @@ static int store(struct history_store *s, const char *source, const struct bundl
 {
 	sqlite3_stmt *st = s->add_bundle;
 	const cJSON *runs = cJSON_GetObjectItem(rep, "runs"), *o;
-	int rc, scenario = gate_scenario(b, r, NULL);
+	int rc, scenario = bundle_scenario(b, NULL);
 	char now[40];
 	long long id;
 	size_t i = 0;

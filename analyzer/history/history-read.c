@@ -1,0 +1,287 @@
+/* Reading the history's statements into structs, JSON and rows (history-read.h). */
+#include "history-read.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../evidence/json.h"
+#include "../format.h"
+
+static char *dup_text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+
+	return t ? strdup((const char *)t) : NULL;
+}
+
+static const char *text_at(sqlite3_stmt *st, int col)
+{
+	return (const char *)sqlite3_column_text(st, col);
+}
+
+void history_rates_release(struct history_rates *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->ngroups; i++) {
+		free(f->groups[i].name);
+		free(f->groups[i].first_seen);
+	}
+	free(f->groups);
+	memset(f, 0, sizeof(*f));
+}
+
+int history_rates(struct history *h, const char *by, const char *since, struct history_rates *f,
+		  char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	if (history_prepare(h, "totals-tallied", by, since, &st, err, errlen) != 0)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		f->runs = sqlite3_column_int64(st, 0);
+		f->bundles = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (history_prepare(h, "rates-tallied", by, since, &st, err, errlen) != 0)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = text_at(st, 0), *cls = text_at(st, 4), *level = text_at(st, 5);
+		struct history_group *g = f->ngroups ? &f->groups[f->ngroups - 1] : NULL;
+		int c, l;
+
+		if (!name)
+			name = "";
+		if (!g || strcmp(g->name, name) != 0) {
+			struct history_group *nv = realloc(f->groups, (f->ngroups + 1) * sizeof(*nv));
+
+			if (!nv)
+				goto nomem;
+			f->groups = nv;
+			g = &nv[f->ngroups++];
+			memset(g, 0, sizeof(*g));
+			g->name = strdup(name);
+			g->first_seen = dup_text(st, 3);
+			g->runs = sqlite3_column_int64(st, 1);
+			g->died = sqlite3_column_int64(st, 2);
+			if (!g->name)
+				goto nomem;
+		}
+		if (!cls)
+			continue;
+		c = vocab_value(&vocab_exit_classes, cls);
+		l = level ? vocab_value(&vocab_evidence_levels, level) : -1;
+		if (c <= 0 || c >= HISTORY_NCLASSES || l <= 0 || l >= HISTORY_NLEVELS) {
+			snprintf(err, errlen, "the history holds a verdict this lastwords does not know: %s, %s",
+				 cls, level ? level : "no level");
+			sqlite3_finalize(st);
+			return -1;
+		}
+		g->n[c][l] += sqlite3_column_int64(st, 6);
+		g->n[c][0] += sqlite3_column_int64(st, 6);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : history_error(h, "rates", err, errlen);
+nomem:
+	sqlite3_finalize(st);
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+static double rate(long long n, long long of)
+{
+	return of ? (double)n / (double)of : 0.0;
+}
+
+/* One regression row (see the statement) as JSON, into arr. */
+static void regression_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
+{
+	cJSON *o = json_object(j, arr, NULL), *stages;
+	long long prev_count = sqlite3_column_int64(st, 5), prev_runs = sqlite3_column_int64(st, 6);
+	long long count = sqlite3_column_int64(st, 7), runs = sqlite3_column_int64(st, 8);
+
+	json_text(j, o, "dimension", text_at(st, 0));
+	json_text(j, o, "package", text_at(st, 1));
+	json_text(j, o, "group", text_at(st, 3));
+	json_text(j, o, "previous", text_at(st, 2));
+	json_text(j, o, "class", text_at(st, 4));
+	json_text(j, o, "evidence_level", "confirmed");
+	json_number(j, o, "count", (double)count);
+	json_number(j, o, "runs", (double)runs);
+	json_number(j, o, "rate", rate(count, runs));
+	json_number(j, o, "previous_count", (double)prev_count);
+	json_number(j, o, "previous_runs", (double)prev_runs);
+	json_number(j, o, "previous_rate", rate(prev_count, prev_runs));
+	stages = cJSON_Parse(text_at(st, 9));
+	if (!cJSON_IsObject(stages)) {
+		cJSON_Delete(stages);
+		stages = cJSON_CreateObject();
+	}
+	json_item(j, o, "stages", stages);
+}
+
+/* One trends row (see the statement) as JSON, into arr. */
+static void trend_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
+{
+	cJSON *o = json_object(j, arr, NULL);
+
+	json_text(j, o, "dimension", text_at(st, 0));
+	json_text(j, o, "package", text_at(st, 1));
+	json_text(j, o, "group", text_at(st, 2));
+	json_text(j, o, "day", text_at(st, 3));
+	json_text(j, o, "class", text_at(st, 4));
+	json_text(j, o, "evidence_level", text_at(st, 5));
+	json_number(j, o, "runs", (double)sqlite3_column_int64(st, 6));
+}
+
+/* The rows of the statement name, each made an object by row(), as a JSON
+ * array in *out. */
+static int read_rows(struct history *h, const char *name, const char *since,
+		     void (*row)(struct json *j, cJSON *arr, sqlite3_stmt *st), cJSON **out,
+		     char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	struct json j;
+	cJSON *arr;
+	int rc;
+
+	if (history_prepare(h, name, NULL, since, &st, err, errlen) != 0)
+		return -1;
+	arr = json_begin_array(&j);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		row(&j, arr, st);
+	sqlite3_finalize(st);
+	arr = json_end(&j);
+	if (rc != SQLITE_DONE) {
+		cJSON_Delete(arr);
+		return history_error(h, name, err, errlen);
+	}
+	if (!arr) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	*out = arr;
+	return 0;
+}
+
+int history_regressions(struct history *h, const char *since, cJSON **out, char *err,
+			size_t errlen)
+{
+	return read_rows(h, "regressions-tallied", since, regression_json, out, err, errlen);
+}
+
+int history_trends(struct history *h, const char *since, cJSON **out, char *err, size_t errlen)
+{
+	return read_rows(h, "trends", since, trend_json, out, err, errlen);
+}
+
+void history_deaths_release(struct history_deaths *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		free(d->v[i].device);
+		free(d->v[i].what);
+	}
+	free(d->v);
+	memset(d, 0, sizeof(*d));
+}
+
+int history_deaths(struct history *h, uint64_t candidate, struct history_deaths *out, char *err,
+		   size_t errlen)
+{
+	sqlite3_stmt *st;
+	char cand[24], what[256];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	fmt_digest(cand, sizeof(cand), candidate);
+	if (history_prepare(h, "candidate-deaths", NULL, NULL, &st, err, errlen) != 0)
+		return -1;
+	if (sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":candidate"), cand, -1,
+			      SQLITE_TRANSIENT) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return history_error(h, "candidate-deaths", err, errlen);
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *dev = text_at(st, 0), *sc = text_at(st, 1), *stage = text_at(st, 2);
+		struct history_death *nv = realloc(out->v, (out->n + 1) * sizeof(*nv)), *d;
+		int v;
+
+		if (!nv)
+			break;
+		out->v = nv;
+		d = &out->v[out->n];
+		snprintf(what, sizeof(what), "%s pid %lld, %s, %s (%s)", text_at(st, 4),
+			 sqlite3_column_int64(st, 5), text_at(st, 6), text_at(st, 7), text_at(st, 8));
+		v = stage ? vocab_value(&vocab_stages, stage) : 0;
+		*d = (struct history_death){ strdup(dev ? dev : "unknown device"),
+					     sc && vocab_value(&vocab_scenarios, sc) > 0
+						     ? vocab_value(&vocab_scenarios, sc) : 0,
+					     v > 0 ? (enum lw_stage)v : LW_STAGE_NONE,
+					     iso_real_ns(text_at(st, 3)), strdup(what) };
+		if (!d->device || !d->what) {
+			free(d->device);
+			free(d->what);
+			break;
+		}
+		out->n++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "%s",
+			 rc == SQLITE_ROW ? "out of memory" : "reading the deaths failed");
+		history_deaths_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+/* The statement's cells for the current row (header: names only). */
+static void cells_of(sqlite3_stmt *st, struct history_cell *cells, int n, int header)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const char *name = sqlite3_column_name(st, i);
+		size_t len = strlen(name);
+		struct history_cell *c = &cells[i];
+
+		c->array = len > 2 && strcmp(name + len - 2, "[]") == 0;
+		snprintf(c->name, sizeof(c->name), "%.*s", (int)(c->array ? len - 2 : len), name);
+		c->text = header ? NULL : text_at(st, i);
+		c->number = !header && (sqlite3_column_type(st, i) == SQLITE_INTEGER ||
+					sqlite3_column_type(st, i) == SQLITE_FLOAT);
+	}
+}
+
+int history_export(struct history *h,
+		   int (*row)(const struct history_cell *cells, size_t n, int header, void *arg),
+		   void *arg, char *err, size_t errlen)
+{
+	struct history_cell *cells;
+	sqlite3_stmt *st;
+	int n, rc = SQLITE_ROW, failed;
+
+	if (history_prepare(h, "export", NULL, NULL, &st, err, errlen) != 0)
+		return -1;
+	n = sqlite3_column_count(st);
+	cells = calloc(n ? (size_t)n : 1, sizeof(*cells));
+	failed = !cells;
+	if (!failed) {
+		cells_of(st, cells, n, 1);
+		failed = row(cells, (size_t)n, 1, arg) != 0;
+	}
+	while (!failed && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		cells_of(st, cells, n, 0);
+		failed = row(cells, (size_t)n, 0, arg) != 0;
+	}
+	free(cells);
+	if (!failed && rc != SQLITE_DONE)
+		history_error(h, "export", err, errlen);
+	sqlite3_finalize(st);
+	return failed ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
