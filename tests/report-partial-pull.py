@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The report of a partial pull says that it is partial and what it lacks
 (issue 10, item 18), from the manifest.json that `lastwords pull` writes
-(cmd-pull.c: "complete": false, and a "missing" list of what, reason and
+(device/pull.c: "complete": false, and a "missing" list of what, reason and
 required): in the text, first; in the JSON's "pull" object, as
 schemas/report.schema.json describes it; and in the HTML page, which shows
 what the JSON says.

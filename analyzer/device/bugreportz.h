@@ -11,7 +11,7 @@
  * This is what `adb bugreport` reads; pull reads it itself so that it can
  * show the progress (through a pipe, the client prints none), keep its
  * deadline and cap, and copy the zip with the client's exec-out as it
- * copies every other file (cmd-pull.c). Never prints.
+ * copies every other file (pull.c). Never prints.
  */
 #ifndef LW_ANALYZER_BUGREPORTZ_H
 #define LW_ANALYZER_BUGREPORTZ_H
