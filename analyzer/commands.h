@@ -21,7 +21,7 @@ enum lastwords_exit {
 	LW_EXIT_USAGE = 2,   /* bad command line; trace's binary output to a terminal */
 	LW_EXIT_FAIL_ON = 3, /* report --fail-on: a verdict matched (check compares exit_status) */
 	LW_EXIT_INPUT = 4,   /* an input could not be read; the others were processed (and traced) */
-	/* 5 to 10: lastwords pull (cmd-pull.c) */
+	/* 5 to 10: lastwords pull (enum pull_exit, device/pull.h) */
 	LW_EXIT_DATABASE = 11, /* the history database cannot be opened, upgraded or written */
 	LW_EXIT_NO_DATA = 12,  /* report --fail-on: the inputs hold no run and no exit record */
 	LW_EXIT_OUTPUT = 13,   /* the output could not be written (whatever else happened) */
