@@ -22,11 +22,7 @@
 #define CHART_AXIS 22.0
 
 static const char style[] =
-	":root{color-scheme:light dark;--fg:#1d1d1f;--bg:#fff;--mute:#6e6e73;--line:#d2d2d7}"
-	"@media(prefers-color-scheme:dark){:root{--fg:#f5f5f7;--bg:#1c1c1e;--mute:#a1a1a6;"
-	"--line:#3a3a3c}}"
-	"body{font:15px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);"
-	"max-width:980px;margin:2em auto;padding:0 1em}"
+	HTML_STYLE_PAGE
 	"h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em}h3{font-size:1.05em}"
 	".mute{color:var(--mute)}svg.trend{color:var(--fg);display:block;margin:.2em 0 1em}"
 	"div.chart{border-left:4px solid var(--line);padding-left:.6em;margin:.8em 0}"

@@ -44,4 +44,13 @@ const char *html_style(void);
  * or 5 times a power of ten. */
 double html_axis_step(double span, int ticks);
 
+/* The start of every page's style sheet: the colours, light and dark, and
+ * the body's font and width; each page adds its own rules after it. */
+#define HTML_STYLE_PAGE                                                                       \
+	":root{color-scheme:light dark;--fg:#1d1d1f;--bg:#fff;--mute:#6e6e73;--line:#d2d2d7}" \
+	"@media(prefers-color-scheme:dark){:root{--fg:#f5f5f7;--bg:#1c1c1e;--mute:#a1a1a6;" \
+	"--line:#3a3a3c}}" \
+	"body{font:15px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);" \
+	"max-width:980px;margin:2em auto;padding:0 1em}"
+
 #endif

@@ -21,11 +21,7 @@
 #define TIMELINE_MAX 40 /* stage rows shown; the middle of longer runs is folded */
 
 static const char style[] =
-	":root{color-scheme:light dark;--fg:#1d1d1f;--bg:#fff;--mute:#6e6e73;--line:#d2d2d7}"
-	"@media(prefers-color-scheme:dark){:root{--fg:#f5f5f7;--bg:#1c1c1e;--mute:#a1a1a6;"
-	"--line:#3a3a3c}}"
-	"body{font:15px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);"
-	"max-width:980px;margin:2em auto;padding:0 1em}"
+	HTML_STYLE_PAGE
 	"h1{font-size:1.5em}h2{font-size:1.15em;margin:0 0 .4em}"
 	"section.run{border:1px solid var(--line);border-left:6px solid var(--clean);"
 	"border-radius:6px;padding:1em;margin:1.2em 0}"
