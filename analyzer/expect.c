@@ -1,444 +1,32 @@
 /*
- * lastwords check's expectations (expect.h). The file's rules are those of
- * schemas/expect.schema.json, written here as data: a shape per value (the
- * JSON types it may have, the names a string may be, an array's items, an
- * object's members), walked once over the file. tests/check-schema.py
- * feeds the same files to both and checks that they accept and refuse
- * alike.
+ * lastwords check's expectations (expect.h). The file's rules are
+ * schemas/expect.schema.json, run as written by the project's JSON Schema
+ * checker (evidence/json-schema.c); a refusal names the value by its JSON
+ * pointer. tests/check-schema.py feeds the same files to it and to
+ * python3's jsonschema and checks that they accept and refuse alike.
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/vocab.h"
-#include "classify.h"
 #include "evidence/input.h"
+#include "evidence/json-schema.h"
 #include "evidence/json.h"
 #include "expect.h"
 
 /* --- the file's rules ------------------------------------------------------ */
 
-enum {
-	T_NULL = 1,
-	T_BOOL = 2,
-	T_INT = 4, /* a number without a fraction */
-	T_NUM = 8, /* any number */
-	T_STR = 16,
-	T_ARR = 32,
-	T_OBJ = 64,
-};
-
-struct shape;
-
-struct member {
-	const char *name;
-	const struct shape *shape;
-};
-
-/* A value's rules. Those of a kind apply to values of that kind: a shape
- * that takes a string or a list of them has both the string's rules and
- * its items. */
-struct shape {
-	unsigned types;
-	/* a string: one of the names of vocab (and "unknown" when unknown is
-	 * set), one of names, or one that ok() accepts; what names them */
-	const struct vocab *vocab;
-	int unknown;
-	const char *const *names;
-	int (*ok)(const char *s);
-	const char *what;
-	size_t min_len;
-	/* an integer, exactly as written: min <= v <= max (every T_INT
-	 * shape sets them: a number past the field's range is refused, not
-	 * compared rounded) */
-	int64_t min, max;
-	/* an array */
-	const struct shape *items;
-	size_t min_items;
-	/* an object: its only members; rule() says what else it breaks, or
-	 * NULL */
-	const struct member *members;
-	const char *(*rule)(const cJSON *o);
-};
-
-static int hex_digits(const char *s, size_t n)
-{
-	return strlen(s) == n && strspn(s, "0123456789abcdef") == n;
-}
-
-static int is_digest(const char *s)
-{
-	return hex_digits(s, 16);
-}
-
-static int is_run_id(const char *s)
-{
-	return hex_digits(s, 32);
-}
-
-static int is_rule(const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < nrules; i++)
-		if (strcmp(rules[i].id, s) == 0)
-			return 1;
-	return 0;
-}
-
-/* A run is chosen by its process and pid, or its run id. */
-static const char *run_rule(const cJSON *o)
-{
-	int process = cJSON_HasObjectItem(o, "process"), pid = cJSON_HasObjectItem(o, "pid");
-
-	if (process != pid)
-		return process ? "\"process\" without \"pid\"" : "\"pid\" without \"process\"";
-	if (!process && !cJSON_HasObjectItem(o, "run_id"))
-		return "a run needs \"process\" and \"pid\", or \"run_id\"";
-	return NULL;
-}
-
-static const char *const session_states[] = { "open", "closed", NULL };
-static const char *const joined_bys[] = { "run id", "process, pid and time", NULL };
-static const char *const tz_sources[] = { "none", "option", "manifest", "bugreport", "tombstone",
-					  "anr_trace", NULL };
-static const char *const unmatched_whys[] = { "no_process", "no_run_of_process", "no_run_with_pid",
-					      "other_version", "outside_window", "no_time",
-					      "ambiguous", "tz_unknown", "other_package", NULL };
-
-static const struct shape s_any_string = { .types = T_STR };
-static const struct shape s_text = { .types = T_STR, .min_len = 1 };
-static const struct shape s_string_or_null = { .types = T_STR | T_NULL };
-static const struct shape s_bool = { .types = T_BOOL };
-/* The integers' ranges (expect.schema.json's minimum and maximum): a
- * count or a line up to 2^53 - 1 (the integers a double holds exactly),
- * a pid as pid_t holds it, ApplicationExitInfo's ints as Java's int, the
- * sessions' numbers as the ring's 32 bits, a zone's offset within a day. */
-#define JSON_EXACT_MAX 9007199254740991LL
-static const struct shape s_count = { .types = T_INT, .min = 0, .max = JSON_EXACT_MAX };
-static const struct shape s_pid = { .types = T_INT, .min = 0, .max = INT32_MAX };
-/* null: a run whose pid nobody knows (a seed run's) */
-static const struct shape s_pid_or_null = { .types = T_INT | T_NULL, .min = 0, .max = INT32_MAX };
-static const struct shape s_int32 = { .types = T_INT, .min = INT32_MIN, .max = INT32_MAX };
-static const struct shape s_u32 = { .types = T_INT, .min = 0, .max = UINT32_MAX };
-static const struct shape s_minutes = { .types = T_INT, .min = -1440, .max = 1440 };
-static const struct shape s_status = { .types = T_INT, .min = 0, .max = 255 };
-static const struct shape s_bool_or_null = { .types = T_BOOL | T_NULL };
-static const struct shape s_number_or_null = { .types = T_NUM | T_NULL };
-static const struct shape s_texts = { .types = T_ARR, .items = &s_any_string };
-static const struct shape s_pids = { .types = T_ARR, .items = &s_pid };
-static const struct shape s_strings_or_null = { .types = T_ARR, .items = &s_string_or_null };
-
-static const struct shape s_class = { .types = T_STR | T_NULL, .vocab = &vocab_exit_classes,
-				      .what = "an exit class" };
-static const struct shape s_classes = { .types = T_STR | T_NULL | T_ARR,
-					.vocab = &vocab_exit_classes, .what = "an exit class",
-					.items = &s_class, .min_items = 1 };
-static const struct shape s_level = { .types = T_STR | T_NULL, .vocab = &vocab_evidence_levels,
-				      .what = "an evidence level" };
-static const struct shape s_levels = { .types = T_STR | T_NULL | T_ARR,
-				       .vocab = &vocab_evidence_levels,
-				       .what = "an evidence level", .items = &s_level,
-				       .min_items = 1 };
-static const struct shape s_action = { .types = T_STR, .vocab = &vocab_actions,
-				       .what = "a recovery action" };
-static const struct shape s_actions = { .types = T_ARR, .items = &s_action };
-static const struct shape s_stage = { .types = T_STR, .vocab = &vocab_stages, .unknown = 1,
-				      .what = "a stage" };
-static const struct shape s_stages = { .types = T_ARR, .items = &s_stage };
-/* null: a ring-less run's, which nobody knows */
-static const struct shape s_stage_or_null = { .types = T_STR | T_NULL, .vocab = &vocab_stages,
-					      .unknown = 1, .what = "a stage" };
-static const struct shape s_error_or_null = { .types = T_STR | T_NULL, .vocab = &vocab_errors,
-					      .unknown = 1, .what = "an error class" };
-static const struct shape s_rule = { .types = T_STR, .ok = is_rule,
-				     .what = "a rule id (lastwords rules)" };
-static const struct shape s_rules = { .types = T_ARR, .items = &s_rule };
-static const struct shape s_digest = { .types = T_STR, .ok = is_digest,
-				       .what = "a digest (16 hex digits)" };
-static const struct shape s_digest_or_null = { .types = T_STR | T_NULL, .ok = is_digest,
-					       .what = "a digest (16 hex digits)" };
-static const struct shape s_digests = { .types = T_ARR, .items = &s_digest };
-static const struct shape s_run_id = { .types = T_STR, .ok = is_run_id,
-				       .what = "a run id (32 hex digits)" };
-static const struct shape s_joined_by = { .types = T_STR, .names = joined_bys,
-					  .what = "\"run id\" or \"process, pid and time\"" };
-static const struct shape s_joined_bys = { .types = T_ARR, .items = &s_joined_by };
-
-static const struct member exit_record_members[] = {
-	{ "file", &s_any_string },     { "line", &s_count },     { "reason", &s_int32 },
-	{ "subreason", &s_int32 },     { "status", &s_int32 },   { "importance", &s_int32 },
-	{ "timestamp", &s_string_or_null }, { "description", &s_string_or_null },
-	{ "joined_by", &s_joined_by }, { NULL, NULL },
-};
-static const struct shape s_exit_record = { .types = T_OBJ, .members = exit_record_members };
-static const struct shape s_joins = { .types = T_OBJ | T_ARR, .members = exit_record_members,
-				      .items = &s_exit_record };
-
-static const struct shape s_session_state = { .types = T_STR, .names = session_states,
-					      .what = "open or closed" };
-static const struct member session_members[] = {
-	{ "id", &s_u32 },
-	{ "candidate", &s_digest_or_null },
-	{ "state", &s_session_state },
-	{ "opens", &s_u32 },
-	{ "opened_ms", &s_number_or_null },
-	{ "closed_ms", &s_number_or_null },
-	{ "result", &s_error_or_null },
-	{ "open_stages", &s_stages },
-	{ "peak_kb", &s_u32 },
-	{ "peak_stage", &s_stage },
-	{ NULL, NULL },
-};
-static const struct shape s_session = { .types = T_OBJ, .members = session_members };
-static const struct shape s_sessions = { .types = T_ARR, .items = &s_session };
-
-static const struct member run_members[] = {
-	{ "process", &s_text },
-	{ "pid", &s_pid_or_null },
-	{ "run_id", &s_run_id },
-	{ "classification", &s_classes },
-	{ "evidence_level", &s_levels },
-	{ "rules", &s_rules },
-	{ "rules_fired", &s_rules },
-	{ "rules_not_fired", &s_rules },
-	{ "actions", &s_actions },
-	{ "actions_required", &s_actions },
-	{ "actions_forbidden", &s_actions },
-	{ "exit_records", &s_count },
-	{ "joins", &s_joins },
-	{ "joined_by", &s_joined_bys },
-	{ "exit_timestamps", &s_strings_or_null },
-	{ "contradiction", &s_bool },
-	{ "stage_open", &s_bool_or_null },
-	{ "last_stage", &s_stage_or_null },
-	{ "evidence_match", &s_texts },
-	{ "missing_match", &s_texts },
-	{ "recovery_match", &s_texts },
-	{ "resident_candidates", &s_digests },
-	{ "sessions", &s_sessions },
-	{ NULL, NULL },
-};
-static const struct shape s_run = { .types = T_OBJ, .members = run_members, .rule = run_rule };
-static const struct shape s_runs = { .types = T_ARR, .items = &s_run };
-
-static const struct member boot_loop_members[] = {
-	{ "process", &s_any_string }, { "stage", &s_stage }, { "candidate", &s_digest_or_null },
-	{ "count", &s_count },        { "pids", &s_pids },   { "actions", &s_actions },
-	{ NULL, NULL },
-};
-static const struct shape s_boot_loop = { .types = T_OBJ, .members = boot_loop_members };
-static const struct shape s_boot_loops = { .types = T_ARR, .items = &s_boot_loop };
-
-static const struct shape s_why = { .types = T_STR, .names = unmatched_whys,
-				    .what = "a reason of unmatched_exit_records" };
-static const struct member unmatched_members[] = {
-	{ "file", &s_any_string }, { "line", &s_count },   { "pid", &s_pid },
-	{ "process", &s_string_or_null }, { "reason", &s_int32 }, { "timestamp", &s_string_or_null },
-	{ "why", &s_why },         { "why_text", &s_any_string }, { NULL, NULL },
-};
-static const struct shape s_unmatched = { .types = T_OBJ, .members = unmatched_members };
-static const struct shape s_unmatcheds = { .types = T_ARR, .items = &s_unmatched };
-
-static const struct shape s_tz_source = { .types = T_STR, .names = tz_sources,
-					  .what = "a time zone source" };
-static const struct member timezone_members[] = {
-	{ "offset_minutes", &s_minutes }, { "name", &s_string_or_null },
-	{ "source", &s_tz_source },   { "assumed", &s_bool },
-	{ NULL, NULL },
-};
-static const struct shape s_timezone = { .types = T_OBJ, .members = timezone_members };
-
-/* The members about a report, at the top and in without_args. */
-#define REPORT_MEMBERS                                                                     \
-	{ "exit_status", &s_status }, { "run_count", &s_count }, { "runs", &s_runs },      \
-		{ "boot_loops", &s_boot_loops }, { "unmatched_exit_records", &s_unmatcheds }, \
-		{ "timezone", &s_timezone }, { "device_notes", &s_texts }
-
-static const struct member report_members[] = { REPORT_MEMBERS, { NULL, NULL } };
-static const struct shape s_report = { .types = T_OBJ, .members = report_members };
-static const struct shape s_ring_forms = { .types = T_ARR, .items = &s_text, .min_items = 1 };
-
-static const struct member top_members[] = {
-	{ "about", &s_any_string },
-	REPORT_MEMBERS,
-	{ "ring_forms", &s_ring_forms },
-	{ "without_args", &s_report },
-	{ NULL, NULL },
-};
-static const struct shape s_top = { .types = T_OBJ, .members = top_members };
-
-/* The JSON pointer of the value being checked, built as the walk descends. */
-struct where {
-	char path[512];
-	struct ev_error *err;
-};
-
-static const char *type_name(const cJSON *v)
-{
-	return cJSON_IsNull(v)     ? "null"
-	       : cJSON_IsBool(v)   ? "a boolean"
-	       : cJSON_IsNumber(v) ? "a number"
-	       : cJSON_IsString(v) ? "a string"
-	       : cJSON_IsArray(v)  ? "a list"
-				   : "an object";
-}
-
-static const char *types_wanted(unsigned t)
-{
-	static const struct {
-		unsigned t;
-		const char *s;
-	} names[] = {
-		{ T_STR | T_NULL | T_ARR, "a string, null or a list" },
-		{ T_OBJ | T_ARR, "an object or a list" },
-		{ T_STR | T_NULL, "a string or null" },
-		{ T_NUM | T_NULL, "a number or null" },
-		{ T_NULL, "null" },   { T_BOOL, "true or false" }, { T_INT, "an integer" },
-		{ T_NUM, "a number" }, { T_STR, "a string" },       { T_ARR, "a list" },
-		{ T_OBJ, "an object" },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].t == t)
-			return names[i].s;
-	return "another type";
-}
-
-static int bad(struct where *w, const char *fmt, ...)
-{
-	char msg[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	w->err->line = 0;
-	snprintf(w->err->reason, sizeof(w->err->reason), "%.100s: %.130s", w->path[0] ? w->path : "/", msg);
-	return -EINVAL;
-}
-
-static unsigned kind_of(const cJSON *v)
-{
-	if (cJSON_IsNull(v))
-		return T_NULL;
-	if (cJSON_IsBool(v))
-		return T_BOOL;
-	if (cJSON_IsNumber(v)) {
-		int64_t i;
-
-		return json_number_integer(v, &i) != 0 ? T_INT | T_NUM : T_NUM;
-	}
-	if (cJSON_IsString(v))
-		return T_STR;
-	return cJSON_IsArray(v) ? T_ARR : T_OBJ;
-}
-
-static int check_value(const cJSON *v, const struct shape *s, struct where *w);
-
-static int check_string(const char *str, const struct shape *s, struct where *w)
-{
-	size_t i;
-
-	if (strlen(str) < s->min_len)
-		return bad(w, "an empty string");
-	if (s->vocab && vocab_value(s->vocab, str) < 0 && !(s->unknown && strcmp(str, "unknown") == 0))
-		return bad(w, "'%s' is not %s", str, s->what);
-	if (s->names) {
-		for (i = 0; s->names[i] && strcmp(s->names[i], str) != 0; i++)
-			;
-		if (!s->names[i])
-			return bad(w, "'%s' is not %s", str, s->what);
-	}
-	if (s->ok && !s->ok(str))
-		return bad(w, "'%s' is not %s", str, s->what);
-	return 0;
-}
-
-/* Descend into member key (or element i, key NULL) of the value at w. */
-static int check_in(const cJSON *v, const char *key, size_t i, const struct shape *s,
-		    struct where *w)
-{
-	size_t len = strlen(w->path);
-	int rc;
-
-	if (key) {
-		/* RFC 6901: ~ and / of a key escaped. */
-		char *p = w->path + len, *end = w->path + sizeof(w->path) - 3;
-
-		*p++ = '/';
-		for (; *key && p < end; key++) {
-			if (*key == '~' || *key == '/') {
-				*p++ = '~';
-				*p++ = *key == '~' ? '0' : '1';
-			} else {
-				*p++ = *key;
-			}
-		}
-		*p = '\0';
-	} else {
-		snprintf(w->path + len, sizeof(w->path) - len, "/%zu", i);
-	}
-	rc = check_value(v, s, w);
-	w->path[len] = '\0';
-	return rc;
-}
-
-static int check_value(const cJSON *v, const struct shape *s, struct where *w)
-{
-	unsigned kind = kind_of(v);
-	const cJSON *item;
-	size_t i = 0;
-	int rc;
-
-	if (!(kind & s->types))
-		return bad(w, "%s, expected %s", type_name(v), types_wanted(s->types));
-	if (kind & T_STR)
-		return check_string(v->valuestring, s, w);
-	if ((kind & T_INT) && (s->types & T_INT) && !(s->types & T_NUM)) {
-		int64_t i;
-
-		if (json_number_integer(v, &i) != 1 || i < s->min || i > s->max)
-			return bad(w, "%.40s%s is out of range (%" PRId64 " to %" PRId64 ")",
-				   v->valuestring, strlen(v->valuestring) > 40 ? "..." : "", s->min,
-				   s->max);
-	}
-	if (kind & T_ARR) {
-		if ((size_t)cJSON_GetArraySize(v) < s->min_items)
-			return bad(w, "an empty list");
-		cJSON_ArrayForEach(item, v)
-			if ((rc = check_in(item, NULL, i++, s->items, w)) != 0)
-				return rc;
-	}
-	if (kind & T_OBJ) {
-		cJSON_ArrayForEach(item, v) {
-			const struct member *m;
-			const cJSON *other;
-
-			for (m = s->members; m->name && strcmp(m->name, item->string) != 0; m++)
-				;
-			if (!m->name)
-				return bad(w, "unknown member \"%s\"", item->string);
-			for (other = v->child; other != item; other = other->next)
-				if (strcmp(other->string, item->string) == 0)
-					return bad(w, "\"%s\" given twice", item->string);
-			if ((rc = check_in(item, item->string, 0, m->shape, w)) != 0)
-				return rc;
-		}
-		if (s->rule && s->rule(v))
-			return bad(w, "%s", s->rule(v));
-	}
-	return 0;
-}
+/* schemas/expect.schema.json, embedded by the build (embed.py): the file's
+ * one statement of its rules, run as written. Its names of the vocabulary
+ * are those of vocab.h's X-macros and its rule ids those of the rules
+ * table; tests/check-schema.py checks that they are equal. */
+extern const char expect_schema_json[];
 
 int expect_load(const char *path, cJSON **out, struct ev_error *err)
 {
-	struct where w = { .path = "", .err = err };
+	struct json_schema *schema = NULL;
 	struct input in;
 	char *text;
 	size_t len;
@@ -457,7 +45,18 @@ int expect_load(const char *path, cJSON **out, struct ev_error *err)
 		return err->line ? -EINVAL : -ENOMEM;
 	}
 	free(text);
-	if ((rc = check_value(root, &s_top, &w)) != 0) {
+	if ((rc = json_schema_open(expect_schema_json, &schema)) != 0) {
+		err->line = 0;
+		snprintf(err->reason, sizeof(err->reason), "%s", strerror(-rc));
+		cJSON_Delete(root);
+		return rc;
+	}
+	err->line = 0;
+	if (json_schema_check(schema, json_schema_def(schema, NULL), root, JSON_SCHEMA_POINTER,
+			      err->reason, sizeof(err->reason)) != 0)
+		rc = -EINVAL;
+	json_schema_free(schema);
+	if (rc != 0) {
 		cJSON_Delete(root);
 		return rc;
 	}

@@ -4,9 +4,12 @@ same expectation files.
 
 - The schema is a valid Draft 7 schema; its names are the vocabulary's
   (include/lastwords/vocab.h: exit classes, evidence levels, actions, stages
-  and error classes, with "unknown") and its rule ids are those `lastwords
-  rules` lists, so a file the schema accepts names only what the report can
-  say.
+  and error classes, with "unknown"; analyzer/correlate.h: why an exit
+  record joined no run) and its rule ids are those `lastwords rules` lists,
+  so a file the schema accepts names only what the report can say. check
+  runs this schema as written, so these X-macros and the schema are the
+  names' one statement in C and in JSON, and this is the test that they
+  are equal.
 - Every scenario's expected.json and every team file of fixtures/check/,
   then copies of the minimal file with one member changed (each member, a
   value that is good and values of the wrong type, outside the vocabulary,
@@ -49,6 +52,13 @@ def check_names(lw, schema):
         names = vocab(macro)
         check(names and d[key]["enum"] == names + extra,
               "%s %s is %r; vocab.h %s gives %r" % (SCHEMA, key, d[key]["enum"], macro, names + extra))
+    # the reasons an exit record joined no run: correlate.h CORR_REASONS
+    with open("analyzer/correlate.h") as f:
+        m = re.search(r"#define CORR_REASONS\(X\)(.*?)\n\n", f.read(), re.S)
+    whys = re.findall(r"X\(\w+, (\w+),", m.group(1)) if m else []
+    got = d["unmatched"]["properties"]["why"]["enum"]
+    check(whys and got == whys,
+          "%s unmatched why is %r; correlate.h CORR_REASONS gives %r" % (SCHEMA, got, whys))
     p = lastwords(lw, ["rules"])
     ids = [line.split()[0] for line in p.stdout.splitlines() if line.strip()]
     check(ids and d["rule_id"]["enum"] == ids,

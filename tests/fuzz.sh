@@ -100,8 +100,11 @@ done
 python3 "$src/analyzer/embed.py" "$tmp/ring-events-schema.c" \
 	"ring_events_schema_json=$src/schemas/ring-events.schema.json" ||
 	{ echo "FAIL: cannot embed schemas/ring-events.schema.json"; exit 1; }
-modules="$modules $tmp/ring-events-schema.c"
-core="$src/src/signals.c $src/src/vocab.c $src/src/exit-info.c $src/src/crc32c.c $src/src/ring.c $src/src/cpu.c $src/src/digest.c $src/src/protobuf.c"
+python3 "$src/analyzer/embed.py" "$tmp/expect-schema.c" \
+	"expect_schema_json=$src/schemas/expect.schema.json" ||
+	{ echo "FAIL: cannot embed schemas/expect.schema.json"; exit 1; }
+modules="$modules $tmp/ring-events-schema.c $tmp/expect-schema.c"
+core="$src/src/signals.c $src/src/vocab.c $src/src/exit-info.c $src/src/protobuf.c $src/src/crc32c.c $src/src/ring.c $src/src/cpu.c $src/src/digest.c"
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_DEFAULT_SOURCE -std=c11"
 incs="-I$src/include"
 

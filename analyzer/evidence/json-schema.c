@@ -26,9 +26,9 @@ struct json_schema {
 static const char *const notes[] = { "description", "title", "$schema", "$id", "definitions",
 				     NULL };
 static const char *const keywords[] = { "$ref", "type", "const", "enum", "pattern", "minimum",
-					"maximum", "maxLength", "maxItems", "required",
-					"properties", "additionalProperties", "items", "oneOf",
-					NULL };
+					"maximum", "minLength", "maxLength", "minItems",
+					"maxItems", "required", "dependencies", "properties",
+					"additionalProperties", "items", "oneOf", "anyOf", NULL };
 
 static int listed(const char *const *list, const char *s)
 {
@@ -43,6 +43,38 @@ static const cJSON *deref(const struct json_schema *s, const cJSON *ref)
 	const char *p = cJSON_IsString(ref) ? ref->valuestring : "";
 
 	return strncmp(p, "#/definitions/", 14) == 0 ? json_schema_def(s, p + 14) : NULL;
+}
+
+/* Whether t is a type name, or a list of them. */
+static int types_ok(const cJSON *t)
+{
+	const cJSON *e;
+
+	if (cJSON_IsString(t))
+		return 1;
+	if (!cJSON_IsArray(t) || !t->child)
+		return 0;
+	cJSON_ArrayForEach(e, t)
+		if (!cJSON_IsString(e))
+			return 0;
+	return 1;
+}
+
+/* Whether d is dependencies of the list form: each member a list of names. */
+static int dependencies_ok(const cJSON *d)
+{
+	const cJSON *m, *e;
+
+	if (!cJSON_IsObject(d))
+		return 0;
+	cJSON_ArrayForEach(m, d) {
+		if (!cJSON_IsArray(m))
+			return 0;
+		cJSON_ArrayForEach(e, m)
+			if (!cJSON_IsString(e))
+				return 0;
+	}
+	return 1;
 }
 
 /* Compile the patterns of sch and below; refuse an unknown keyword. */
@@ -71,10 +103,12 @@ static int prepare(struct json_schema *s, const cJSON *sch, int members)
 			if (prepare(s, k, 1) != 0)
 				return -EINVAL;
 		} else if ((strcmp(k->string, "items") == 0 && prepare(s, k, 0) != 0) ||
-			   (strcmp(k->string, "oneOf") == 0 && prepare(s, k, 0) != 0)) {
+			   (strcmp(k->string, "oneOf") == 0 && prepare(s, k, 0) != 0) ||
+			   (strcmp(k->string, "anyOf") == 0 && prepare(s, k, 0) != 0)) {
 			return -EINVAL;
 		} else if ((strcmp(k->string, "additionalProperties") == 0 && !cJSON_IsFalse(k)) ||
-			   (strcmp(k->string, "type") == 0 && !cJSON_IsString(k)) ||
+			   (strcmp(k->string, "type") == 0 && !types_ok(k)) ||
+			   (strcmp(k->string, "dependencies") == 0 && !dependencies_ok(k)) ||
 			   (strcmp(k->string, "$ref") == 0 && !deref(s, k))) {
 			return -EINVAL;
 		}
@@ -119,7 +153,7 @@ int json_schema_open(const char *text, struct json_schema **out)
 
 const cJSON *json_schema_def(const struct json_schema *s, const char *name)
 {
-	return cJSON_GetObjectItemCaseSensitive(s->defs, name);
+	return name ? cJSON_GetObjectItemCaseSensitive(s->defs, name) : s->root;
 }
 
 /* Whether a number is written as an integer (no fraction, no exponent). */
@@ -171,6 +205,8 @@ static int is_integer(const cJSON *v)
 
 static int type_is(const cJSON *v, const char *type)
 {
+	if (!type)
+		return 0;
 	if (strcmp(type, "integer") == 0)
 		return is_integer(v);
 	if (strcmp(type, "number") == 0)
@@ -224,21 +260,39 @@ static const char *text_of(const cJSON *v, char *buf, size_t len)
 	return buf;
 }
 
-/* What sch accepts, for people: "an integer from 0 to 255", "a string
- * matching ^[0-9a-f]{16}$ or null". */
+/* A value of JSON type type, for people: "an integer", "a list". */
+static void type_words(const char *type, char *buf, size_t len)
+{
+	if (strcmp(type, "null") == 0)
+		append(buf, len, "null", NULL, NULL);
+	else if (strcmp(type, "array") == 0)
+		append(buf, len, "a list", NULL, NULL);
+	else
+		append(buf, len, "%s %s", strchr("aeiou", type[0]) ? "an" : "a", type);
+}
+
+/* What sch accepts, for people: its title if it has one, else "an integer
+ * from 0 to 255", "a string matching ^[0-9a-f]{16}$ or null". */
 static void describe(const struct json_schema *s, const cJSON *sch, char *buf, size_t len)
 {
 	const cJSON *type = cJSON_GetObjectItemCaseSensitive(sch, "type"), *x, *e;
 	const cJSON *min = cJSON_GetObjectItemCaseSensitive(sch, "minimum");
 	const cJSON *max = cJSON_GetObjectItemCaseSensitive(sch, "maximum");
+	const cJSON *min_len = cJSON_GetObjectItemCaseSensitive(sch, "minLength");
+	const cJSON *min_items = cJSON_GetObjectItemCaseSensitive(sch, "minItems");
 	char a[64], b[64];
 	int first = 1;
 
+	if ((x = cJSON_GetObjectItemCaseSensitive(sch, "title")) && cJSON_IsString(x)) {
+		append(buf, len, "%s", x->valuestring, NULL);
+		return;
+	}
 	if ((x = cJSON_GetObjectItemCaseSensitive(sch, "$ref")) && deref(s, x)) {
 		describe(s, deref(s, x), buf, len);
 		return;
 	}
-	if ((x = cJSON_GetObjectItemCaseSensitive(sch, "oneOf"))) {
+	if ((x = cJSON_GetObjectItemCaseSensitive(sch, "oneOf")) ||
+	    (x = cJSON_GetObjectItemCaseSensitive(sch, "anyOf"))) {
 		cJSON_ArrayForEach(e, x) {
 			append(buf, len, "%s", first ? "" : " or ", NULL);
 			describe(s, e, buf, len);
@@ -258,6 +312,23 @@ static void describe(const struct json_schema *s, const cJSON *sch, char *buf, s
 		}
 		return;
 	}
+	if (cJSON_IsArray(type)) {
+		cJSON_ArrayForEach(e, type) {
+			append(buf, len, "%s", first ? "" : " or ", NULL);
+			type_words(e->valuestring, buf, len);
+			first = 0;
+		}
+		return;
+	}
+	if (!cJSON_IsString(type) && (x = cJSON_GetObjectItemCaseSensitive(sch, "required"))) {
+		append(buf, len, "an object with ", NULL, NULL);
+		cJSON_ArrayForEach(e, x) {
+			append(buf, len, "%s%s", first ? "" : e->next ? ", " : " and ",
+			       text_of(e, a, sizeof(a)));
+			first = 0;
+		}
+		return;
+	}
 	if (!cJSON_IsString(type)) {
 		append(buf, len, "a value", NULL, NULL);
 		return;
@@ -271,37 +342,76 @@ static void describe(const struct json_schema *s, const cJSON *sch, char *buf, s
 		append(buf, len, "a string matching %s", x->valuestring, NULL);
 	else if ((x = cJSON_GetObjectItemCaseSensitive(sch, "maxLength")))
 		append(buf, len, "a string of at most %s characters", text_of(x, a, sizeof(a)), NULL);
-	else if (strcmp(type->valuestring, "null") == 0)
-		append(buf, len, "null", NULL, NULL);
+	else if (min_len && min_len->valuedouble == 1)
+		append(buf, len, "a non-empty string", NULL, NULL);
+	else if (min_len)
+		append(buf, len, "a string of at least %s characters", text_of(min_len, a, sizeof(a)),
+		       NULL);
+	else if (min_items && min_items->valuedouble == 1)
+		append(buf, len, "a non-empty list", NULL, NULL);
+	else if (min_items)
+		append(buf, len, "a list of at least %s items", text_of(min_items, a, sizeof(a)),
+		       NULL);
 	else
-		append(buf, len, "%s %s", strchr("aeiou", type->valuestring[0]) ? "an" : "a",
-		       strcmp(type->valuestring, "array") == 0 ? "list" : type->valuestring);
+		type_words(type->valuestring, buf, len);
 }
 
-/* The member or item path of a value, as messages name it. */
-static void where(char *buf, size_t len, const char *path)
+/* Where a refusal's words go (NULL for a quiet check), and how paths are
+ * written. */
+struct msg {
+	char *buf;
+	size_t len;
+	enum json_schema_paths paths;
+};
+
+/* The path of member key (or of item i, key NULL) of the value at path. */
+static void sub_path(char *buf, size_t len, const struct msg *msg, const char *path,
+		     const char *key, size_t i)
 {
-	snprintf(buf, len, "%s%s", path, path[0] ? ": " : "");
+	size_t n;
+
+	if (msg->paths == JSON_SCHEMA_MEMBERS) {
+		if (key)
+			snprintf(buf, len, "%s%s\"%s\"", path, path[0] ? " " : "", key);
+		else
+			snprintf(buf, len, "%s item %zu", path, i + 1);
+		return;
+	}
+	if (!key) {
+		snprintf(buf, len, "%s/%zu", path, i);
+		return;
+	}
+	/* RFC 6901: a key's ~ and / escaped */
+	n = (size_t)snprintf(buf, len, "%s/", path);
+	for (; *key && n + 3 < len; key++) {
+		if (*key == '~' || *key == '/') {
+			buf[n++] = '~';
+			buf[n++] = *key == '~' ? '0' : '1';
+		} else {
+			buf[n++] = *key;
+		}
+	}
+	buf[n < len ? n : len - 1] = '\0';
 }
 
-/* Refuse the value at path, saying why (fmt with one %s, arg). */
-static int refuse(char *why, size_t len, const char *path, const char *fmt, const char *arg)
+/* Refuse the value at path, saying why (fmt with up to two %s, a and b). */
+static int refuse(struct msg *msg, const char *path, const char *fmt, const char *a, const char *b)
 {
-	if (!why)
+	if (!msg)
 		return -1;
-	where(why, len, path);
-	append(why, len, fmt, arg, NULL);
+	snprintf(msg->buf, msg->len, "%s%s", path[0] || msg->paths == JSON_SCHEMA_MEMBERS ? path : "/",
+		 path[0] || msg->paths == JSON_SCHEMA_POINTER ? ": " : "");
+	append(msg->buf, msg->len, fmt, a, b);
 	return -1;
 }
 
-static int expected(const struct json_schema *s, const cJSON *sch, const char *path, char *why,
-		    size_t len)
+static int expected(const struct json_schema *s, const cJSON *sch, const char *path,
+		    struct msg *msg)
 {
-	if (!why)
+	if (!msg)
 		return -1;
-	where(why, len, path);
-	append(why, len, "expected ", NULL, NULL);
-	describe(s, sch, why, len);
+	refuse(msg, path, "expected ", NULL, NULL);
+	describe(s, sch, msg->buf, msg->len);
 	return -1;
 }
 
@@ -313,11 +423,12 @@ static int kw_is(const char *kw, const char *lit)
 }
 
 /* The members of an object are checked with "properties", where
- * "additionalProperties" (false) refuses those it does not name. */
+ * "additionalProperties" (false) refuses those it does not name, and a
+ * member given twice is refused: JSON leaves open which one counts. */
 static int check(const struct json_schema *s, const cJSON *sch, const cJSON *v, const char *path,
-		 char *why, size_t len)
+		 struct msg *msg)
 {
-	const cJSON *k, *m;
+	const cJSON *k, *m, *e;
 	char sub[160] = "";
 	size_t i, n;
 
@@ -325,40 +436,59 @@ static int check(const struct json_schema *s, const cJSON *sch, const cJSON *v, 
 		const char *kw = k->string;
 
 		if (kw_is(kw, "$ref")) {
-			if (!deref(s, k) || check(s, deref(s, k), v, path, why, len) != 0)
+			if (!deref(s, k) || check(s, deref(s, k), v, path, msg) != 0)
 				return -1;
 		} else if (kw_is(kw, "type")) {
-			if (!type_is(v, k->valuestring))
-				return expected(s, sch, path, why, len);
+			for (m = cJSON_IsArray(k) ? k->child : k; m && !type_is(v, m->valuestring);
+			     m = cJSON_IsArray(k) ? m->next : NULL)
+				;
+			if (!m)
+				return expected(s, sch, path, msg);
 		} else if (kw_is(kw, "const")) {
 			if (!equal(v, k))
-				return expected(s, sch, path, why, len);
+				return expected(s, sch, path, msg);
 		} else if (kw_is(kw, "enum")) {
 			for (m = k->child; m && !equal(v, m); m = m->next)
 				;
 			if (!m)
-				return expected(s, sch, path, why, len);
+				return expected(s, sch, path, msg);
 		} else if (kw_is(kw, "pattern") && cJSON_IsString(v)) {
 			for (i = 0; i < s->npat && s->pat[i].node != k; i++)
 				;
 			if (i == s->npat || regexec(&s->pat[i].re, v->valuestring, 0, NULL, 0) != 0)
-				return expected(s, sch, path, why, len);
+				return expected(s, sch, path, msg);
 		} else if (kw_is(kw, "minimum") && cJSON_IsNumber(v)) {
 			if (num_cmp(v, k) < 0)
-				return expected(s, sch, path, why, len);
+				return expected(s, sch, path, msg);
 		} else if (kw_is(kw, "maximum") && cJSON_IsNumber(v)) {
 			if (num_cmp(v, k) > 0)
-				return expected(s, sch, path, why, len);
+				return expected(s, sch, path, msg);
+		} else if (kw_is(kw, "minLength") && cJSON_IsString(v)) {
+			if ((double)code_points(v->valuestring) < k->valuedouble)
+				return expected(s, sch, path, msg);
 		} else if (kw_is(kw, "maxLength") && cJSON_IsString(v)) {
 			if ((double)code_points(v->valuestring) > k->valuedouble)
-				return expected(s, sch, path, why, len);
+				return expected(s, sch, path, msg);
+		} else if (kw_is(kw, "minItems") && cJSON_IsArray(v)) {
+			if ((double)cJSON_GetArraySize(v) < k->valuedouble)
+				return expected(s, sch, path, msg);
 		} else if (kw_is(kw, "maxItems") && cJSON_IsArray(v)) {
 			if ((double)cJSON_GetArraySize(v) > k->valuedouble)
-				return refuse(why, len, path, "expected at most %s items", k->valuestring);
+				return refuse(msg, path, "expected at most %s items", k->valuestring,
+					      NULL);
 		} else if (kw_is(kw, "required") && cJSON_IsObject(v)) {
 			cJSON_ArrayForEach(m, k) {
 				if (!cJSON_GetObjectItemCaseSensitive(v, m->valuestring))
-					return refuse(why, len, path, "missing \"%s\"", m->valuestring);
+					return refuse(msg, path, "missing \"%s\"", m->valuestring, NULL);
+			}
+		} else if (kw_is(kw, "dependencies") && cJSON_IsObject(v)) {
+			cJSON_ArrayForEach(m, k) {
+				if (!cJSON_GetObjectItemCaseSensitive(v, m->string))
+					continue;
+				cJSON_ArrayForEach(e, m)
+					if (!cJSON_GetObjectItemCaseSensitive(v, e->valuestring))
+						return refuse(msg, path, "\"%s\" without \"%s\"",
+							      m->string, e->valuestring);
 			}
 		} else if (kw_is(kw, "properties") && cJSON_IsObject(v)) {
 			cJSON_ArrayForEach(m, v) {
@@ -366,43 +496,51 @@ static int check(const struct json_schema *s, const cJSON *sch, const cJSON *v, 
 
 				if (!p && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(
 						  sch, "additionalProperties")))
-					return refuse(why, len, path, "unknown member \"%s\"", m->string);
-				if (why)
-					snprintf(sub, sizeof(sub), "%s%s\"%s\"", path, path[0] ? " " : "",
-						 m->string);
-				if (p && check(s, p, m, sub, why, len) != 0)
+					return refuse(msg, path, "unknown member \"%s\"", m->string,
+						      NULL);
+				for (e = v->child; e != m && strcmp(e->string, m->string) != 0;
+				     e = e->next)
+					;
+				if (e != m)
+					return refuse(msg, path, "\"%s\" given twice", m->string, NULL);
+				if (msg)
+					sub_path(sub, sizeof(sub), msg, path, m->string, 0);
+				if (p && check(s, p, m, sub, msg) != 0)
 					return -1;
 			}
 		} else if (kw_is(kw, "additionalProperties") && cJSON_IsObject(v) && v->child &&
 			   !cJSON_GetObjectItemCaseSensitive(sch, "properties")) {
-			return refuse(why, len, path, "unknown member \"%s\"", v->child->string);
+			return refuse(msg, path, "unknown member \"%s\"", v->child->string, NULL);
 		} else if (kw_is(kw, "items") && cJSON_IsArray(v)) {
 			i = 0;
 			cJSON_ArrayForEach(m, v) {
-				if (why)
-					snprintf(sub, sizeof(sub), "%s item %zu", path, ++i);
-				if (check(s, k, m, sub, why, len) != 0)
+				if (msg)
+					sub_path(sub, sizeof(sub), msg, path, NULL, i);
+				i++;
+				if (check(s, k, m, sub, msg) != 0)
 					return -1;
 			}
-		} else if (kw_is(kw, "oneOf")) {
+		} else if (kw_is(kw, "oneOf") || kw_is(kw, "anyOf")) {
 			n = 0;
 			cJSON_ArrayForEach(m, k)
-				n += check(s, m, v, path, NULL, 0) == 0;
-			if (n != 1)
-				return expected(s, sch, path, why, len);
+				n += check(s, m, v, path, NULL) == 0;
+			if (kw_is(kw, "oneOf") ? n != 1 : n == 0)
+				return expected(s, sch, path, msg);
 		}
 	}
 	return 0;
 }
 
-int json_schema_check(const struct json_schema *s, const cJSON *def, const cJSON *v, char *why,
-		      size_t len)
+int json_schema_check(const struct json_schema *s, const cJSON *def, const cJSON *v,
+		      enum json_schema_paths paths, char *why, size_t len)
 {
+	struct msg msg = { why, len, paths };
+
 	/* Quietly first: messages cost more than the check, and only a
 	 * refusal needs one. */
-	if (check(s, def, v, "", NULL, 0) == 0)
+	if (check(s, def, v, "", NULL) == 0)
 		return 0;
 	why[0] = '\0';
-	check(s, def, v, "", why, len);
+	check(s, def, v, "", &msg);
 	return -1;
 }

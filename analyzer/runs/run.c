@@ -410,7 +410,8 @@ static int check_value(const struct json_schema *schema, const cJSON *o, int fir
 		def = outcome && strcmp(outcome, ring_outcome_name(RING_OUTCOME_BLANK)) == 0
 			      ? "blank_ring"
 			      : "ring";
-	if (json_schema_check(schema, json_schema_def(schema, def), o, why, sizeof(why)) != 0)
+	if (json_schema_check(schema, json_schema_def(schema, def), o, JSON_SCHEMA_MEMBERS, why,
+			      sizeof(why)) != 0)
 		return fail(err, line, why);
 	return 0;
 }
