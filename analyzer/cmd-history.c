@@ -82,11 +82,6 @@ static int normalize_since(const char *in, char *out, size_t size)
 	return 0;
 }
 
-static double rate(long long n, long long of)
-{
-	return of ? (double)n / (double)of : 0.0;
-}
-
 static void group_json(struct json *j, cJSON *groups, const struct history_group *g)
 {
 	cJSON *o = json_object(j, groups, NULL), *classes;
@@ -101,7 +96,7 @@ static void group_json(struct json *j, cJSON *groups, const struct history_group
 		cJSON *x = json_object(j, classes, vocab_name(&vocab_exit_classes, c));
 
 		json_number(j, x, "total", (double)g->n[c][0]);
-		json_number(j, x, "rate", rate(g->n[c][0], g->runs));
+		json_number(j, x, "rate", history_rate(g->n[c][0], g->runs));
 		for (l = 1; l < HISTORY_NLEVELS; l++)
 			json_number(j, x, vocab_name(&vocab_evidence_levels, l), (double)g->n[c][l]);
 	}

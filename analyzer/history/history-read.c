@@ -91,11 +91,6 @@ nomem:
 	return -1;
 }
 
-static double rate(long long n, long long of)
-{
-	return of ? (double)n / (double)of : 0.0;
-}
-
 /* One regression row (see the statement) as JSON, into arr. */
 static void regression_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
 {
@@ -111,10 +106,10 @@ static void regression_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
 	json_text(j, o, "evidence_level", "confirmed");
 	json_number(j, o, "count", (double)count);
 	json_number(j, o, "runs", (double)runs);
-	json_number(j, o, "rate", rate(count, runs));
+	json_number(j, o, "rate", history_rate(count, runs));
 	json_number(j, o, "previous_count", (double)prev_count);
 	json_number(j, o, "previous_runs", (double)prev_runs);
-	json_number(j, o, "previous_rate", rate(prev_count, prev_runs));
+	json_number(j, o, "previous_rate", history_rate(prev_count, prev_runs));
 	stages = cJSON_Parse(text_at(st, 9));
 	if (!cJSON_IsObject(stages)) {
 		cJSON_Delete(stages);

@@ -19,6 +19,12 @@
 #define HISTORY_NCLASSES (LW_EXIT_UNKNOWN + 1)
 #define HISTORY_NLEVELS (LW_EVIDENCE_UNCONFIRMED + 1)
 
+/* n of of as a fraction; 0 when of is 0. */
+static inline double history_rate(long long n, long long of)
+{
+	return of ? (double)n / (double)of : 0.0;
+}
+
 /* One group of the rates (a candidate, an app version, a stage, ...). */
 struct history_group {
 	char *name;

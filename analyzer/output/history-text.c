@@ -4,11 +4,6 @@
 #include "../../src/vocab.h"
 #include "../format.h"
 
-static double rate(long long n, long long of)
-{
-	return of ? (double)n / (double)of : 0.0;
-}
-
 void history_text(const char *by, const char *since, const struct history_rates *f,
 		  const cJSON *regressions, FILE *out)
 {
@@ -32,7 +27,7 @@ void history_text(const char *by, const char *since, const struct history_rates 
 			if (!g->n[c][0])
 				continue;
 			fprintf(out, "  %-15s %5lld %6.1f%%  ", vocab_name(&vocab_exit_classes, c),
-				g->n[c][0], 100.0 * rate(g->n[c][0], g->runs));
+				g->n[c][0], 100.0 * history_rate(g->n[c][0], g->runs));
 			for (l = 1; l < HISTORY_NLEVELS; l++) {
 				if (!g->n[c][l])
 					continue;
