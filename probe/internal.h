@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <lastwords/probe.h>
 #include <lastwords/ring.h>
@@ -116,10 +117,19 @@ static inline int lw_readable(const struct lw *lw)
 	return rc == -ECANCELED ? 0 : rc;
 }
 
-/* clock.c: a clock's time in ns, 0 if it cannot be read. Context:
- * signal-safe (clock_gettime); no allocation; does not block. */
-uint64_t lw_now_ns(int clock_id);
-/* clock.c: this boot's id (/proc/sys/kernel/random/boot_id), or zeros.
+/* A clock's time in ns, 0 if it cannot be read. Inline: the event
+ * functions read it on their hot path. Context: signal-safe
+ * (clock_gettime); no allocation; does not block. */
+static inline uint64_t lw_now_ns(int clock_id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock_id, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* boot-id.c: this boot's id (/proc/sys/kernel/random/boot_id), or zeros.
  * Context: not signal-safe; no allocation; does not block. */
 void lw_read_boot_id(uint8_t out[16]);
 
