@@ -5,12 +5,11 @@
  * Rates of each class and evidence level per group, and regressions: a
  * candidate or app version whose rate of confirmed low_memory or
  * native_crash verdicts rose over the one before it. The figures come from
- * the statements "totals-tallied", "rates-tallied" and "regressions-tallied"
- * of schemas/history-queries.sql (the figures of "totals", "rates" and
- * "regressions", read from the tallies), run as written and decoded by
- * history/history-read.c; this file only lays them out. --format html
- * draws, instead of the rates, the statement "trends": a page of charts per
- * candidate and app version (history-html.c).
+ * the statements "totals", "rates" and "regressions" of
+ * schemas/history-queries.sql (which read the tallies), run as written and
+ * decoded by history/history-read.c; this file only lays them out.
+ * --format html draws, instead of the rates, the statement "trends": a page
+ * of charts per candidate and app version (history-html.c).
  * The text is laid out by output/history-text.c.
  */
 #include <ctype.h>

@@ -1,6 +1,8 @@
 -- The statements "totals", "rates" and "regressions" of
--- history-queries.sql in PostgreSQL's dialect, over the export's rows
--- loaded into lastwords_verdicts (verdict-row.postgresql.sql). They give
+-- history-queries.sql in PostgreSQL's dialect, counting from the runs
+-- alone (as there after "count-from-runs": a warehouse has no tallies),
+-- over the export's rows loaded into lastwords_verdicts
+-- (verdict-row.postgresql.sql). They give
 -- the figures of `lastwords history` (tests/history-postgresql.py checks
 -- that on the fixtures). Run one in psql with its parameters set:
 --

@@ -19,6 +19,11 @@
 -- run ended ('none' when no stage was open; 'unknown' for a ring-less run,
 -- whose stages nobody knows). An app version of 0, which nothing gave, is
 -- the group 'unknown'.
+-- "totals", "rates" and "regressions" count from the views group_count and
+-- version_count of schemas/history.sql (version 9): whole days from the
+-- tallies, and of the day that :since cuts, its runs one by one. Run
+-- "count-from-runs" first in the same connection and they count from run
+-- alone, as a warehouse without the tallies would, with the same figures.
 
 -- name: rates
 -- One row per group, class and evidence level with how many runs of the
@@ -26,34 +31,27 @@
 -- runs without a verdict. runs and died repeat on each row of a group.
 -- Groups come in order: app versions by number, candidates by first
 -- appearance, the others by name.
-WITH r AS NOT MATERIALIZED (
-	SELECT CASE :by
-		WHEN 'candidate'   THEN coalesce(run.candidate, 'none')
-		WHEN 'app_version' THEN CASE WHEN run.app_version = 0 THEN 'unknown'
-					     ELSE CAST(run.app_version AS TEXT) END
-		WHEN 'stage'       THEN CASE WHEN run.ring = 'none' THEN 'unknown'
-					     ELSE coalesce(run.open_stage, 'none') END
-		WHEN 'class'       THEN coalesce(run.class, 'clean')
-		WHEN 'device'      THEN coalesce(bundle.device_model, 'unknown')
-		WHEN 'process'     THEN run.process
-		WHEN 'ring'        THEN run.ring
-		END AS grp,
-		run.app_version, coalesce(run.start_time, run.end_time) AS start_time, run.class,
-		run.evidence_level
-	FROM run JOIN bundle ON bundle.id = run.bundle_id
-	WHERE :since IS NULL OR coalesce(run.start_time, run.end_time) >= :since
+WITH t AS (
+	-- Whole days from the tallies; of the day :since cuts, its runs from
+	-- :since on (schemas/history.sql, version 9).
+	SELECT grp, class AS cls, evidence_level AS lvl, runs, seen FROM group_count
+	WHERE dimension = :by AND tallied AND day >= coalesce(:since, '')
+	UNION ALL
+	SELECT grp, class, evidence_level, runs, seen FROM group_count
+	WHERE dimension = :by AND NOT tallied AND seen >= :since AND seen < substr(:since, 1, 10) || 'U'
+	  AND day < :since
 ), c AS (
-	SELECT grp, class, evidence_level, count(*) AS n, min(start_time) AS first_seen,
-	       min(app_version) AS version
-	FROM r GROUP BY grp, class, evidence_level
+	SELECT grp, nullif(cls, '') AS class, nullif(lvl, '') AS evidence_level, sum(runs) AS n,
+	       min(seen) AS first_seen
+	FROM t GROUP BY grp, cls, lvl
 ), g AS (
 	SELECT grp, sum(n) AS runs, coalesce(sum(n) FILTER (WHERE class IS NOT NULL), 0) AS died,
-	       min(first_seen) AS first_seen, min(version) AS version
+	       min(first_seen) AS first_seen
 	FROM c GROUP BY grp
 )
 SELECT g.grp, g.runs, g.died, g.first_seen, c.class, c.evidence_level, c.n
 FROM g JOIN c USING (grp)
-ORDER BY CASE :by WHEN 'app_version' THEN g.version END,
+ORDER BY CASE :by WHEN 'app_version' THEN CAST(g.grp AS INTEGER) END,
 	 CASE :by WHEN 'candidate' THEN g.first_seen END,
 	 g.grp, c.class, c.evidence_level;
 
@@ -63,27 +61,29 @@ ORDER BY CASE :by WHEN 'app_version' THEN g.version END,
 -- low_memory or native_crash verdicts rose over the one before it, with
 -- the counts behind it (count of runs, against prev_count of prev_runs),
 -- and the stages those confirmed deaths happened in.
--- Rates are compared as count * prev_runs > prev_count * runs. The counts
--- are count(*) FILTER, not sum(): a group without any verdict counts 0.
-WITH r AS NOT MATERIALIZED (
-	SELECT package, candidate, app_version, coalesce(start_time, end_time) AS start_time, class,
-	       evidence_level, open_stage
-	FROM run
-	WHERE :since IS NULL OR coalesce(start_time, end_time) >= :since
+-- Rates are compared as count * prev_runs > prev_count * runs. A group
+-- without any such verdict counts 0, not NULL.
+WITH v AS (
+	-- As in "rates", from version_count.
+	SELECT package, candidate AS cand, app_version, open_stage AS stage, class AS cls,
+	       evidence_level AS lvl, runs, seen FROM version_count
+	WHERE tallied AND day >= coalesce(:since, '')
+	UNION ALL
+	SELECT package, candidate, app_version, open_stage, class, evidence_level, runs, seen
+	FROM version_count
+	WHERE NOT tallied AND seen >= :since AND seen < substr(:since, 1, 10) || 'U' AND day < :since
 ), base AS (
-	-- One pass in the order of the index run_history.
-	SELECT package, candidate, app_version, min(start_time) AS first_seen, count(*) AS runs,
-	       count(*) FILTER (WHERE class = 'low_memory' AND evidence_level = 'confirmed') AS low_memory,
-	       count(*) FILTER (WHERE class = 'native_crash' AND evidence_level = 'confirmed') AS native_crash
-	FROM r GROUP BY package, candidate, app_version
+	SELECT package, nullif(cand, '') AS candidate, app_version, min(seen) AS first_seen,
+	       sum(runs) AS runs,
+	       coalesce(sum(runs) FILTER (WHERE cls = 'low_memory' AND lvl = 'confirmed'), 0) AS low_memory,
+	       coalesce(sum(runs) FILTER (WHERE cls = 'native_crash' AND lvl = 'confirmed'), 0) AS native_crash
+	FROM v GROUP BY package, cand, app_version
 ), g AS (
 	SELECT 'candidate' AS dimension, package, candidate AS grp, NULL AS num,
 	       min(first_seen) AS first_seen, sum(runs) AS runs,
 	       sum(low_memory) AS low_memory, sum(native_crash) AS native_crash
 	FROM base WHERE candidate IS NOT NULL GROUP BY package, candidate
 	UNION ALL
-	-- Version 0 is no version known (a ring-less run of a dump, a seed
-	-- run): not one a version is compared with.
 	SELECT 'app_version', package, CAST(app_version AS TEXT), app_version,
 	       min(first_seen), sum(runs), sum(low_memory), sum(native_crash)
 	FROM base WHERE app_version != 0 GROUP BY package, app_version
@@ -103,14 +103,12 @@ WITH r AS NOT MATERIALIZED (
 	FROM o WHERE prev IS NOT NULL AND native_crash * prev_runs > prev_native_crash * runs
 )
 SELECT dimension, package, prev, grp, class, prev_count, prev_runs, count, runs,
-       -- The stages those deaths happened in, most first: {"load": 2, ...}
        (SELECT json_group_object(stage, n) FROM (
-		SELECT coalesce(r.open_stage, 'none') AS stage, count(*) AS n
-		FROM r
-		WHERE r.package = flags.package AND r.class = flags.class
-		  AND r.evidence_level = 'confirmed'
-		  AND CASE flags.dimension WHEN 'candidate' THEN r.candidate
-					   ELSE CAST(r.app_version AS TEXT) END = flags.grp
+		SELECT coalesce(nullif(v.stage, ''), 'none') AS stage, sum(v.runs) AS n
+		FROM v
+		WHERE v.package = flags.package AND v.cls = flags.class AND v.lvl = 'confirmed'
+		  AND CASE flags.dimension WHEN 'candidate' THEN v.cand
+					   ELSE CAST(v.app_version AS TEXT) END = flags.grp
 		GROUP BY 1 ORDER BY 2 DESC, 1)) AS stages
 FROM flags
 ORDER BY dimension, package, num, first_seen, grp, class;
@@ -152,104 +150,17 @@ ORDER BY dimension DESC, package, num, grp_first_seen, grp, day, class, evidence
 
 -- name: totals
 -- How many runs and bundles the other statements looked at.
-SELECT count(*) AS runs, count(DISTINCT bundle_id) AS bundles
-FROM run
-WHERE :since IS NULL OR coalesce(start_time, end_time) >= :since;
-
--- name: totals-tallied
--- "totals" from the tallies of schemas/history.sql (version 5): whole days
--- from them, and the runs of the day that :since cuts, from :since on,
--- one by one. lastwords runs the "-tallied" statements; each gives the
--- figures of the statement of its name without "-tallied", which reads
--- run alone (the one to run in a warehouse). Day d holds the times
--- d || 'T...', all below d || 'U'.
 WITH t AS (
-	SELECT grp, runs FROM run_tally
-	WHERE dimension = 'bundle' AND (:since IS NULL OR day >= :since)
+	-- Whole days from the tallies; of the day :since cuts, its runs from
+	-- :since on (schemas/history.sql, version 9).
+	SELECT grp, runs FROM group_count
+	WHERE dimension = 'bundle' AND tallied AND day >= coalesce(:since, '')
 	UNION ALL
-	SELECT grp, 1 FROM run_group
-	WHERE dimension = 'bundle' AND seen >= :since AND seen < substr(:since, 1, 10) || 'U'
-	  AND substr(seen, 1, 10) < :since
+	SELECT grp, runs FROM group_count
+	WHERE dimension = 'bundle' AND NOT tallied AND seen >= :since AND seen < substr(:since, 1, 10) || 'U'
+	  AND day < :since
 )
 SELECT coalesce(sum(runs), 0) AS runs, count(DISTINCT grp) AS bundles FROM t;
-
--- name: rates-tallied
--- "rates" from the tallies.
-WITH t AS (
-	SELECT grp, class AS cls, evidence_level AS lvl, runs, first_seen FROM run_tally
-	WHERE dimension = :by AND (:since IS NULL OR day >= :since)
-	UNION ALL
-	SELECT grp, class, evidence_level, 1, seen FROM run_group
-	WHERE dimension = :by AND seen >= :since AND seen < substr(:since, 1, 10) || 'U'
-	  AND substr(seen, 1, 10) < :since
-), c AS (
-	SELECT grp, nullif(cls, '') AS class, nullif(lvl, '') AS evidence_level, sum(runs) AS n,
-	       min(first_seen) AS first_seen
-	FROM t GROUP BY grp, cls, lvl
-), g AS (
-	SELECT grp, sum(n) AS runs, coalesce(sum(n) FILTER (WHERE class IS NOT NULL), 0) AS died,
-	       min(first_seen) AS first_seen
-	FROM c GROUP BY grp
-)
-SELECT g.grp, g.runs, g.died, g.first_seen, c.class, c.evidence_level, c.n
-FROM g JOIN c USING (grp)
-ORDER BY CASE :by WHEN 'app_version' THEN CAST(g.grp AS INTEGER) END,
-	 CASE :by WHEN 'candidate' THEN g.first_seen END,
-	 g.grp, c.class, c.evidence_level;
-
--- name: regressions-tallied
--- "regressions" from the tallies.
-WITH v AS (
-	SELECT package, candidate AS cand, app_version, open_stage AS stage, class AS cls,
-	       evidence_level AS lvl, runs, first_seen
-	FROM version_tally WHERE :since IS NULL OR day >= :since
-	UNION ALL
-	SELECT package, coalesce(candidate, ''), app_version, coalesce(open_stage, ''),
-	       coalesce(class, ''), coalesce(evidence_level, ''), 1, coalesce(start_time, end_time)
-	FROM run
-	WHERE coalesce(start_time, end_time) >= :since
-	  AND coalesce(start_time, end_time) < substr(:since, 1, 10) || 'U'
-	  AND substr(coalesce(start_time, end_time), 1, 10) < :since
-), base AS (
-	SELECT package, nullif(cand, '') AS candidate, app_version, min(first_seen) AS first_seen,
-	       sum(runs) AS runs,
-	       coalesce(sum(runs) FILTER (WHERE cls = 'low_memory' AND lvl = 'confirmed'), 0) AS low_memory,
-	       coalesce(sum(runs) FILTER (WHERE cls = 'native_crash' AND lvl = 'confirmed'), 0) AS native_crash
-	FROM v GROUP BY package, cand, app_version
-), g AS (
-	SELECT 'candidate' AS dimension, package, candidate AS grp, NULL AS num,
-	       min(first_seen) AS first_seen, sum(runs) AS runs,
-	       sum(low_memory) AS low_memory, sum(native_crash) AS native_crash
-	FROM base WHERE candidate IS NOT NULL GROUP BY package, candidate
-	UNION ALL
-	SELECT 'app_version', package, CAST(app_version AS TEXT), app_version,
-	       min(first_seen), sum(runs), sum(low_memory), sum(native_crash)
-	FROM base WHERE app_version != 0 GROUP BY package, app_version
-), o AS (
-	SELECT g.*,
-	       lag(grp) OVER w AS prev, lag(runs) OVER w AS prev_runs,
-	       lag(low_memory) OVER w AS prev_low_memory, lag(native_crash) OVER w AS prev_native_crash
-	FROM g
-	WINDOW w AS (PARTITION BY dimension, package ORDER BY num, first_seen, grp)
-), flags AS (
-	SELECT dimension, package, prev, grp, num, first_seen, 'low_memory' AS class,
-	       prev_low_memory AS prev_count, prev_runs, low_memory AS count, runs
-	FROM o WHERE prev IS NOT NULL AND low_memory * prev_runs > prev_low_memory * runs
-	UNION ALL
-	SELECT dimension, package, prev, grp, num, first_seen, 'native_crash',
-	       prev_native_crash, prev_runs, native_crash, runs
-	FROM o WHERE prev IS NOT NULL AND native_crash * prev_runs > prev_native_crash * runs
-)
-SELECT dimension, package, prev, grp, class, prev_count, prev_runs, count, runs,
-       (SELECT json_group_object(stage, n) FROM (
-		SELECT coalesce(nullif(v.stage, ''), 'none') AS stage, sum(v.runs) AS n
-		FROM v
-		WHERE v.package = flags.package AND v.cls = flags.class AND v.lvl = 'confirmed'
-		  AND CASE flags.dimension WHEN 'candidate' THEN v.cand
-					   ELSE CAST(v.app_version AS TEXT) END = flags.grp
-		GROUP BY 1 ORDER BY 2 DESC, 1)) AS stages
-FROM flags
-ORDER BY dimension, package, num, first_seen, grp, class;
 
 -- name: export
 -- One row per run: its verdict (class NULL for a run that ended cleanly),
@@ -306,3 +217,22 @@ SELECT bundle.device_model, bundle.scenario, run.open_stage, coalesce(run.start_
 FROM run JOIN bundle ON bundle.id = run.bundle_id
 WHERE run.candidate = :candidate AND run.class IS NOT NULL
 ORDER BY coalesce(run.start_time, run.end_time), run.run_key;
+
+-- name: count-from-runs
+-- Not a query: run it first (sqlite3's .read, or executescript), and
+-- "totals", "rates" and "regressions" in the same connection count from run
+-- alone rather than from the tallies. Each run is then a tally of its own
+-- whose day is its time, which :since compares exactly. The temporary views
+-- hide the database's own for that connection and change nothing in the
+-- file. tests/history-tallies.py checks that both give the same rows;
+-- tests/bench-history.c times both.
+CREATE TEMP VIEW group_count AS
+SELECT dimension, grp, coalesce(seen, '') AS day, seen, class, evidence_level, 1 AS runs,
+       1 AS tallied
+FROM run_group;
+CREATE TEMP VIEW version_count AS
+SELECT package, coalesce(candidate, '') AS candidate, app_version,
+       coalesce(start_time, end_time, '') AS day, coalesce(start_time, end_time) AS seen,
+       coalesce(open_stage, '') AS open_stage, coalesce(class, '') AS class,
+       coalesce(evidence_level, '') AS evidence_level, 1 AS runs, 1 AS tallied
+FROM run;

@@ -354,3 +354,29 @@ DELETE FROM run_tally WHERE dimension IN ('stage', 'app_version');
 INSERT INTO run_tally (dimension, grp, day, class, evidence_level, runs, first_seen)
 SELECT dimension, grp, coalesce(substr(seen, 1, 10), ''), class, evidence_level, count(*), min(seen)
 FROM run_group WHERE dimension IN ('stage', 'app_version') GROUP BY 1, 2, 3, 4, 5;
+
+-- version 9
+-- One counting source for each tally, which the statements "totals",
+-- "rates" and "regressions" of schemas/history-queries.sql read: the
+-- tally's rows (tallied = 1, each a day's runs of its cell) and, below
+-- them, every run as a row of its own (tallied = 0, runs = 1). A statement
+-- takes whole days from the tallies and, of the day that :since cuts, the
+-- runs from :since on; it never reads both for the same run. Day d holds
+-- the times d || 'T...', all below d || 'U'; seen is the earliest time of
+-- a tally's runs, or the run's own.
+CREATE VIEW group_count AS
+SELECT dimension, grp, day, first_seen AS seen, class, evidence_level, runs, 1 AS tallied
+FROM run_tally
+UNION ALL
+SELECT dimension, grp, coalesce(substr(seen, 1, 10), ''), seen, class, evidence_level, 1, 0
+FROM run_group;
+
+CREATE VIEW version_count AS
+SELECT package, candidate, app_version, day, first_seen AS seen, open_stage, class, evidence_level,
+       runs, 1 AS tallied
+FROM version_tally
+UNION ALL
+SELECT package, coalesce(candidate, ''), app_version,
+       coalesce(substr(coalesce(start_time, end_time), 1, 10), ''), coalesce(start_time, end_time),
+       coalesce(open_stage, ''), coalesce(class, ''), coalesce(evidence_level, ''), 1, 0
+FROM run;

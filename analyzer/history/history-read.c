@@ -39,14 +39,14 @@ int history_rates(struct history *h, const char *by, const char *since, struct h
 	int rc;
 
 	memset(f, 0, sizeof(*f));
-	if (history_prepare(h, "totals-tallied", by, since, &st, err, errlen) != 0)
+	if (history_prepare(h, "totals", by, since, &st, err, errlen) != 0)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		f->runs = sqlite3_column_int64(st, 0);
 		f->bundles = sqlite3_column_int64(st, 1);
 	}
 	sqlite3_finalize(st);
-	if (history_prepare(h, "rates-tallied", by, since, &st, err, errlen) != 0)
+	if (history_prepare(h, "rates", by, since, &st, err, errlen) != 0)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = text_at(st, 0), *cls = text_at(st, 4), *level = text_at(st, 5);
@@ -165,7 +165,7 @@ static int read_rows(struct history *h, const char *name, const char *since,
 int history_regressions(struct history *h, const char *since, cJSON **out, char *err,
 			size_t errlen)
 {
-	return read_rows(h, "regressions-tallied", since, regression_json, out, err, errlen);
+	return read_rows(h, "regressions", since, regression_json, out, err, errlen);
 }
 
 int history_trends(struct history *h, const char *since, cJSON **out, char *err, size_t errlen)

@@ -33,8 +33,8 @@ struct history_group {
 	long long n[HISTORY_NCLASSES][HISTORY_NLEVELS]; /* [class][level]; [c][0] the class's total */
 };
 
-/* The statements "totals-tallied" and "rates-tallied": the runs and
- * bundles, and the groups in the statement's order. */
+/* The statements "totals" and "rates": the runs and bundles, and the
+ * groups in the statement's order. */
 struct history_rates {
 	long long runs, bundles;
 	struct history_group *groups;
@@ -48,7 +48,7 @@ int history_rates(struct history *h, const char *by, const char *since, struct h
 		  char *err, size_t errlen);
 void history_rates_release(struct history_rates *r);
 
-/* The statement "regressions-tallied", or "trends": each row an object of
+/* The statement "regressions", or "trends": each row an object of
  * schemas/history.schema.json, in a JSON array (free with cJSON_Delete())
  * in *out. Returns 0, or -1 with err set. */
 int history_regressions(struct history *h, const char *since, cJSON **out, char *err,
