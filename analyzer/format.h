@@ -18,6 +18,14 @@ void fmt_ms(char *buf, size_t len, double ms);
 /* "2026-11-29 23:15:00.123 UTC" (with_date) or "23:15:00.123". */
 void fmt_utc(char *buf, size_t len, uint64_t real_ns, int with_date);
 
+/* Whether ms milliseconds since the epoch are a time in nanoseconds too
+ * (1970 to 2262): evidence may give any year, and a time beyond those
+ * cannot be placed on a run's clock. */
+static inline int ms_fits_ns(int64_t ms)
+{
+	return ms >= 0 && ms <= INT64_MAX / 1000000;
+}
+
 /* ISO 8601 with microseconds: "2026-11-29T23:15:00.123456Z". */
 void fmt_iso(char *buf, size_t len, uint64_t real_ns);
 

@@ -158,7 +158,7 @@ static int gather(struct gate *g, const struct gate_input *in, size_t n, cJSON *
 			x->unpaired = has_rule(&r->verdicts[k], "unpaired-stage");
 			x->suspect = loaded(cr->run, g->o->candidate);
 			x->start_ns = cr->run->ring == RUN_RING_NONE
-					      ? (cr->last_ms > 0 ? (uint64_t)cr->last_ms * 1000000u : 0)
+					      ? (cr->last_ms > 0 && ms_fits_ns(cr->last_ms) ? (uint64_t)cr->last_ms * 1000000u : 0)
 					      : cr->run->hdr.start_real_ns;
 		}
 		json_text(j, o, "path", in[i].path);

@@ -355,7 +355,7 @@ static void evidence_json(struct json *j, cJSON *o, const struct corr_run *cr,
 				corr_exit_time(&m->file->exits[m->index], &c->opt, &slack);
 			evidence_what(l, k, cr, what, sizeof(what), &kind);
 			evidence_item(j, a, kind, what, m->file->path, evidence_line(l, k, cr),
-				      m->time_utc_ms == EV_NO_TIME ? EV_NO_TIME : m->time_utc_ms * 1000000,
+				      ms_fits_ns(m->time_utc_ms) ? m->time_utc_ms * 1000000 : EV_NO_TIME,
 				      c->opt.tolerance_ms + slack, clk, cr->run);
 		}
 	}

@@ -76,7 +76,7 @@ def json_ok(data, lines=False):
 # One case per run (one meson test each).
 CASES = ("symlink-loops", "symlink-out", "fifos", "fifo-manifest", "same-ring-twice", "two-pulls",
          "zero-ring", "truncated-ring", "hidden-rings", "bytes", "huge-records", "gzip-bomb",
-         "many-files", "deep-tree", "empty")
+         "many-files", "deep-tree", "empty", "far-times")
 
 
 class Cases:
@@ -217,6 +217,20 @@ class Cases:
             p = os.path.join(p, "d")
         os.makedirs(p)
         shutil.copy(os.path.join(self.lmk, "logcat.txt"), os.path.join(p, "logcat.txt"))
+        return d
+
+    def far_times(self):
+        """Exit records of the years 7022 and 9999, beyond the nanosecond
+        clocks (2262): their run's and a ring-less one's; fuzz-smoke-report
+        found the first overflowing the timeline's placement."""
+        d = self.base("far-times", self.lmk)
+        path = os.path.join(d, "exit-info.txt")
+        with open(path) as f:
+            text = f.read()
+        record = text[text.index("        ApplicationExitInfo #0:"):]
+        far = record.replace("timestamp=2025-06-10", "timestamp=9999-12-31").replace("pid=7311", "pid=7312")
+        with open(path, "w") as f:
+            f.write(text.replace("timestamp=2025-06-10", "timestamp=7022-06-10") + far.replace("#0:", "#1:", 1))
         return d
 
     def empty(self):

@@ -631,7 +631,7 @@ static int ring_events(struct run_events *e, struct writer *w)
 static int evidence_ts(struct writer *w, const struct run_events *e, int64_t utc_ms, uint64_t *ts)
 {
 	if (w->clock == CLOCK_REALTIME) {
-		if (utc_ms != EV_NO_TIME && utc_ms >= 0) {
+		if (ms_fits_ns(utc_ms)) {
 			*ts = (uint64_t)utc_ms * 1000000u;
 			return 0;
 		}
@@ -970,7 +970,7 @@ static int write_snapshots(struct writer *w, const struct report *rep)
 			v[n++] = (struct clock_triple){ h->start_mono_ns, h->start_boot_ns, h->start_real_ns };
 	}
 	if (w->clock == CLOCK_REALTIME) {
-		last.real_ns = c->newest_ms != EV_NO_TIME && c->newest_ms > 0 ? (uint64_t)c->newest_ms * 1000000u : 0;
+		last.real_ns = ms_fits_ns(c->newest_ms) && c->newest_ms > 0 ? (uint64_t)c->newest_ms * 1000000u : 0;
 		rc = write_snapshot(w, &last);
 	}
 	qsort(v, n, sizeof(*v), cmp_start);

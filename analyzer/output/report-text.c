@@ -273,7 +273,7 @@ static void run_head_text(const struct corr_run *cr, const struct run_facts *f, 
 		fprintf(out, "%s== %s  pid unknown  (", i ? "\n" : "", fmt_text(run->hdr.process));
 	if (run->ring == RUN_RING_NONE) {
 		fprintf(out, "ring-less: %s line %zu)\n", fmt_text(run->path), run->line);
-		if (cr->last_ms == CORR_NO_START)
+		if (cr->last_ms == CORR_NO_START || !ms_fits_ns(cr->last_ms))
 			snprintf(when, sizeof(when), "at an unknown time");
 		else
 			fmt_utc(when, sizeof(when), (uint64_t)cr->last_ms * 1000000u, 1);

@@ -8,6 +8,7 @@
 
 #include "../../src/vocab.h"
 #include "../evidence/evidence.h"
+#include "../format.h"
 
 void run_clock_init(struct run_clock *c)
 {
@@ -154,7 +155,7 @@ int run_clock_boot_of_utc(const struct run_clock *c, int64_t utc_ms, uint64_t *b
 
 	if (!c->n || utc_ms == EV_NO_TIME)
 		return -ENOENT;
-	if (utc_ms < 0)
+	if (!ms_fits_ns(utc_ms))
 		return -ERANGE;
 	t = (uint64_t)utc_ms * 1000000u;
 	tr = nearest(c->by_real, c->n, offsetof(struct clock_triple, real_ns), t);
