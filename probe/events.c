@@ -391,3 +391,32 @@ int lw_memory_sample(struct lw *lw)
 	s.a = (uint64_t)rc; /* VmSize in kB */
 	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
 }
+
+int lw_memory_graphics(struct lw *lw, uint64_t kb)
+{
+	struct lw_ring_slot s;
+	int rc = lw_usable(lw);
+
+	if (rc != 0)
+		return rc;
+	lw_event_fill(lw, &s, LW_EV_GRAPHICS, ring_open_stage(lw->hdr), LW_GRAPHICS_APP);
+	s.a = kb;
+	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
+}
+
+int lw_memory_pressure(struct lw *lw, enum lw_pressure_source source, uint32_t level,
+		       uint64_t avail_kb, uint64_t threshold_kb)
+{
+	struct lw_ring_slot s;
+	int rc = lw_usable(lw);
+
+	if (rc != 0)
+		return rc;
+	if (!vocab_name(&vocab_pressure_sources, (int)source))
+		return refuse(lw, -EINVAL);
+	lw_event_fill(lw, &s, LW_EV_PRESSURE, ring_open_stage(lw->hdr), source);
+	s.a = level;
+	s.b = avail_kb;
+	s.c = threshold_kb;
+	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
+}

@@ -21,6 +21,9 @@ DEFINE_VOCAB(vocab_cache_ops, "cache operation", LW_CACHE_OPS)
 DEFINE_VOCAB(vocab_scenarios, "scenario", LW_SCENARIOS)
 DEFINE_VOCAB(vocab_exit_classes, "exit class", LW_EXIT_CLASSES)
 DEFINE_VOCAB(vocab_evidence_levels, "evidence level", LW_EVIDENCE_LEVELS)
+DEFINE_VOCAB(vocab_memory_sources, "memory source", LW_MEMORY_SOURCES)
+DEFINE_VOCAB(vocab_graphics_sources, "graphics source", LW_GRAPHICS_SOURCES)
+DEFINE_VOCAB(vocab_pressure_sources, "pressure source", LW_PRESSURE_SOURCES)
 
 const char *vocab_name(const struct vocab *v, int value)
 {

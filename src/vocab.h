@@ -17,7 +17,7 @@ struct vocab {
 extern const struct vocab vocab_stages, vocab_event_types, vocab_errors, vocab_marks,
 	vocab_delegates, vocab_actions, vocab_advices, vocab_payload_classes, vocab_cache_ops,
 	vocab_scenarios, vocab_exit_classes,
-	vocab_evidence_levels;
+	vocab_evidence_levels, vocab_memory_sources, vocab_graphics_sources, vocab_pressure_sources;
 
 /* The name of value v, or NULL. Context: signal-safe; no allocation; no blocking. */
 const char *vocab_name(const struct vocab *v, int value);

@@ -68,6 +68,9 @@ static const struct value advices[] = { LW_ADVICES(VE) };
 static const struct value payload_classes[] = { LW_PAYLOAD_CLASSES(VE) };
 static const struct value cache_ops[] = { LW_CACHE_OPS(VE) };
 static const struct value scenarios[] = { LW_SCENARIOS(VE) };
+static const struct value memory_sources[] = { LW_MEMORY_SOURCES(VE) };
+static const struct value graphics_sources[] = { LW_GRAPHICS_SOURCES(VE) };
+static const struct value pressure_sources[] = { LW_PRESSURE_SOURCES(VE) };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -96,6 +99,9 @@ static struct table tables[] = {
 	{ "### 14.8 ", NULL, payload_classes, COUNT(payload_classes), 0, 0 },
 	{ "### 14.9 ", NULL, cache_ops, COUNT(cache_ops), 0, 0 },
 	{ "### 14.10 ", NULL, scenarios, COUNT(scenarios), 0, 0 },
+	{ "### 14.11 ", NULL, memory_sources, COUNT(memory_sources), 0, 0 },
+	{ "### 14.12 ", NULL, graphics_sources, COUNT(graphics_sources), 0, 0 },
+	{ "### 14.13 ", NULL, pressure_sources, COUNT(pressure_sources), 0, 0 },
 };
 
 static int failures;

@@ -262,6 +262,30 @@ LW_API int lw_receipt(struct lw *lw, const char *candidate_name, uint64_t files_
 LW_API int lw_memory_sample(struct lw *lw);
 
 /*
+ * Record graphics memory that the app knows of and RSS does not hold (GPU
+ * delegate buffers, dma-buf), in kB: the Java facade gives Debug.MemoryInfo's
+ * summary.graphics. A graphics record of source app
+ * (schemas/ring-format.md, 8.1).
+ * Context: signal-safe; does not allocate; does not block.
+ */
+LW_API int lw_memory_graphics(struct lw *lw, uint64_t kb);
+
+/*
+ * Record the system's memory pressure as the process saw it: source
+ * LW_PRESSURE_TRIM with level the onTrimMemory level; LW_PRESSURE_MEMORY_INFO
+ * with level 1 when ActivityManager.MemoryInfo's lowMemory was true (else 0),
+ * avail_kb its availMem and threshold_kb its threshold; LW_PRESSURE_PSI with
+ * level the "some avg10" of /proc/pressure/memory in hundredths of a percent,
+ * avail_kb its "full avg10" likewise and threshold_kb its "some total" in us
+ * (the probe's sampler writes these itself). A pressure record
+ * (schemas/ring-format.md, 8.1). Returns -EINVAL for a source outside the
+ * vocabulary.
+ * Context: signal-safe; does not allocate; does not block.
+ */
+LW_API int lw_memory_pressure(struct lw *lw, enum lw_pressure_source source, uint32_t level,
+			      uint64_t avail_kb, uint64_t threshold_kb);
+
+/*
  * Write the ring to storage (msync + fdatasync), for power loss. Call it at
  * valuable moments, such as before delegate_prepare; never per event.
  * Returns -ENODEV when the ring is on anonymous memory.

@@ -1,7 +1,8 @@
 /*
  * The lastwords vocabulary: stages, event types, error classes, marks,
  * payload classes, cache operations, scenarios, delegates, recovery
- * actions, advice, exit classes and evidence levels.
+ * actions, advice, exit classes, evidence levels, and the sources of
+ * memory, graphics and pressure records.
  *
  * Each list is an X-macro: X(UPPER, lower_name, value). The enums below and
  * the name tables in src/vocab.c are generated from these lists, so there is
@@ -39,7 +40,9 @@ extern "C" {
 	X(SYNC, sync, 9)                              \
 	X(MEMORY, memory, 10)                         \
 	X(SESSION_OPEN, session_open, 11)             \
-	X(SESSION_CLOSE, session_close, 12)
+	X(SESSION_CLOSE, session_close, 12)           \
+	X(GRAPHICS, graphics, 13)                     \
+	X(PRESSURE, pressure, 14)
 
 /* Error class given when a stage ends (slot.code of stage_end). */
 #define LW_ERRORS(X)                                  \
@@ -144,6 +147,23 @@ extern "C" {
 	X(SUPPORTED, supported, 2)                    \
 	X(UNCONFIRMED, unconfirmed, 3)
 
+/* Where a memory record's composition came from (its code; version 3):
+ * 0 none (a version 1 or 2 record, or neither file was readable). */
+#define LW_MEMORY_SOURCES(X)                          \
+	X(STATUS, status, 1) /* /proc/self/status: RssAnon, RssFile, RssShmem, VmSwap */ \
+	X(STATM, statm, 2)   /* /proc/self/statm: resident - shared, and shared */
+
+/* Where a graphics record's figure came from (its code; version 3). */
+#define LW_GRAPHICS_SOURCES(X)                        \
+	X(APP, app, 1)       /* the app's figure: Debug.MemoryInfo summary.graphics */ \
+	X(DMABUF, dmabuf, 2) /* dma-buf buffers the process holds, from /proc/self/fdinfo */
+
+/* Where a pressure record came from (its code; version 3). */
+#define LW_PRESSURE_SOURCES(X)                        \
+	X(TRIM, trim, 1)               /* ComponentCallbacks2.onTrimMemory(level) */ \
+	X(MEMORY_INFO, memory_info, 2) /* ActivityManager.MemoryInfo */ \
+	X(PSI, psi, 3)                 /* /proc/pressure/memory */
+
 #define LW_VOCAB_ENUM_(prefix, up, name, val) prefix##up = val,
 
 enum lw_stage {
@@ -217,6 +237,24 @@ enum lw_exit_class {
 enum lw_evidence_level {
 #define X(up, name, val) LW_VOCAB_ENUM_(LW_EVIDENCE_, up, name, val)
 	LW_EVIDENCE_LEVELS(X)
+#undef X
+};
+
+enum lw_memory_source {
+#define X(up, name, val) LW_VOCAB_ENUM_(LW_MEMORY_SOURCE_, up, name, val)
+	LW_MEMORY_SOURCES(X)
+#undef X
+};
+
+enum lw_graphics_source {
+#define X(up, name, val) LW_VOCAB_ENUM_(LW_GRAPHICS_, up, name, val)
+	LW_GRAPHICS_SOURCES(X)
+#undef X
+};
+
+enum lw_pressure_source {
+#define X(up, name, val) LW_VOCAB_ENUM_(LW_PRESSURE_, up, name, val)
+	LW_PRESSURE_SOURCES(X)
 #undef X
 };
 
