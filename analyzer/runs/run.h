@@ -113,6 +113,47 @@ int run_ringless(const char *path, size_t line, const char *process, int64_t pid
 /* Accepts a zeroed run. */
 void run_release(struct run *r);
 
+/* What the memory was made of at one moment (schemas/ring-format.md, 8.1):
+ * the last composition (memory record of a known source) and the last
+ * graphics record at or before that moment. Each figure in kB, or
+ * RUN_KB_UNKNOWN where the ring does not say (a version 1 or 2 ring, statm's
+ * fallback for shmem and swap, no graphics record). */
+#define RUN_KB_UNKNOWN (-1)
+struct run_memory {
+	int have;                    /* a composition or a graphics figure is known */
+	int64_t rel_ns;              /* the composition's record, since the run's start */
+	enum lw_memory_source source; /* 0: no composition (graphics alone, or nothing) */
+	int64_t rss_kb, anon_kb, file_kb, shmem_kb, swap_kb, graphics_kb;
+};
+
+/* The kinds of memory, as bits of run_facts.grew. */
+enum run_memory_kind {
+	RUN_MEM_ANON = 1,
+	RUN_MEM_FILE = 2,
+	RUN_MEM_SHMEM = 4,
+	RUN_MEM_SWAP = 8,
+	RUN_MEM_GRAPHICS = 16,
+};
+
+/* What the budget was compared with. */
+enum run_budget_measure {
+	RUN_BUDGET_RSS,  /* the RSS: the composition is not known */
+	RUN_BUDGET_OWN,  /* what the process cannot give back: anon + shmem + swap + graphics */
+};
+
+/* The system's pressure as the process saw it: pressure records (8.1). */
+struct run_pressure {
+	int trim_level;              /* the highest onTrimMemory level recorded; 0: none */
+	int64_t trim_rel_ns;         /* when that level was first recorded */
+	int memory_info;             /* memory_info records: 0 none, 1 none said low, 2 one said lowMemory */
+	int64_t avail_kb, threshold_kb; /* the lowest availMem recorded, with its threshold; RUN_KB_UNKNOWN */
+	int psi_some;                /* the highest "some avg10", hundredths of a percent; -1: none read */
+	int psi_unreadable;          /* the errno with which the probe could not read PSI; 0 */
+	int short_of_memory;         /* any said the system was short: trim level 10, 15, 60 or 80,
+					lowMemory, or PSI some avg10 of 10% or more */
+	int64_t short_rel_ns;        /* when it first said so */
+};
+
 /* What the ring says about a run, for rules and for the report. */
 struct run_facts {
 	enum ring_outcome outcome;
@@ -132,6 +173,20 @@ struct run_facts {
 	double slope_window_ms;        /* from the window's first sample to its last */
 	size_t slope_samples;          /* the samples in the window */
 	int have_rss;
+	/* The memory's composition (version 3 rings; run_memory.have is 0
+	 * for the others) at the peak and at the ring's last record, the
+	 * kinds (RUN_MEM_*) that grew by at least 1 MiB over grew_stage (the
+	 * stage open at death, else the last stage), and the budget: over
+	 * when budget_measure's figure at its largest (measured_peak_kb)
+	 * passed budget_kb. The RSS's peak made of file-backed pages the
+	 * kernel could drop is not over. */
+	struct run_memory at_peak, at_death;
+	unsigned grew;
+	enum lw_stage grew_stage;
+	enum run_budget_measure budget_measure;
+	uint32_t measured_peak_kb;
+	int over_budget;
+	struct run_pressure pressure;
 };
 
 #define RUN_SLOPE_WINDOW_MS 10000
