@@ -133,5 +133,8 @@ JNIEXPORT jstring JNICALL Java_TestNative_vocab(JNIEnv *env, jclass cls)
 #define X(up, name, val) vocab_add("Scenario", #up, #name, val);
 	LW_SCENARIOS(X)
 #undef X
+#define X(up, name, val) vocab_add("PressureSource", #up, #name, val);
+	LW_PRESSURE_SOURCES(X)
+#undef X
 	return (*env)->NewStringUTF(env, vocab_text);
 }
