@@ -32,10 +32,11 @@ import dev.lastwords.Probe;
  * apps receive only {@code TRIM_MEMORY_UI_HIDDEN} (20) and
  * {@code TRIM_MEMORY_BACKGROUND} (40): {@code TRIM_MEMORY_RUNNING_MODERATE}
  * (5), {@code RUNNING_LOW} (10), {@code RUNNING_CRITICAL} (15),
- * {@code MODERATE} (60) and {@code COMPLETE} (80) are deprecated there and
- * not sent, nor is {@code onLowMemory()}. On those releases the pressure
- * of a process that is running comes from the samples below and from the
- * probe's own PSI reading ({@code /proc/pressure/memory}), not from trims.
+ * {@code MODERATE} (60) and {@code COMPLETE} (80) are not sent there, nor
+ * is {@code onLowMemory()} (all deprecated in API 35). On those releases
+ * the pressure of a process that is running comes from the samples below
+ * and from the probe's own PSI reading ({@code /proc/pressure/memory}),
+ * not from trims.
  *
  * <p><b>Samples.</b> {@link #stageEnded()} asks for a sample and returns at
  * once: the sample runs on the watch's one daemon thread
