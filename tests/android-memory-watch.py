@@ -6,7 +6,8 @@ in rate (50 stage ends within 200 ms make one or two samples, never more
 than one per interval since the first request; one more after the
 interval makes one more), each sample's graphics and memory_info records
 carrying the stand-ins' figures, none for a garbage summary.graphics,
-none below API 23; close() unregisters and stops its thread. The ring is
+none below API 23; close() unregisters and stops its thread; the
+caller's side (stageEnded() and the callbacks) allocates nothing. The ring is
 read through the analyzer's reader (TestNative.records()). Skips (77)
 without a JDK.
 
@@ -24,7 +25,7 @@ def main():
     setup(__doc__.strip().splitlines()[-1])
     jvm = jvm_or_skip()
     said = []
-    for sdk, args in ((34, []), (22, ["below-23"])):
+    for sdk, args in ((34, []), (22, ["below-23"]), (34, ["allocation"])):
         tmp = tempfile.mkdtemp(prefix="lw-android-memory-")
         try:
             p = jvm.run("AndroidMemory", [tmp] + args, vm_options=["-Dandroid.sdk=%d" % sdk])

@@ -99,6 +99,48 @@ public final class AndroidMemory {
 		System.exit(failures == 0 ? 0 : 1);
 	}
 
+	static final com.sun.management.ThreadMXBean MX =
+			(com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+
+	/* Bytes that n rounds of stageEnded() and the trim callbacks allocated
+	 * on this thread beyond the counter's own cost, the least of three
+	 * (as tests/java/JvmAlloc.java measures the facade's event calls). */
+	static long allocated(MemoryWatch w, ComponentCallbacks2 cb, int n) {
+		long tid = Thread.currentThread().getId();
+		long overhead = Long.MAX_VALUE, best = Long.MAX_VALUE;
+		for (int i = 0; i < 5; i++) {
+			long a = MX.getThreadAllocatedBytes(tid);
+			overhead = Math.min(overhead, MX.getThreadAllocatedBytes(tid) - a);
+		}
+		for (int round = 0; round < 3; round++) {
+			long a = MX.getThreadAllocatedBytes(tid);
+			for (int i = 0; i < n; i++) {
+				w.stageEnded();
+				cb.onTrimMemory(ComponentCallbacks2.TRIM_MEMORY_BACKGROUND);
+				((ComponentCallbacks) cb).onLowMemory();
+			}
+			best = Math.min(best, MX.getThreadAllocatedBytes(tid) - a - overhead);
+		}
+		return best;
+	}
+
+	/* The caller's side allocates nothing: stageEnded() (the first of a
+	 * burst wakes the thread, the rest coalesce) and the trim callbacks. */
+	static void allocation(Probe probe) throws InterruptedException {
+		MX.setThreadAllocatedMemoryEnabled(true);
+		MemoryWatch w = MemoryWatch.install(ctx, probe, 86400000L);
+		ComponentCallbacks2 cb = (ComponentCallbacks2) ctx.callbacks.get(0);
+		allocated(w, cb, 10000); /* warm: classes loaded, code compiled */
+		check(awaitSamples(1), "allocation: no sample in 60 s");
+		long bytes = allocated(w, cb, 100000);
+		check(bytes <= 0, "stageEnded() and the trim callbacks allocated " + bytes + " bytes");
+		w.close();
+		probe.close();
+		System.out.println((failures == 0 ? "ok " : "failed ") + bytes
+				+ " bytes allocated by 100000 stage ends and 200000 trims");
+		System.exit(failures == 0 ? 0 : 1);
+	}
+
 	public static void main(String[] args) throws Exception {
 		ctx = new TestContext("com.example.app", new File(args[0]), null);
 		ctx.am.availMem = 1536L << 20;
@@ -109,6 +151,10 @@ public final class AndroidMemory {
 		String ring = probe.path();
 		if (args.length > 1 && args[1].equals("below-23")) {
 			belowApi23(probe, ring);
+			return;
+		}
+		if (args.length > 1 && args[1].equals("allocation")) {
+			allocation(probe);
 			return;
 		}
 

@@ -166,6 +166,8 @@ public final class MemoryWatch implements AutoCloseable {
 		}
 		context.unregisterComponentCallbacks(callbacks);
 		LockSupport.unpark(thread);
+		if (Thread.currentThread() == thread)
+			return; /* from within a sample: it ends after it */
 		try {
 			thread.join();
 		} catch (InterruptedException e) {
