@@ -60,11 +60,14 @@ import dev.lastwords.Probe;
  *
  * <p><b>Threads and allocation.</b> {@link #stageEnded()} and the trim
  * callbacks may be called from any thread, at once; they allocate
- * nothing, take no lock and do not block. The sample reuses one
+ * nothing, take no Java lock and never wait for the sampler (the first
+ * request after a sample wakes its thread with {@code LockSupport.unpark},
+ * the others only see the request pending). The sample reuses one
  * {@code Debug.MemoryInfo} and one {@code ActivityManager.MemoryInfo}; only
  * what Android's calls allocate themselves (the stat's string) is new.
- * After {@link #close()}, {@link #stageEnded()} does nothing. Works on
- * every API level from 14.
+ * After {@link #close()}, {@link #stageEnded()} does nothing; once the
+ * probe is closed, the watch's records are ignored as every event is. No
+ * argument may be null. Works on every API level from 14.
  */
 public final class MemoryWatch implements AutoCloseable {
 	/** The least time between two samples by default, in ms. */
