@@ -5,7 +5,8 @@
  * Probe keeps. Probe checks the arguments and the probe's state first.
  *
  * The event methods (candidate, stage begin/end, the session calls, mark,
- * payload, cache, receipt, peer died, memory sample) allocate nothing, as the C functions they call: no JNI call that
+ * payload, cache, receipt, peer died, memory sample, graphics, pressure)
+ * allocate nothing, as the C functions they call: no JNI call that
  * allocates (a name is read through GetStringRegion into the stack and
  * encoded to UTF-8 there), no local references, no exception. Only open,
  * the queries that return a string or an array, and the errors of open
@@ -365,6 +366,22 @@ static jint JNICALL n_memory_sample(JNIEnv *env, jclass cls, jlong h)
 	return lw_memory_sample(jni_lw(h));
 }
 
+static jint JNICALL n_memory_graphics(JNIEnv *env, jclass cls, jlong h, jlong kb)
+{
+	(void)env;
+	(void)cls;
+	return lw_memory_graphics(jni_lw(h), (uint64_t)kb);
+}
+
+static jint JNICALL n_memory_pressure(JNIEnv *env, jclass cls, jlong h, jint source, jint level,
+				      jlong avail_kb, jlong threshold_kb)
+{
+	(void)env;
+	(void)cls;
+	return lw_memory_pressure(jni_lw(h), (enum lw_pressure_source)source, (uint32_t)level,
+				  (uint64_t)avail_kb, (uint64_t)threshold_kb);
+}
+
 static jint JNICALL n_sync(JNIEnv *env, jclass cls, jlong h)
 {
 	(void)env;
@@ -529,6 +546,8 @@ static const JNINativeMethod methods[] = {
 	{ "cache", "(JILjava/lang/String;)I", FN(n_cache) },
 	{ "receipt", "(JLjava/lang/String;J)I", FN(n_receipt) },
 	{ "memorySample", "(J)I", FN(n_memory_sample) },
+	{ "memoryGraphics", "(JJ)I", FN(n_memory_graphics) },
+	{ "memoryPressure", "(JIIJJ)I", FN(n_memory_pressure) },
 	{ "sync", "(J)I", FN(n_sync) },
 	{ "advice", "(J[J)I", FN(n_advice) },
 	{ "adviceReset", "(J)I", FN(n_advice_reset) },

@@ -17,15 +17,30 @@
  *   nop(h, stage)            a native method that returns: the JNI
  *                            transition alone, for bench-jni's breakdown
  *   optimized()              whether this build is optimized
+ *   records(path, type)      the valid records of that type in the ring
+ *                            file at path, in ticket order, as the
+ *                            analyzer's reader takes them (src/ring.c:
+ *                            the validity rules of ring-format(5)), five
+ *                            numbers each: code, a, b, c, d; null when the
+ *                            file cannot be read or its header is refused.
+ *                            For tests of record types whose `lastwords
+ *                            dump` form is not theirs to pin
  * h is the struct lw pointer of Probe.nativeHandle().
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jni.h>
 
 #include <lastwords/probe.h>
+
+#include "src/ring.h"
 
 /* Not a constant, so that the compiler sees no bad store to warn of. */
 static volatile uintptr_t bad_address = 0x10;
@@ -133,5 +148,74 @@ JNIEXPORT jstring JNICALL Java_TestNative_vocab(JNIEnv *env, jclass cls)
 #define X(up, name, val) vocab_add("Scenario", #up, #name, val);
 	LW_SCENARIOS(X)
 #undef X
+#define X(up, name, val) vocab_add("PressureSource", #up, #name, val);
+	LW_PRESSURE_SOURCES(X)
+#undef X
 	return (*env)->NewStringUTF(env, vocab_text);
+}
+
+/* The records that records() collects: of one type, into v (n of cap). */
+struct typed {
+	int type;
+	jlong *v;
+	size_t n, cap;
+};
+
+static int take_typed(uint64_t ticket, uint32_t index, const struct lw_ring_slot *slot,
+		      void *arg)
+{
+	struct typed *t = arg;
+
+	(void)ticket;
+	(void)index;
+	if (slot->type != t->type || t->n + 5 > t->cap)
+		return 0;
+	t->v[t->n++] = slot->code;
+	t->v[t->n++] = (jlong)slot->a;
+	t->v[t->n++] = (jlong)slot->b;
+	t->v[t->n++] = (jlong)slot->c;
+	t->v[t->n++] = slot->d;
+	return 0;
+}
+
+JNIEXPORT jlongArray JNICALL Java_TestNative_records(JNIEnv *env, jclass cls, jstring path,
+						    jint type)
+{
+	const char *p = (*env)->GetStringUTFChars(env, path, NULL);
+	const struct lw_ring_header *h;
+	struct ring_error err;
+	struct ring_scan sc;
+	struct typed t = { type, NULL, 0, 0 };
+	jlongArray out = NULL;
+	struct stat st;
+	void *map = MAP_FAILED;
+	int fd;
+
+	(void)cls;
+	if (!p)
+		return NULL;
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	(*env)->ReleaseStringUTFChars(env, path, p);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && st.st_size > 0)
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return NULL;
+	h = map;
+	if (ring_header_check(map, (size_t)st.st_size, &err) == RING_HEADER_OK) {
+		t.cap = (size_t)h->slot_count * 5;
+		t.v = malloc(t.cap * sizeof(*t.v));
+	}
+	if (t.v) {
+		ring_scan(h, (const struct lw_ring_slot *)((const char *)map + h->header_size), &sc,
+			  NULL, take_typed, &t);
+		out = (*env)->NewLongArray(env, (jsize)t.n);
+		if (out)
+			(*env)->SetLongArrayRegion(env, out, 0, (jsize)t.n, t.v);
+		free(t.v);
+	}
+	munmap(map, (size_t)st.st_size);
+	return out;
 }

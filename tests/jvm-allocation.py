@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The facade's event calls (begin, end, the session calls, mark, payload, cache,
-receipt, candidate, peerDied, sampleMemory)
+receipt, candidate, peerDied, memoryGraphics, memoryPressure, sampleMemory)
 allocate nothing on the Java heap, on an open probe or a closed one
 (tests/java/JvmAlloc.java counts this thread's allocated bytes over a
 million calls of each). Run three ways, so that no allocation hides: with
@@ -44,8 +44,8 @@ def main():
             check(line.split(": ")[1].startswith("0 bytes"), "%s: %s" % (name, line))
         check(p.returncode == 0, "JvmAlloc %s exits %d: %s" % (name, p.returncode,
                                                                 p.stderr[-2000:]))
-        check(p.stdout.count("bytes over") == 8, "JvmAlloc %s measured every call" % name)
-        check(p.stdout.count("(closed)") == (8 if state == "closed" else 0),
+        check(p.stdout.count("bytes over") == 9, "JvmAlloc %s measured every call" % name)
+        check(p.stdout.count("(closed)") == (9 if state == "closed" else 0),
               "JvmAlloc %s measured on the %s probe" % (name, state))
     return finish("%d measurements of the event calls' allocations" % lines)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The Java enums (Stage, ErrorClass, Mark, Delegate, Action, AdviceKind,
-PayloadClass, CacheOp, Scenario),
+PayloadClass, CacheOp, Scenario, PressureSource),
 generated at build time from include/lastwords/vocab.h, hold exactly its
 values as the C compiler reads them (tests/java/JvmVocab.java). Skips (77)
 without a JDK.

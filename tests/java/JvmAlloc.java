@@ -4,6 +4,7 @@ import dev.lastwords.CacheOp;
 import dev.lastwords.ErrorClass;
 import dev.lastwords.Mark;
 import dev.lastwords.PayloadClass;
+import dev.lastwords.PressureSource;
 import dev.lastwords.Probe;
 import dev.lastwords.Stage;
 
@@ -108,6 +109,13 @@ public final class JvmAlloc {
 			measure("peerDied" + state, p, n, (q, k) -> {
 				for (int i = 0; i < k; i++)
 					q.peerDied(4242, peer);
+			});
+			measure("memoryGraphics+memoryPressure" + state, p, n, (q, k) -> {
+				for (int i = 0; i < k; i++) {
+					q.memoryGraphics(i);
+					q.memoryPressure(PressureSource.TRIM, 40, 0, 0);
+					q.memoryPressure(PressureSource.MEMORY_INFO, 1, i, 524288);
+				}
 			});
 			measure("sampleMemory" + state, p, n / 10, (q, k) -> {
 				for (int i = 0; i < k; i++)

@@ -8,6 +8,7 @@ import dev.lastwords.CacheOp;
 import dev.lastwords.ErrorClass;
 import dev.lastwords.Mark;
 import dev.lastwords.PayloadClass;
+import dev.lastwords.PressureSource;
 import dev.lastwords.Probe;
 import dev.lastwords.Stage;
 
@@ -155,6 +156,15 @@ public final class JvmApi {
 		expect(IllegalArgumentException.class, "own call", "mark(PAYLOAD, 1)", () -> p.mark(Mark.PAYLOAD, 1));
 		expect(IllegalArgumentException.class, "own call", "mark(CACHE, 1)", () -> p.mark(Mark.CACHE, 1));
 		expect(IllegalArgumentException.class, "own call", "mark(RECEIPT, 1)", () -> p.mark(Mark.RECEIPT, 1));
+		expect(IllegalArgumentException.class, "kb", "memoryGraphics(-1)", () -> p.memoryGraphics(-1));
+		expect(NullPointerException.class, "source", "memoryPressure(null, ...)",
+				() -> p.memoryPressure(null, 0, 0, 0));
+		expect(IllegalArgumentException.class, "level", "memoryPressure(TRIM, -1, 0, 0)",
+				() -> p.memoryPressure(PressureSource.TRIM, -1, 0, 0));
+		expect(IllegalArgumentException.class, "availKb", "memoryPressure(MEMORY_INFO, 0, -1, 0)",
+				() -> p.memoryPressure(PressureSource.MEMORY_INFO, 0, -1, 0));
+		expect(IllegalArgumentException.class, "thresholdKb", "memoryPressure(MEMORY_INFO, 0, 0, -1)",
+				() -> p.memoryPressure(PressureSource.MEMORY_INFO, 0, 0, -1));
 		/* Sessions: ids, names and states. */
 		expect(IllegalArgumentException.class, "session 0", "sessionOpen(0, name)",
 				() -> p.sessionOpen(0, "m"));
@@ -253,6 +263,8 @@ public final class JvmApi {
 			p.peerDied(4243, "after-close");
 			p.candidate("after-close");
 			p.sampleMemory();
+			p.memoryGraphics(1);
+			p.memoryPressure(PressureSource.TRIM, 40, 0, 0);
 			p.sessionOpen(5, "after-close");
 			p.sessionBegin(5, Stage.LOAD);
 			p.sessionEnd(5, Stage.LOAD, ErrorClass.NONE);

@@ -5,6 +5,7 @@ import dev.lastwords.Delegate;
 import dev.lastwords.ErrorClass;
 import dev.lastwords.Mark;
 import dev.lastwords.PayloadClass;
+import dev.lastwords.PressureSource;
 import dev.lastwords.Scenario;
 import dev.lastwords.Stage;
 
@@ -60,6 +61,7 @@ public final class JvmVocab {
 		rows(java, PayloadClass.class, PayloadClass::fromCode);
 		rows(java, CacheOp.class, CacheOp::fromCode);
 		rows(java, Scenario.class, Scenario::fromCode);
+		rows(java, PressureSource.class, PressureSource::fromCode);
 		String c = TestNative.vocab();
 		String[] cl = c.split("\n"), jl = java.toString().split("\n");
 		for (int i = 0; i < Math.max(cl.length, jl.length); i++) {

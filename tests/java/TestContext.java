@@ -1,8 +1,10 @@
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import android.app.ActivityManager;
+import android.content.ComponentCallbacks;
 import android.content.Context;
 import android.content.ServiceConnection;
 
@@ -10,7 +12,9 @@ import android.content.ServiceConnection;
  * The app's Context for the Android helpers' tests (tests/android-*.py),
  * over the stand-in android.* classes of tests/android-stub/: a package
  * name, its files directory, its external files directory (null: shared
- * storage is not mounted) and the system's ActivityManager.
+ * storage is not mounted) and the system's ActivityManager. It keeps the
+ * component callbacks registered (callbacks), for a test to call as the
+ * system does.
  */
 final class TestContext extends Context {
 	final String pkg;
@@ -18,6 +22,7 @@ final class TestContext extends Context {
 	final File external;
 	final ActivityManager am = new ActivityManager();
 	final List<ServiceConnection> unbound = new ArrayList<ServiceConnection>();
+	final List<ComponentCallbacks> callbacks = new CopyOnWriteArrayList<ComponentCallbacks>();
 
 	TestContext(String pkg, File files, File external) {
 		this.pkg = pkg;
@@ -46,6 +51,16 @@ final class TestContext extends Context {
 	@Override
 	public Object getSystemService(String name) {
 		return Context.ACTIVITY_SERVICE.equals(name) ? am : null;
+	}
+
+	@Override
+	public void registerComponentCallbacks(ComponentCallbacks callback) {
+		callbacks.add(callback);
+	}
+
+	@Override
+	public void unregisterComponentCallbacks(ComponentCallbacks callback) {
+		callbacks.remove(callback);
 	}
 
 	@Override

@@ -18,4 +18,8 @@ final class TestNative {
 	static native int nop(long lw, int stage);
 
 	static native boolean optimized();
+
+	/* The valid records of that type in the ring file at path, five
+	 * numbers each (code, a, b, c, d), through the analyzer's reader. */
+	static native long[] records(String path, int type);
 }

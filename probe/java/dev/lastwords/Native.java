@@ -72,6 +72,13 @@ final class Native {
 
 	static native int memorySample(long lw);
 
+	/* lw_memory_graphics(): a graphics record of source app. */
+	static native int memoryGraphics(long lw, long kb);
+
+	/* lw_memory_pressure() of a PressureSource code. */
+	static native int memoryPressure(long lw, int source, int level, long availKb,
+			long thresholdKb);
+
 	static native int sync(long lw);
 
 	/* lw_advice() into out: kind, stage, count, candidate, stable candidate. */

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>The event calls ({@link #candidate}, {@link #begin}, {@link #end},
  * the session calls, {@link #mark}, {@link #payload}, {@link #cache},
- * {@link #receipt}, {@link #peerDied}, {@link #sampleMemory}) do not allocate,
+ * {@link #receipt}, {@link #peerDied}, {@link #sampleMemory},
+ * {@link #memoryGraphics}, {@link #memoryPressure}) do not allocate,
  * lock or block, on
  * the Java side or in C, and any number of threads may call them at once,
  * also while another closes the probe. Bad arguments throw (a null
@@ -485,6 +486,61 @@ public final class Probe implements AutoCloseable {
 		if (enter()) {
 			try {
 				Native.memorySample(lw);
+			} finally {
+				exit();
+			}
+		}
+	}
+
+	/**
+	 * Records graphics memory that the app knows of and RSS does not hold
+	 * (GPU delegate buffers, textures): a {@code graphics} record of source
+	 * {@code app} ({@code lw_memory_graphics(3)}). On Android, the figure
+	 * of {@code Debug.MemoryInfo.getMemoryStat("summary.graphics")}, which
+	 * {@code dev.lastwords.android.MemoryWatch} reads at stage ends.
+	 *
+	 * @param kb graphics memory in kB
+	 * @throws IllegalArgumentException if kb is negative
+	 */
+	public void memoryGraphics(long kb) {
+		if (kb < 0)
+			throw new IllegalArgumentException("kb is negative: " + kb);
+		if (enter()) {
+			try {
+				Native.memoryGraphics(lw, kb);
+			} finally {
+				exit();
+			}
+		}
+	}
+
+	/**
+	 * Records the system's memory pressure as the process saw it: a
+	 * {@code pressure} record ({@code lw_memory_pressure(3)}). With
+	 * {@link PressureSource#TRIM}, level is the
+	 * {@code ComponentCallbacks2.onTrimMemory} level and availKb and
+	 * thresholdKb are 0; with {@link PressureSource#MEMORY_INFO}, level is 1
+	 * when {@code ActivityManager.MemoryInfo.lowMemory} was true, else 0,
+	 * and availKb and thresholdKb are its {@code availMem} and
+	 * {@code threshold} in kB. {@link PressureSource#PSI} is the probe's
+	 * own sampler's ({@code /proc/pressure/memory}); an app that reads PSI
+	 * itself gives "some avg10" in hundredths of a percent as level, "full
+	 * avg10" as availKb and "some total" in µs as thresholdKb.
+	 * {@code dev.lastwords.android.MemoryWatch} makes the first two.
+	 *
+	 * @throws NullPointerException if source is null
+	 * @throws IllegalArgumentException if a number is negative
+	 */
+	public void memoryPressure(PressureSource source, int level, long availKb, long thresholdKb) {
+		if (source == null)
+			throw new NullPointerException("source");
+		if (level < 0 || availKb < 0 || thresholdKb < 0)
+			throw new IllegalArgumentException((level < 0 ? "level" : availKb < 0 ? "availKb"
+					: "thresholdKb") + " is negative: "
+					+ (level < 0 ? level : availKb < 0 ? availKb : thresholdKb));
+		if (enter()) {
+			try {
+				Native.memoryPressure(lw, source.code, level, availKb, thresholdKb);
 			} finally {
 				exit();
 			}

@@ -2,6 +2,7 @@ package android.app;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /* Stand-in (tests only): the members of android.app.ActivityManager that
  * the helpers use, behaving as the Android documentation says; a test
@@ -17,12 +18,35 @@ public class ActivityManager {
 		}
 	}
 
+	/* API 1: the system's memory, as getMemoryInfo() fills it in. */
+	public static class MemoryInfo {
+		public long availMem;     /* API 1: bytes available to apps */
+		public boolean lowMemory; /* API 1: availMem <= threshold: the system kills processes */
+		public long threshold;    /* API 1: bytes, the line of lowMemory */
+		public long totalMem;     /* API 16: bytes the kernel can use */
+
+		public MemoryInfo() {
+		}
+	}
+
 	/* test: what the system holds. */
 	public final List<ApplicationExitInfo> exits = new ArrayList<ApplicationExitInfo>();
 	public final List<RunningAppProcessInfo> running = new ArrayList<RunningAppProcessInfo>();
 	public String packageName;
 	public byte[] summary;
 	public int summaryCalls;
+	public volatile long availMem, threshold, totalMem;
+	public volatile boolean lowMemory;
+	public final AtomicInteger memoryInfoCalls = new AtomicInteger();
+
+	/* API 1. */
+	public void getMemoryInfo(MemoryInfo outInfo) {
+		outInfo.availMem = availMem;
+		outInfo.lowMemory = lowMemory;
+		outInfo.threshold = threshold;
+		outInfo.totalMem = totalMem;
+		memoryInfoCalls.incrementAndGet();
+	}
 
 	/* API 30. At most 128 bytes: more throws IllegalArgumentException. A
 	 * later call replaces what an earlier one set. */
