@@ -1,29 +1,54 @@
 /*
- * Memory samples: RSS from a kept-open /proc/self/statm (about 1 us per
- * read, so never per event), published through atomics that the event path
- * only loads. The optional sampler thread reads it every period, together
- * with the offsets of BOOTTIME and REALTIME from MONOTONIC, so stage events
- * need one clock read instead of three.
+ * Memory samples and the sampler thread.
+ *
+ * RSS comes from a kept-open /proc/self/statm (about 1 us per read, so never
+ * per event), published through atomics that the event path only loads.
+ * What the memory is made of (anonymous, file-backed, shared memory, swap:
+ * schemas/ring-format.md, 8.1) comes from a kept-open /proc/self/status,
+ * read by lw_memory_sample() and by the sampler, never by a stage event.
+ *
+ * The optional sampler thread reads statm every period, together with the
+ * offsets of BOOTTIME and REALTIME from MONOTONIC, so stage events need one
+ * clock read instead of three. In the same pass it reads the composition and
+ * /proc/pressure/memory, and at most once a second counts the dma-buf
+ * buffers the process holds; it writes a memory, pressure or graphics record
+ * when what it read moved (sampler_pass()). It writes through the ring
+ * protocol like any other writer: no lock is shared with the event path.
+ * Everything it reads goes into buffers on its stack: nothing allocates
+ * after lw_open().
  *
  * Memory orders: a sample is rss_kb, then rss_at_ns stored with release;
  * readers (lw_event_fill()) load rss_at_ns with acquire and then rss_kb, so
  * a record never has a sample time without its value. sampler_running is a
- * hint of where samples come from; see memory_sampler_start().
+ * hint of where samples come from; see memory_sampler_start(). The
+ * sampler's watch (struct memory_watch) is its thread's alone.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../src/digest.h"
 #include "internal.h"
 
-/* Parse the first two fields of statm ("size resident ..."), in pages. */
-static int parse_statm(const char *buf, size_t n, uint64_t *size, uint64_t *resident)
+#define KB_MAX 0xffffffffu         /* each figure of the composition, at most */
+#define STATUS_READS 16            /* 4 KiB chunks of /proc/self/status, at most */
+#define DMABUF_PERIOD_NS 1000000000u /* dma-buf counts, at most once a second */
+#define MEMORY_HEARTBEAT_NS 10000000000u /* a memory record while anything moves */
+#define DMABUF_INOS 128            /* buffers told apart by inode, beyond: counted per fd */
+#define DMABUF_EXPORTERS 8         /* exporters told apart */
+
+/* Parse the first three fields of statm ("size resident shared ..."), in
+ * pages. */
+static int parse_statm(const char *buf, size_t n, uint64_t v[3])
 {
-	uint64_t v[2] = { 0, 0 };
 	size_t i = 0;
 	int field = 0, digits = 0;
 
-	for (; i < n && field < 2; i++) {
+	v[0] = v[1] = v[2] = 0;
+	for (; i < n && field < 3; i++) {
 		char c = buf[i];
 
 		if (c >= '0' && c <= '9') {
@@ -34,21 +59,19 @@ static int parse_statm(const char *buf, size_t n, uint64_t *size, uint64_t *resi
 			digits = 0;
 		}
 	}
-	if (digits && field < 2)
+	if (digits && field < 3)
 		field++;
 	if (field < 2)
 		return -EIO;
-	*size = v[0];
-	*resident = v[1];
 	return 0;
 }
 
-/* Read statm, publish RSS, return VmSize in kB or -errno.
+/* Read statm into *out and publish RSS: 0 or -errno.
  * Context: signal-safe; does not allocate; does not block. */
-int memory_sample_sigsafe(struct lw *lw)
+int memory_statm_sigsafe(struct lw *lw, struct memory_statm *out)
 {
 	char buf[128];
-	uint64_t size, resident, rss_kb, size_kb;
+	uint64_t v[3], rss_kb;
 	ssize_t n;
 
 	if (lw->statm_fd < 0)
@@ -56,10 +79,12 @@ int memory_sample_sigsafe(struct lw *lw)
 	n = pread(lw->statm_fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return n < 0 ? -errno : -EIO;
-	if (parse_statm(buf, (size_t)n, &size, &resident) != 0)
+	if (parse_statm(buf, (size_t)n, v) != 0)
 		return -EIO;
-	rss_kb = resident * lw->page_kb;
-	size_kb = size * lw->page_kb;
+	rss_kb = v[1] * lw->page_kb;
+	out->size_kb = v[0] * lw->page_kb;
+	out->rss_kb = rss_kb;
+	out->shared_kb = v[2] * lw->page_kb;
 	/* The value first, relaxed; then its time with release, which pairs
 	 * with the acquire load in lw_event_fill(). The sampler thread and a
 	 * stage event may both sample at once: each store is whole, and a
@@ -67,7 +92,560 @@ int memory_sample_sigsafe(struct lw *lw)
 	atomic_store_explicit(&lw->rss_kb, rss_kb > UINT32_MAX ? UINT32_MAX : (uint32_t)rss_kb,
 			      memory_order_relaxed);
 	atomic_store_explicit(&lw->rss_at_ns, lw_now_ns(CLOCK_MONOTONIC), memory_order_release);
-	return size_kb > 0x7fffffff ? 0x7fffffff : (int)size_kb;
+	return 0;
+}
+
+/* Read statm, publish RSS, return VmSize in kB or -errno: what a stage
+ * event reads, and all it reads. Context: signal-safe; does not allocate;
+ * does not block. */
+int memory_sample_sigsafe(struct lw *lw)
+{
+	struct memory_statm st;
+	int rc = memory_statm_sigsafe(lw, &st);
+
+	if (rc != 0)
+		return rc;
+	return st.size_kb > 0x7fffffff ? 0x7fffffff : (int)st.size_kb;
+}
+
+static void sample_clock_offsets(struct lw *lw);
+
+/* The decimal number after the spaces at p, and where it ends. */
+static uint64_t parse_number(const char *p, const char *end, const char **after)
+{
+	uint64_t v = 0;
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	while (p < end && *p >= '0' && *p <= '9' && v < (UINT64_MAX - 9) / 10)
+		v = v * 10 + (uint64_t)(*p++ - '0');
+	if (after)
+		*after = p;
+	return v;
+}
+
+/* Whether line [p, end) begins with key; *value is then the number after it. */
+static int line_value(const char *p, const char *end, const char *key, uint64_t *value)
+{
+	size_t k = strlen(key);
+
+	if ((size_t)(end - p) < k || memcmp(p, key, k) != 0)
+		return 0;
+	*value = parse_number(p + k, end, NULL);
+	return 1;
+}
+
+/* The bits of the status lines the composition needs. */
+enum { ST_ANON = 1, ST_FILE = 2, ST_SHMEM = 4, ST_SWAP = 8, ST_RSS = 7, ST_ALL = 15 };
+
+/* One line of /proc/self/status: the bit it gave, or 0. */
+static int status_line(const char *p, const char *end, struct memory_composition *c)
+{
+	if (line_value(p, end, "RssAnon:", &c->anon_kb))
+		return ST_ANON;
+	if (line_value(p, end, "RssFile:", &c->file_kb))
+		return ST_FILE;
+	if (line_value(p, end, "RssShmem:", &c->shmem_kb))
+		return ST_SHMEM;
+	if (line_value(p, end, "VmSwap:", &c->swap_kb))
+		return ST_SWAP;
+	return 0;
+}
+
+/* The lines of [buf, buf + n) ending in a newline, or all of them when
+ * whole: the bits found; *used is how far whole lines went. */
+static int status_lines(const char *buf, size_t n, int whole, struct memory_composition *c,
+			size_t *used)
+{
+	const char *p = buf, *end = buf + n, *nl;
+	int found = 0;
+
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl && !whole)
+			break;
+		found |= status_line(p, nl ? nl : end, c);
+		p = nl ? nl + 1 : end;
+	}
+	*used = (size_t)(p - buf);
+	return found;
+}
+
+int memory_parse_status(const char *buf, size_t n, struct memory_composition *out)
+{
+	struct memory_composition c;
+	size_t used;
+
+	memset(&c, 0, sizeof(c));
+	if ((status_lines(buf, n, 1, &c, &used) & ST_RSS) != ST_RSS)
+		return -EIO;
+	c.source = LW_MEMORY_SOURCE_STATUS;
+	*out = c;
+	return 0;
+}
+
+/*
+ * Read the composition from /proc/self/status into *c: 0, or -errno. The
+ * file is about 1.5 KB; it is read in chunks of the buffer at increasing
+ * offsets, a line cut by a chunk carried over to the next, until its four
+ * lines are found or it ends, so a longer file (more groups, more CPUs)
+ * still gives its lines, and a line longer than the buffer is skipped.
+ */
+static int read_status(struct lw *lw, struct memory_composition *c)
+{
+	char buf[4096];
+	size_t carry = 0, used;
+	off_t off = 0;
+	int found = 0, reads, skipping = 0;
+	ssize_t n;
+
+	if (lw->status_fd < 0)
+		return -ENOENT;
+	memset(c, 0, sizeof(*c));
+	for (reads = 0; reads < STATUS_READS && found != ST_ALL; reads++) {
+		n = pread(lw->status_fd, buf + carry, sizeof(buf) - carry, off);
+		if (n < 0)
+			return -errno;
+		if (n == 0) {
+			if (!skipping)
+				found |= status_lines(buf, carry, 1, c, &used);
+			break;
+		}
+		off += n;
+		n += (ssize_t)carry;
+		carry = 0;
+		if (skipping) {
+			/* The rest of a line longer than the buffer. */
+			char *nl = memchr(buf, '\n', (size_t)n);
+
+			if (!nl)
+				continue;
+			used = (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, (size_t)n - used);
+			n -= (ssize_t)used;
+			skipping = 0;
+		}
+		found |= status_lines(buf, (size_t)n, 0, c, &used);
+		carry = (size_t)n - used;
+		if (carry == sizeof(buf)) {
+			carry = 0;
+			skipping = 1;
+		} else if (carry) {
+			memmove(buf, buf + used, carry);
+		}
+	}
+	if ((found & ST_RSS) != ST_RSS)
+		return -ENOENT; /* a kernel before 4.5 */
+	c->source = LW_MEMORY_SOURCE_STATUS;
+	return 0;
+}
+
+void memory_composition_sigsafe(struct lw *lw, const struct memory_statm *st,
+				struct memory_composition *out)
+{
+	if (read_status(lw, out) == 0)
+		return;
+	/* statm cannot tell file-backed pages from shared memory, nor say the
+	 * swap (8.1): those stay 0, which the source says are not known. */
+	memset(out, 0, sizeof(*out));
+	if (!st)
+		return;
+	out->source = LW_MEMORY_SOURCE_STATM;
+	out->anon_kb = st->rss_kb > st->shared_kb ? st->rss_kb - st->shared_kb : 0;
+	out->file_kb = st->shared_kb;
+}
+
+static uint64_t clamp_kb(uint64_t kb)
+{
+	return kb > KB_MAX ? KB_MAX : kb;
+}
+
+/* A memory record of statm's VmSize and the composition (8.1). */
+static int write_memory(struct lw *lw, const struct memory_statm *st,
+			const struct memory_composition *c)
+{
+	struct lw_ring_slot s;
+
+	lw_event_fill(lw, &s, LW_EV_MEMORY, ring_open_stage(lw->hdr), c->source);
+	s.a = st->size_kb > 0x7fffffff ? 0x7fffffff : st->size_kb;
+	s.b = clamp_kb(c->anon_kb) | clamp_kb(c->file_kb) << 32;
+	s.c = clamp_kb(c->shmem_kb) | clamp_kb(c->swap_kb) << 32;
+	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
+}
+
+/* lw_memory_sample(): statm, then status, then the record. 0 or -errno. */
+int memory_record_sigsafe(struct lw *lw)
+{
+	struct memory_statm st;
+	struct memory_composition c;
+	int rc = memory_statm_sigsafe(lw, &st);
+
+	if (rc != 0)
+		return rc;
+	memory_composition_sigsafe(lw, &st, &c);
+	return write_memory(lw, &st, &c);
+}
+
+/* A fdinfo line "key:\tvalue": a pointer to the value and its end. */
+static const char *fdinfo_value(const char *p, const char *end, const char *key,
+				const char **vend)
+{
+	size_t k = strlen(key);
+
+	if ((size_t)(end - p) < k || memcmp(p, key, k) != 0)
+		return NULL;
+	p += k;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	*vend = end;
+	return p;
+}
+
+int memory_parse_fdinfo(const char *buf, size_t n, uint64_t *size, uint64_t *exporter,
+			uint64_t *ino)
+{
+	const char *p = buf, *end = buf + n, *nl, *v, *vend;
+	char name[64];
+	int have_size = 0;
+	size_t len;
+
+	*exporter = 0;
+	*ino = 0;
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if ((v = fdinfo_value(p, nl, "size:", &vend))) {
+			*size = parse_number(v, vend, NULL);
+			have_size = 1;
+		} else if ((v = fdinfo_value(p, nl, "ino:", &vend))) {
+			*ino = parse_number(v, vend, NULL);
+		} else if ((v = fdinfo_value(p, nl, "exp_name:", &vend))) {
+			len = (size_t)(vend - v);
+			if (len >= sizeof(name))
+				len = sizeof(name) - 1; /* names are short: "system", "mali" */
+			memcpy(name, v, len);
+			name[len] = '\0';
+			*exporter = digest_name(name);
+		}
+		p = nl + 1;
+	}
+	return have_size ? 0 : -EIO;
+}
+
+/* A dma-buf's descriptor reads "/dmabuf:NAME" since Linux 5.3 (its own file
+ * system), "anon_inode:dmabuf" before. */
+int memory_is_dmabuf_link(const char *link, size_t n)
+{
+	return (n >= 8 && memcmp(link, "/dmabuf:", 8) == 0) ||
+	       (n >= 17 && memcmp(link, "anon_inode:dmabuf", 17) == 0);
+}
+
+/* linux_dirent64, as getdents64(2) fills its buffer. */
+struct dirent64_raw {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* Count one buffer: its size and exporter, once per inode (a buffer held
+ * through two descriptors is one buffer). */
+struct dmabuf_tally {
+	uint64_t bytes;
+	uint32_t count;
+	uint64_t inos[DMABUF_INOS];
+	size_t ninos;
+	struct {
+		uint64_t digest, bytes;
+	} exp[DMABUF_EXPORTERS];
+	size_t nexp;
+};
+
+static void dmabuf_add(struct dmabuf_tally *t, uint64_t size, uint64_t exporter, uint64_t ino)
+{
+	size_t i;
+
+	if (ino) {
+		for (i = 0; i < t->ninos; i++)
+			if (t->inos[i] == ino)
+				return;
+		if (t->ninos < DMABUF_INOS)
+			t->inos[t->ninos++] = ino;
+	}
+	t->bytes += size;
+	t->count++;
+	for (i = 0; i < t->nexp && t->exp[i].digest != exporter; i++)
+		;
+	if (i == t->nexp) {
+		if (t->nexp == DMABUF_EXPORTERS)
+			return; /* a ninth exporter counts in the total only */
+		t->exp[t->nexp].digest = exporter;
+		t->exp[t->nexp++].bytes = 0;
+	}
+	t->exp[i].bytes += size;
+}
+
+/* One descriptor, by its name in /proc/self/fd: counted if a dma-buf. */
+static void dmabuf_fd(struct lw *lw, const char *name, struct dmabuf_tally *t)
+{
+	char link[64], info[1024];
+	uint64_t size = 0, exporter, ino;
+	ssize_t n;
+	int fd;
+
+	n = readlinkat(lw->fd_dir_fd, name, link, sizeof(link));
+	if (n <= 0 || !memory_is_dmabuf_link(link, (size_t)n))
+		return;
+	fd = openat(lw->fdinfo_dir_fd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return; /* closed meanwhile */
+	n = read(fd, info, sizeof(info));
+	close(fd);
+	if (n > 0 && memory_parse_fdinfo(info, (size_t)n, &size, &exporter, &ino) == 0)
+		dmabuf_add(t, size, exporter, ino);
+}
+
+/* Count the dma-buf buffers of the process's descriptors (8.1): 0 or
+ * -errno. The kept /proc/self/fd is read again from its start each time. */
+int memory_dmabuf_scan(struct lw *lw, struct memory_dmabuf *out)
+{
+	/* Aligned for the records that getdents64 writes into it. */
+	_Alignas(8) char buf[2048];
+	struct dmabuf_tally t;
+	long n, off;
+	size_t i, best = 0;
+
+	if (lw->fd_dir_fd < 0 || lw->fdinfo_dir_fd < 0)
+		return -ENOENT;
+	if (lseek(lw->fd_dir_fd, 0, SEEK_SET) < 0)
+		return -errno;
+	t.bytes = 0;
+	t.count = 0;
+	t.ninos = 0;
+	t.nexp = 0;
+	while ((n = syscall(SYS_getdents64, lw->fd_dir_fd, buf, sizeof(buf))) > 0)
+		for (off = 0; off < n;) {
+			const struct dirent64_raw *de = (const void *)(buf + off);
+
+			off += de->d_reclen;
+			if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+				dmabuf_fd(lw, de->d_name, &t);
+		}
+	if (n < 0)
+		return -errno;
+	for (i = 1; i < t.nexp; i++)
+		if (t.exp[i].bytes > t.exp[best].bytes)
+			best = i;
+	out->kb = (t.bytes + 1023) / 1024;
+	out->count = t.count;
+	out->exporter = t.nexp ? t.exp[best].digest : 0;
+	return 0;
+}
+
+/* "avg10=12.34" at p: hundredths. */
+static uint32_t parse_hundredths(const char *p, const char *end)
+{
+	const char *q;
+	uint64_t v = parse_number(p, end, &q) * 100;
+	int digits = 0;
+
+	if (q < end && *q == '.')
+		for (q++; q < end && *q >= '0' && *q <= '9'; q++, digits++)
+			if (digits < 2)
+				v += (uint64_t)(*q - '0') * (digits == 0 ? 10 : 1);
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* The value after key (" avg10=") in line [p, end), or NULL. */
+static const char *psi_field(const char *p, const char *end, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (; (size_t)(end - p) >= k; p++)
+		if (memcmp(p, key, k) == 0)
+			return p + k;
+	return NULL;
+}
+
+int memory_parse_psi(const char *buf, size_t n, struct memory_psi *out)
+{
+	const char *p = buf, *end = buf + n, *nl, *v;
+	struct memory_psi r = { 0, 0, 0 };
+	int found = 0;
+
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - p) > 5 && memcmp(p, "some ", 5) == 0 &&
+		    (v = psi_field(p, nl, "avg10="))) {
+			r.some_avg10 = parse_hundredths(v, nl);
+			if ((v = psi_field(p, nl, "total=")))
+				r.some_total_us = parse_number(v, nl, NULL);
+			found |= 1;
+		} else if ((size_t)(nl - p) > 5 && memcmp(p, "full ", 5) == 0 &&
+			   (v = psi_field(p, nl, "avg10="))) {
+			r.full_avg10 = parse_hundredths(v, nl);
+			found |= 2;
+		}
+		p = nl + 1;
+	}
+	if (!(found & 1))
+		return -EIO; /* "full" came with Linux 5.13 for memory: 0 without */
+	*out = r;
+	return 0;
+}
+
+/* Read /proc/pressure/memory: 0, or -errno (-EIO when it does not parse). */
+int memory_psi_read(struct lw *lw, struct memory_psi *out)
+{
+	char buf[256];
+	ssize_t n;
+
+	if (lw->psi_fd < 0)
+		return -(lw->psi_errno ? lw->psi_errno : ENOENT);
+	n = pread(lw->psi_fd, buf, sizeof(buf), 0);
+	if (n < 0)
+		return -errno;
+	return memory_parse_psi(buf, (size_t)n, out);
+}
+
+/* The files the samples read, opened at lw_open(): status always, the
+ * sampler's only with a sampler. Context: not signal-safe; no allocation. */
+void memory_open_files(struct lw *lw, int sampler)
+{
+	lw->status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	lw->fd_dir_fd = lw->fdinfo_dir_fd = lw->psi_fd = -1;
+	lw->psi_errno = 0;
+	if (!sampler)
+		return;
+	lw->fd_dir_fd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	lw->fdinfo_dir_fd = open("/proc/self/fdinfo", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	lw->psi_fd = open("/proc/pressure/memory", O_RDONLY | O_CLOEXEC);
+	if (lw->psi_fd < 0)
+		lw->psi_errno = errno;
+}
+
+void memory_close_files(struct lw *lw)
+{
+	int *fds[] = { &lw->status_fd, &lw->fd_dir_fd, &lw->fdinfo_dir_fd, &lw->psi_fd };
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+/* Whether a figure moved enough for a record: by 1 MiB, or by 5% (and at
+ * least 64 kB, so that a small figure's page-sized noise is no record). */
+static int moved(uint64_t was, uint64_t now)
+{
+	uint64_t d = now > was ? now - was : was - now;
+
+	return d >= 1024 || (d >= 64 && d * 20 >= was);
+}
+
+static void watch_memory(struct lw *lw, const struct memory_statm *st, uint64_t now)
+{
+	struct memory_watch *w = &lw->watch;
+	struct memory_composition c;
+	const struct memory_composition *l = &w->last;
+	int any, enough;
+
+	memory_composition_sigsafe(lw, st, &c);
+	if (!c.source)
+		return;
+	any = c.source != l->source || c.anon_kb != l->anon_kb || c.file_kb != l->file_kb ||
+	      c.shmem_kb != l->shmem_kb || c.swap_kb != l->swap_kb;
+	enough = !w->written || c.source != l->source || moved(l->anon_kb, c.anon_kb) ||
+		 moved(l->file_kb, c.file_kb) || moved(l->shmem_kb, c.shmem_kb) ||
+		 moved(l->swap_kb, c.swap_kb);
+	if (!enough && !(any && now - w->last_ns >= MEMORY_HEARTBEAT_NS))
+		return;
+	if (write_memory(lw, st, &c) == 0) {
+		w->written = 1;
+		w->last = c;
+		w->last_ns = now;
+	}
+}
+
+static int stalled(uint32_t a)
+{
+	return a != 0;
+}
+
+static void watch_psi(struct lw *lw)
+{
+	struct memory_watch *w = &lw->watch;
+	struct memory_psi p;
+	struct lw_ring_slot s;
+	uint32_t d;
+	int rc;
+
+	if (w->psi_done == 2)
+		return;
+	rc = memory_psi_read(lw, &p);
+	if (rc != 0) {
+		/* Once per run, so a reader can tell "not readable" from "no
+		 * pressure"; then no more reads. */
+		lw_event_fill(lw, &s, LW_EV_PRESSURE, ring_open_stage(lw->hdr), LW_PRESSURE_PSI);
+		s.d = (uint32_t)-rc;
+		if (ring_write(&lw->w, &s) == 0)
+			w->psi_done = 2;
+		return;
+	}
+	d = p.some_avg10 > w->psi.some_avg10 ? p.some_avg10 - w->psi.some_avg10
+					     : w->psi.some_avg10 - p.some_avg10;
+	if (w->psi_done && d < 100 && stalled(p.some_avg10) == stalled(w->psi.some_avg10) &&
+	    stalled(p.full_avg10) == stalled(w->psi.full_avg10))
+		return;
+	lw_event_fill(lw, &s, LW_EV_PRESSURE, ring_open_stage(lw->hdr), LW_PRESSURE_PSI);
+	s.a = p.some_avg10;
+	s.b = p.full_avg10;
+	s.c = p.some_total_us;
+	if (ring_write(&lw->w, &s) == 0) {
+		w->psi_done = 1;
+		w->psi = p;
+	}
+}
+
+static void watch_dmabuf(struct lw *lw, uint64_t now)
+{
+	struct memory_watch *w = &lw->watch;
+	struct memory_dmabuf b;
+	struct lw_ring_slot s;
+
+	if (w->dmabuf_ns && now - w->dmabuf_ns < DMABUF_PERIOD_NS)
+		return;
+	w->dmabuf_ns = now;
+	if (memory_dmabuf_scan(lw, &b) != 0 || (b.kb == w->dmabuf.kb && b.count == w->dmabuf.count))
+		return;
+	lw_event_fill(lw, &s, LW_EV_GRAPHICS, ring_open_stage(lw->hdr), LW_GRAPHICS_DMABUF);
+	s.a = b.kb;
+	s.b = b.count;
+	s.c = b.exporter;
+	if (ring_write(&lw->w, &s) == 0)
+		w->dmabuf = b;
+}
+
+/* One period of the sampler: statm and the clock offsets for the event
+ * path, then the composition, pressure and dma-buf records when they moved. */
+static void sampler_pass(struct lw *lw)
+{
+	struct memory_statm st;
+	uint64_t now;
+	int rc = memory_statm_sigsafe(lw, &st);
+
+	sample_clock_offsets(lw);
+	now = lw_now_ns(CLOCK_MONOTONIC);
+	if (rc == 0)
+		watch_memory(lw, &st, now);
+	watch_psi(lw);
+	watch_dmabuf(lw, now);
 }
 
 static void sample_clock_offsets(struct lw *lw)
@@ -90,8 +668,9 @@ static void *sampler_main(void *arg)
 
 	pthread_mutex_lock(&lw->sampler_mu);
 	while (!lw->sampler_stop) {
-		memory_sample_sigsafe(lw);
-		sample_clock_offsets(lw);
+		/* The mutex is only for the stop and the wait: a pass takes none
+		 * of the event path's (it has none). */
+		sampler_pass(lw);
 		next = lw_now_ns(CLOCK_MONOTONIC) + (uint64_t)lw->sampler_period_ms * 1000000u;
 		deadline.tv_sec = (time_t)(next / 1000000000u);
 		deadline.tv_nsec = (long)(next % 1000000000u);
@@ -124,6 +703,7 @@ int memory_sampler_start(struct lw *lw)
 	/* Offsets first, so the event path never derives clocks from zeros. */
 	memory_sample_sigsafe(lw);
 	sample_clock_offsets(lw);
+	memset(&lw->watch, 0, sizeof(lw->watch));
 	lw->sampler_stop = 0;
 	rc = pthread_create(&lw->sampler, NULL, sampler_main, lw);
 	if (rc != 0) {
