@@ -2,7 +2,8 @@
  * The probe's private state, shared by its files:
  *   setup.c   open, close, info, the run's file, rotation (may allocate)
  *   events.c  the event functions: the hot path (no locks, no malloc)
- *   memory.c  RSS from /proc/self/statm and the sampler thread
+ *   memory.c  RSS from /proc/self/statm, memory records and the sampler thread
+ *   memory-proc.c  the composition (status), dma-buf buffers and PSI
  *   crash.c   the fatal-signal handler (async-signal-safe only)
  *   crash-install.c  installing it, with its alternate stack
  *   advice.c  boot-loop advice from the previous runs' files
