@@ -55,10 +55,10 @@ static _Thread_local long t_preads;
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t m);
 void *__real_realloc(void *p, size_t n);
-ssize_t __real_pread64(int fd, void *buf, size_t n, off_t off);
 void *__wrap_malloc(size_t n);
 void *__wrap_calloc(size_t n, size_t m);
 void *__wrap_realloc(void *p, size_t n);
+ssize_t __wrap_pread(int fd, void *buf, size_t n, off_t off);
 ssize_t __wrap_pread64(int fd, void *buf, size_t n, off_t off);
 
 void *__wrap_malloc(size_t n)
@@ -79,10 +79,19 @@ void *__wrap_realloc(void *p, size_t n)
 	return __real_realloc(p, n);
 }
 
+/* pread is pread64 under glibc's 64-bit offsets and pread under musl: both
+ * are wrapped, and go to the system call itself, so that no __real_ name
+ * is needed that the C library may not have. */
+ssize_t __wrap_pread(int fd, void *buf, size_t n, off_t off)
+{
+	t_preads++;
+	return syscall(SYS_pread64, fd, buf, n, off);
+}
+
 ssize_t __wrap_pread64(int fd, void *buf, size_t n, off_t off)
 {
 	t_preads++;
-	return __real_pread64(fd, buf, n, off);
+	return syscall(SYS_pread64, fd, buf, n, off);
 }
 
 static const char *g_dir;
