@@ -3,7 +3,8 @@
  * the stack and writes it with the ring protocol (src/ring_write.h). No
  * locks, no malloc, no waiting; the only system calls are clock reads
  * (vDSO) and, at stage boundaries without a sampler thread, one pread of the
- * kept-open /proc/self/statm.
+ * kept-open /proc/self/statm (lw_memory_sample() adds one of
+ * /proc/self/status).
  *
  * Memory orders. The ring's slots are ordered by the write protocol
  * (src/ring_write.h). The header fields written here (open_count,
@@ -379,17 +380,12 @@ int lw_candidate(struct lw *lw, const char *name)
 
 int lw_memory_sample(struct lw *lw)
 {
-	struct lw_ring_slot s;
 	int rc = lw_usable(lw);
 
 	if (rc != 0)
 		return rc;
-	rc = memory_sample_sigsafe(lw);
-	if (rc < 0)
-		return rc;
-	lw_event_fill(lw, &s, LW_EV_MEMORY, ring_open_stage(lw->hdr), 0);
-	s.a = (uint64_t)rc; /* VmSize in kB */
-	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
+	/* statm and status, and a record of both (memory.c). */
+	return memory_record_sigsafe(lw);
 }
 
 int lw_memory_graphics(struct lw *lw, uint64_t kb)

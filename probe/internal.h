@@ -2,7 +2,8 @@
  * The probe's private state, shared by its files:
  *   setup.c   open, close, info, the run's file, rotation (may allocate)
  *   events.c  the event functions: the hot path (no locks, no malloc)
- *   memory.c  RSS from /proc/self/statm and the sampler thread
+ *   memory.c  RSS from /proc/self/statm, memory records and the sampler thread
+ *   memory-proc.c  the composition (status), dma-buf buffers and PSI
  *   crash.c   the fatal-signal handler (async-signal-safe only)
  *   crash-install.c  installing it, with its alternate stack
  *   advice.c  boot-loop advice from the previous runs' files
@@ -28,6 +29,42 @@
 #define LW_CRASH_SIGNALS 6
 #define LW_RUNS_KEPT_MAX 64u /* lw_config.runs_kept at most */
 
+/* What /proc/self/statm said, in kB. */
+struct memory_statm {
+	uint64_t size_kb, rss_kb, shared_kb;
+};
+
+/* What the memory is made of, in kB (schemas/ring-format.md, 8.1); source
+ * is an enum lw_memory_source, 0 when neither file could be read. */
+struct memory_composition {
+	uint32_t source;
+	uint64_t anon_kb, file_kb, shmem_kb, swap_kb;
+};
+
+/* The dma-buf buffers the process holds descriptors of. */
+struct memory_dmabuf {
+	uint64_t kb;
+	uint32_t count;
+	uint64_t exporter; /* digest of the exporter holding the most bytes, 0 if none */
+};
+
+/* /proc/pressure/memory: avg10 in hundredths of a percent, total in us. */
+struct memory_psi {
+	uint32_t some_avg10, full_avg10;
+	uint64_t some_total_us;
+};
+
+/* What the sampler thread wrote last, to write again only on a change. */
+struct memory_watch {
+	int written;                     /* a memory record was written */
+	struct memory_composition last;  /* in it */
+	uint64_t last_ns;                /* when */
+	uint64_t dmabuf_ns;              /* the last dma-buf scan, 0 for none */
+	struct memory_dmabuf dmabuf;     /* the last graphics record's, zeros for none */
+	int psi_done;                    /* 1: a reading written; 2: "not readable" written */
+	struct memory_psi psi;           /* the last pressure record's */
+};
+
 struct lw {
 	struct ring_writer w;
 	struct lw_ring_header *hdr;
@@ -35,6 +72,14 @@ struct lw {
 	size_t map_size;
 	int fd;                     /* the ring file, holding its flock; -1 when anonymous */
 	int statm_fd;               /* /proc/self/statm, kept open; -1 if unavailable */
+	int status_fd;              /* /proc/self/status, kept open; -1 if unavailable */
+	/* Kept open for the sampler thread only (-1 without one, or if
+	 * unavailable): /proc/self/fd and /proc/self/fdinfo (O_DIRECTORY), for
+	 * the dma-buf count; /proc/pressure/memory, or psi_errno why not. */
+	int fd_dir_fd;
+	int fdinfo_dir_fd;
+	int psi_fd;
+	int psi_errno;
 	uint32_t page_kb;
 	enum lw_backing backing;
 	int fallback_error;
@@ -66,6 +111,7 @@ struct lw {
 	pthread_cond_t sampler_cv;
 	int sampler_stop;
 	int sampler_started;
+	struct memory_watch watch;  /* the sampler thread's own: no other reads it */
 
 	/* Crash handler (crash.c). */
 	int crash_installed;
@@ -138,8 +184,23 @@ void lw_tid_forget(void);
 void lw_event_fill(struct lw *lw, struct lw_ring_slot *s, enum lw_event_type type,
 		   unsigned stage, unsigned code);
 
-/* memory.c */
+/* memory.c: each Context: signal-safe; does not allocate; does not block
+ * (reads of /proc), but for the sampler's start and stop. */
+int memory_statm_sigsafe(struct lw *lw, struct memory_statm *out);
 int memory_sample_sigsafe(struct lw *lw);
+void memory_composition_sigsafe(struct lw *lw, const struct memory_statm *st,
+				struct memory_composition *out);
+int memory_record_sigsafe(struct lw *lw);
+int memory_dmabuf_scan(struct lw *lw, struct memory_dmabuf *out);
+int memory_psi_read(struct lw *lw, struct memory_psi *out);
+void memory_open_files(struct lw *lw, int sampler);
+void memory_close_files(struct lw *lw);
+/* The parsers, for the tests: 0, or -EIO when a line they need is missing. */
+int memory_parse_status(const char *buf, size_t n, struct memory_composition *out);
+int memory_parse_fdinfo(const char *buf, size_t n, uint64_t *size, uint64_t *exporter,
+			uint64_t *ino);
+int memory_parse_psi(const char *buf, size_t n, struct memory_psi *out);
+int memory_is_dmabuf_link(const char *link, size_t n);
 int memory_sampler_start(struct lw *lw);
 void memory_sampler_stop(struct lw *lw);
 

@@ -416,6 +416,7 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 	lw->gate = atomic_load_explicit(&lw_gate, memory_order_relaxed);
 	lw->fd = -1;
 	lw->statm_fd = -1;
+	lw->status_fd = lw->fd_dir_fd = lw->fdinfo_dir_fd = lw->psi_fd = -1;
 	snprintf(lw->process, sizeof(lw->process), "%s", cfg->process_name);
 	lw->app_version = cfg->app_version;
 	lw->map_size = LW_RING_HEADER_SIZE + (size_t)slots * LW_RING_SLOT_SIZE;
@@ -450,6 +451,7 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 
 	/* The open records carry a memory sample. */
 	lw->statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	memory_open_files(lw, cfg->sampler_period_ms != 0);
 	memory_sample_sigsafe(lw);
 
 	rc = cfg->dir ? make_file(lw, cfg->dir, &runs, &hp, cfg->memory_budget_kb) : 0;
@@ -475,6 +477,7 @@ int lw_open(const struct lw_config *cfg, struct lw **out)
 fail_free:
 	if (lw->statm_fd >= 0)
 		close(lw->statm_fd);
+	memory_close_files(lw);
 	storage_free_runs(&runs);
 	free(lw);
 fail_active:
@@ -550,6 +553,7 @@ int lw_close(struct lw *lw)
 		ring_fd_close(lw->fd); /* drops the flock */
 	if (lw->statm_fd >= 0)
 		close(lw->statm_fd);
+	memory_close_files(lw);
 	if (forked)
 		released_in_child = lw;
 	else

@@ -195,7 +195,7 @@ def meaning(lw):
     bad = {
         "truncated": "truncated: 5000 bytes, the header describes 20480",
         "foreign": "not a lastwords ring (bad magic)",
-        "future-version": "ring format version 3 needs a reader of version 3",
+        "future-version": "ring format version 4 needs a reader of version 4",
         "header-checksum": "header checksum mismatch",
     }
     for stem, reason in bad.items():

@@ -286,9 +286,9 @@ int main(int argc, char **argv)
 	spit(out, buf, len);
 	h->state = LW_STATE_RUNNING;
 
-	/* bad/future-version: a reader of version 3 or later is needed. */
-	h->version = 3;
-	h->min_version = 3;
+	/* bad/future-version: a reader of version 4 or later is needed. */
+	h->version = 4;
+	h->min_version = 4;
 	h->header_crc = ring_header_crc(h);
 	snprintf(out, sizeof(out), "%s/bad/future-version.lwr", dest);
 	spit(out, buf, len);

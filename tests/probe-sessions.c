@@ -141,7 +141,7 @@ static void killed_in_switch(int lap, const char *keep)
 			 WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 		 "the child did not die of SIGKILL");
 	read_ring(dir, &rc, path, sizeof(path));
-	T_ASSERT(rc.h->version == 2 && rc.h->session_slots == LW_SESSIONS_MAX &&
+	T_ASSERT(rc.h->version == LW_RING_VERSION && rc.h->session_slots == LW_SESSIONS_MAX &&
 			 rc.h->state == LW_STATE_RUNNING,
 		 "version %u, %u sessions, state %u", rc.h->version, rc.h->session_slots,
 		 rc.h->state);

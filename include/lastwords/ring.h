@@ -28,7 +28,7 @@ extern "C" {
 #define LW_RING_MAGIC "\x89LWR\r\n\x1a\n"
 #define LW_RING_MAGIC_LEN 8
 
-#define LW_RING_VERSION 2          /* format written by this library */
+#define LW_RING_VERSION 3          /* format written by this library */
 #define LW_RING_MIN_VERSION 1      /* oldest reader version that can read it */
 #define LW_RING_BYTE_ORDER 0x01020304u
 #define LW_RING_HEADER_SIZE 4096u
