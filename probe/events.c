@@ -378,13 +378,46 @@ int lw_candidate(struct lw *lw, const char *name)
 	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
 }
 
+#define KB_MAX 0xffffffffu /* each figure of the composition, at most */
+
+static uint64_t clamp_kb(uint64_t kb)
+{
+	return kb > KB_MAX ? KB_MAX : kb;
+}
+
+/* A memory record of statm's VmSize and the composition (8.1). */
+int memory_record_write(struct lw *lw, const struct memory_statm *st,
+			const struct memory_composition *c)
+{
+	struct lw_ring_slot s;
+
+	lw_event_fill(lw, &s, LW_EV_MEMORY, ring_open_stage(lw->hdr), c->source);
+	s.a = st->size_kb > 0x7fffffff ? 0x7fffffff : st->size_kb;
+	s.b = clamp_kb(c->anon_kb) | clamp_kb(c->file_kb) << 32;
+	s.c = clamp_kb(c->shmem_kb) | clamp_kb(c->swap_kb) << 32;
+	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
+}
+
+/* lw_memory_sample(): statm, then status, then the record. 0 or -errno. */
+int memory_record_sigsafe(struct lw *lw)
+{
+	struct memory_statm st;
+	struct memory_composition c;
+	int rc = memory_statm_sigsafe(lw, &st);
+
+	if (rc != 0)
+		return rc;
+	memory_composition_sigsafe(lw, &st, &c);
+	return memory_record_write(lw, &st, &c);
+}
+
 int lw_memory_sample(struct lw *lw)
 {
 	int rc = lw_usable(lw);
 
 	if (rc != 0)
 		return rc;
-	/* statm and status, and a record of both (memory.c). */
+	/* statm and status (memory.c, memory-proc.c), and a record of both. */
 	return memory_record_sigsafe(lw);
 }
 

@@ -2,8 +2,9 @@
  * The probe's private state, shared by its files:
  *   setup.c   open, close, info, the run's file, rotation (may allocate)
  *   events.c  the event functions: the hot path (no locks, no malloc)
- *   memory.c  RSS from /proc/self/statm, memory records and the sampler thread
+ *   memory.c  RSS from /proc/self/statm, what a stage event reads
  *   memory-proc.c  the composition (status), dma-buf buffers and PSI
+ *   sampler.c the sampler thread: those read in the background, and its records
  *   crash.c   the fatal-signal handler (async-signal-safe only)
  *   crash-install.c  installing it, with its alternate stack
  *   advice.c  boot-loop advice from the previous runs' files
@@ -183,14 +184,19 @@ void lw_read_boot_id(uint8_t out[16]);
 void lw_tid_forget(void);
 void lw_event_fill(struct lw *lw, struct lw_ring_slot *s, enum lw_event_type type,
 		   unsigned stage, unsigned code);
+/* A memory record of statm's VmSize and the composition (8.1); and
+ * lw_memory_sample()'s: statm, then status, then the record. 0 or -errno.
+ * Context: signal-safe; does not allocate; does not block. */
+int memory_record_write(struct lw *lw, const struct memory_statm *st,
+			const struct memory_composition *c);
+int memory_record_sigsafe(struct lw *lw);
 
-/* memory.c: each Context: signal-safe; does not allocate; does not block
- * (reads of /proc), but for the sampler's start and stop. */
+/* memory.c (statm) and memory-proc.c (status, dma-buf, PSI): each Context:
+ * signal-safe; does not allocate; does not block (reads of /proc). */
 int memory_statm_sigsafe(struct lw *lw, struct memory_statm *out);
 int memory_sample_sigsafe(struct lw *lw);
 void memory_composition_sigsafe(struct lw *lw, const struct memory_statm *st,
 				struct memory_composition *out);
-int memory_record_sigsafe(struct lw *lw);
 int memory_dmabuf_scan(struct lw *lw, struct memory_dmabuf *out);
 int memory_psi_read(struct lw *lw, struct memory_psi *out);
 void memory_open_files(struct lw *lw, int sampler);
@@ -201,6 +207,9 @@ int memory_parse_fdinfo(const char *buf, size_t n, uint64_t *size, uint64_t *exp
 			uint64_t *ino);
 int memory_parse_psi(const char *buf, size_t n, struct memory_psi *out);
 int memory_is_dmabuf_link(const char *link, size_t n);
+
+/* sampler.c: the sampler thread. Context: not signal-safe; allocates (a
+ * thread) at start; blocks (join) at stop. */
 int memory_sampler_start(struct lw *lw);
 void memory_sampler_stop(struct lw *lw);
 
