@@ -185,6 +185,8 @@ struct run_facts {
 	enum lw_stage grew_stage;
 	enum run_budget_measure budget_measure;
 	uint32_t measured_peak_kb;
+	unsigned measured_kinds;       /* RUN_BUDGET_OWN: the kinds (RUN_MEM_*) summed at that largest */
+	int64_t measured_rel_ns;       /* RUN_BUDGET_OWN: when it was reached, since the run's start */
 	int over_budget;
 	struct run_pressure pressure;
 };
