@@ -832,6 +832,38 @@ static void end_slope(const struct run *r, int64_t last_ns, struct run_facts *f)
 	f->slope_samples = (size_t)n;
 }
 
+const char *run_memory_kind_name(unsigned kind)
+{
+	switch (kind) {
+	case RUN_MEM_ANON:
+		return "anon";
+	case RUN_MEM_FILE:
+		return "file";
+	case RUN_MEM_SHMEM:
+		return "shmem";
+	case RUN_MEM_SWAP:
+		return "swap";
+	case RUN_MEM_GRAPHICS:
+		return "graphics";
+	}
+	return NULL;
+}
+
+void run_memory_kinds_text(unsigned kinds, int long_names, char *buf, size_t len)
+{
+	static const char *const longs[] = { "anonymous", "file-backed", "shared", "swap", "graphics" };
+	size_t n = 0;
+	unsigned k;
+
+	buf[0] = '\0';
+	for (k = 0; k < 5; k++) {
+		if (!(kinds & (1u << k)) || n >= len)
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "+" : "",
+				      long_names ? longs[k] : run_memory_kind_name(1u << k));
+	}
+}
+
 /* A memory figure with nothing known. */
 static void memory_unknown(struct run_memory *m)
 {

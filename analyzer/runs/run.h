@@ -135,6 +135,15 @@ enum run_memory_kind {
 	RUN_MEM_GRAPHICS = 16,
 };
 
+/* "anon", "file", "shmem", "swap", "graphics": the name of one kind
+ * (one bit), or NULL. */
+const char *run_memory_kind_name(unsigned kind);
+
+/* The kinds of bits joined by "+" into buf ("anon+shmem+swap+graphics"),
+ * by their short names, or by long ones ("anonymous+shared+swap+graphics").
+ * Does not allocate or block. */
+void run_memory_kinds_text(unsigned kinds, int long_names, char *buf, size_t len);
+
 /* What the budget was compared with. */
 enum run_budget_measure {
 	RUN_BUDGET_RSS,  /* the RSS: the composition is not known */
