@@ -274,6 +274,25 @@ static void evidence_item(struct json *j, cJSON *arr, const char *kind, const ch
 	json_number(j, x, "within_ms", (double)within_ms);
 }
 
+/* An lmkd kill's figures, on its evidence item (issue 22): what the kill
+ * freed, the swap, the dma-buf memory (the vendor form's dmabuf_rss, else
+ * its dmabuf_pss), the free memory (killinfo) and the reason; null where
+ * the line does not give one. Other items get none. */
+static void lmkd_figures(struct json *j, cJSON *x, const struct log_event *e)
+{
+	int64_t dmabuf = e->dmabuf_rss_kb != EV_NONE ? e->dmabuf_rss_kb : e->dmabuf_pss_kb;
+
+	if (!x || (e->type != LOG_LMKD_KILL && e->type != LOG_EV_KILLINFO))
+		return;
+	json_int_or_null(j, x, "rss_kb", e->rss_kb, EV_NONE);
+	json_int_or_null(j, x, "anon_rss_kb", e->anon_rss_kb, EV_NONE);
+	json_int_or_null(j, x, "swap_kb", e->swap_kb, EV_NONE);
+	json_int_or_null(j, x, "dmabuf_kb", dmabuf, EV_NONE);
+	json_int_or_null(j, x, "free_kb", e->free_kb, EV_NONE);
+	json_text(j, x, "kill_reason", e->type == LOG_LMKD_KILL ? e->reason : NULL);
+	json_int_or_null(j, x, "kill_reason_code", e->kill_reason_code, -1);
+}
+
 /* What one joined record of list l says, for evidence_item(). */
 static void evidence_what(const struct corr_list *l, size_t k, const struct corr_run *cr,
 			  char *buf, size_t len, const char **kind)
@@ -357,6 +376,9 @@ static void evidence_json(struct json *j, cJSON *o, const struct corr_run *cr,
 			evidence_item(j, a, kind, what, m->file->path, evidence_line(l, k, cr),
 				      ms_fits_ns(m->time_utc_ms) ? m->time_utc_ms * 1000000 : EV_NO_TIME,
 				      c->opt.tolerance_ms + slack, clk, cr->run);
+			if (l == &cr->logs)
+				lmkd_figures(j, cJSON_GetArrayItem(a, cJSON_GetArraySize(a) - 1),
+					     &m->file->logs[m->index]);
 		}
 	}
 	if (cr->peer.witness) {
