@@ -47,11 +47,13 @@ static void composition_json(struct json *j, cJSON *o, const char *key, const st
 	json_int_or_null(j, x, "shmem_kb", m->shmem_kb, RUN_KB_UNKNOWN);
 	json_int_or_null(j, x, "swap_kb", m->swap_kb, RUN_KB_UNKNOWN);
 	json_int_or_null(j, x, "graphics_kb", m->graphics_kb, RUN_KB_UNKNOWN);
-	json_name(j, x, "memory_source", &vocab_memory_sources, (int)m->source, NULL);
-	if (m->source)
+	if (m->source) {
+		json_name(j, x, "memory_source", &vocab_memory_sources, (int)m->source, NULL);
 		json_number(j, x, "composition_t_ms", (double)m->rel_ns / 1e6);
-	else
+	} else {
+		json_null(j, x, "memory_source");
 		json_null(j, x, "composition_t_ms");
+	}
 }
 
 /* The kinds of bits as a list of names. */
@@ -76,7 +78,7 @@ static void pressure_record_json(struct json *j, cJSON *a, const struct run *r,
 	fmt_iso(iso, sizeof(iso), ring_event_real_ns(&r->hdr, s));
 	json_text(j, x, "time", iso);
 	json_name(j, x, "source", &vocab_pressure_sources, s->code, NULL);
-	json_name(j, x, "stage", &vocab_stages, s->stage, NULL);
+	json_name(j, x, "stage", &vocab_stages, s->stage, "unknown");
 	if (s->d) {
 		json_bool(j, x, "not_readable", 1);
 		json_u64(j, x, "errno", s->d);
