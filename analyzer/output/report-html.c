@@ -161,9 +161,9 @@ static void composition(FILE *out, const cJSON *m)
 	fputs("<p>at the peak:", out);
 	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		x = cJSON_GetObjectItem(at, kinds[k]);
-		if (!cJSON_IsNumber(x))
+		if (!x || cJSON_IsNull(x))
 			continue;
-		fmt_kb(a, sizeof(a), (uint64_t)x->valuedouble);
+		fmt_kb(a, sizeof(a), (uint64_t)json_get_int(at, kinds[k]));
 		fprintf(out, "%s %.*s %s", sep, (int)(strlen(kinds[k]) - 3), kinds[k], a);
 		sep = ",";
 	}

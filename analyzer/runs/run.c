@@ -1025,6 +1025,21 @@ static void memory_grew(const struct run *r, struct run_facts *f)
 #undef GREW
 }
 
+int run_pressure_short(const struct lw_ring_slot *s)
+{
+	if (s->type != LW_EV_PRESSURE || s->d)
+		return 0;
+	switch (s->code) {
+	case LW_PRESSURE_TRIM: /* RUNNING_LOW, RUNNING_CRITICAL, MODERATE, COMPLETE */
+		return s->a == 10 || s->a == 15 || s->a == 60 || s->a == 80;
+	case LW_PRESSURE_MEMORY_INFO:
+		return s->a != 0;
+	case LW_PRESSURE_PSI: /* some avg10 of 10% or more */
+		return s->a >= 1000;
+	}
+	return 0;
+}
+
 /* The pressure summary (struct run_pressure) from the pressure records. */
 static void pressure_summary(const struct run *r, struct run_pressure *p)
 {
@@ -1036,7 +1051,7 @@ static void pressure_summary(const struct run *r, struct run_pressure *p)
 	for (i = 0; i < r->nevents; i++) {
 		const struct lw_ring_slot *e = &r->events[i];
 		int64_t t = ring_event_rel_ns(&r->hdr, e);
-		int shortage = 0;
+		int shortage = run_pressure_short(e);
 
 		if (e->type != LW_EV_PRESSURE)
 			continue;
@@ -1051,7 +1066,6 @@ static void pressure_summary(const struct run *r, struct run_pressure *p)
 				p->trim_level = (int)e->a;
 				p->trim_rel_ns = t;
 			}
-			shortage = e->a == 10 || e->a == 15 || e->a == 60 || e->a == 80;
 			break;
 		case LW_PRESSURE_MEMORY_INFO:
 			if (p->memory_info < 1)
@@ -1062,12 +1076,10 @@ static void pressure_summary(const struct run *r, struct run_pressure *p)
 				p->avail_kb = e->b > INT64_MAX ? INT64_MAX : (int64_t)e->b;
 				p->threshold_kb = e->c > INT64_MAX ? INT64_MAX : (int64_t)e->c;
 			}
-			shortage = e->a != 0;
 			break;
 		case LW_PRESSURE_PSI:
 			if (e->a <= INT32_MAX && (int)e->a > p->psi_some)
 				p->psi_some = (int)e->a;
-			shortage = e->a >= 1000;
 			break;
 		}
 		if (shortage && !p->short_of_memory) {

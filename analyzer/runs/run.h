@@ -163,6 +163,10 @@ struct run_pressure {
 	int64_t short_rel_ns;        /* when it first said so */
 };
 
+/* Whether pressure record s says the system was short of memory (the
+ * rule of run_pressure.short_of_memory). Does not allocate or block. */
+int run_pressure_short(const struct lw_ring_slot *s);
+
 /* What the ring says about a run, for rules and for the report. */
 struct run_facts {
 	enum ring_outcome outcome;
