@@ -115,9 +115,11 @@ void run_release(struct run *r);
 
 /* What the memory was made of at one moment (schemas/ring-format.md, 8.1):
  * the last composition (memory record of a known source) and the last
- * graphics record at or before that moment. Each figure in kB, or
- * RUN_KB_UNKNOWN where the ring does not say (a version 1 or 2 ring, statm's
- * fallback for shmem and swap, no graphics record). */
+ * graphics record at or before that moment, with the RSS sample of that
+ * moment (the peak's, the last). Each figure in kB, or RUN_KB_UNKNOWN
+ * where the ring does not say (a version 1 or 2 ring, statm's fallback for
+ * shmem and swap, no graphics record; statm's file_kb is file-backed and
+ * shared memory together). */
 #define RUN_KB_UNKNOWN (-1)
 struct run_memory {
 	int have;                    /* a composition or a graphics figure is known */
@@ -189,7 +191,9 @@ struct run_facts {
 	/* The memory's composition (version 3 rings; run_memory.have is 0
 	 * for the others) at the peak and at the ring's last record, the
 	 * kinds (RUN_MEM_*) that grew by at least 1 MiB over grew_stage (the
-	 * stage open at death, else the last stage), and the budget: over
+	 * stage open at death, else the last stage: the last figure before
+	 * its last begin against the last one in it, up to its end; without
+	 * one before it, the first one in it), and the budget: over
 	 * when budget_measure's figure at its largest (measured_peak_kb)
 	 * passed budget_kb. The RSS's peak made of file-backed pages the
 	 * kernel could drop is not over. */
