@@ -878,15 +878,20 @@ static int rule_ring_crash_record(const struct corr_run *cr, const struct run_fa
 static int rule_ring_memory_pressure(const struct corr_run *cr, const struct run_facts *f,
 				     struct verdict *v)
 {
-	char peak[24], budget[24];
+	char peak[24], budget[24], kinds[80];
 
 	(void)cr;
-	if (f->outcome != RING_OUTCOME_DIED || !f->have_rss || !f->budget_kb ||
-	    f->peak_kb <= f->budget_kb)
+	/* Over by the budget's measure: an RSS made of file-backed pages the
+	 * kernel could drop is not (run.h, struct run_facts). */
+	if (f->outcome != RING_OUTCOME_DIED || !f->over_budget)
 		return 0;
-	fmt_kb(peak, sizeof(peak), f->peak_kb);
+	fmt_kb(peak, sizeof(peak), f->measured_peak_kb);
 	fmt_kb(budget, sizeof(budget), f->budget_kb);
-	evidence(v, "ring: rss reached %s against a budget of %s", peak, budget);
+	if (f->budget_measure == RUN_BUDGET_OWN)
+		run_memory_kinds_text(f->measured_kinds, 1, kinds, sizeof(kinds));
+	else
+		snprintf(kinds, sizeof(kinds), "rss");
+	evidence(v, "ring: %s reached %s against a budget of %s", kinds, peak, budget);
 	claim(v, SRC_RING, LW_EXIT_LOW_MEMORY, 1);
 	return 1;
 }

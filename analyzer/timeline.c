@@ -274,6 +274,25 @@ static void evidence_item(struct json *j, cJSON *arr, const char *kind, const ch
 	json_number(j, x, "within_ms", (double)within_ms);
 }
 
+/* An lmkd kill's figures, on its evidence item (issue 22): what the kill
+ * freed, the swap, the dma-buf memory (the vendor form's dmabuf_rss, else
+ * its dmabuf_pss), the free memory (killinfo) and the reason; null where
+ * the line does not give one. Other items get none. */
+static void lmkd_figures(struct json *j, cJSON *x, const struct log_event *e)
+{
+	int64_t dmabuf = e->dmabuf_rss_kb != EV_NONE ? e->dmabuf_rss_kb : e->dmabuf_pss_kb;
+
+	if (!x || (e->type != LOG_LMKD_KILL && e->type != LOG_EV_KILLINFO))
+		return;
+	json_int_or_null(j, x, "rss_kb", e->rss_kb, EV_NONE);
+	json_int_or_null(j, x, "anon_rss_kb", e->anon_rss_kb, EV_NONE);
+	json_int_or_null(j, x, "swap_kb", e->swap_kb, EV_NONE);
+	json_int_or_null(j, x, "dmabuf_kb", dmabuf, EV_NONE);
+	json_int_or_null(j, x, "free_kb", e->free_kb, EV_NONE);
+	json_text(j, x, "kill_reason", e->type == LOG_LMKD_KILL ? e->reason : NULL);
+	json_int_or_null(j, x, "kill_reason_code", e->kill_reason_code, -1);
+}
+
 /* What one joined record of list l says, for evidence_item(). */
 static void evidence_what(const struct corr_list *l, size_t k, const struct corr_run *cr,
 			  char *buf, size_t len, const char **kind)
@@ -327,6 +346,64 @@ static size_t evidence_line(const struct corr_list *l, size_t k, const struct co
 	return m->file->logs[m->index].line;
 }
 
+/* "composition": what the memory was made of (version 3 rings), one
+ * point at each memory record with a composition and each graphics
+ * record, with the last of the other: at most TIMELINE_POINTS of them,
+ * evenly spaced in record order, and the last one always. */
+static void composition_json(struct json *j, cJSON *o, const struct run *r)
+{
+	struct ring_composition c = { 0, -1, -1, -1, -1 };
+	int64_t graphics = -1;
+	size_t i, n = 0, k = 0;
+	cJSON *a = json_array(j, o, "composition"), *x;
+
+	for (i = 0; i < r->nevents; i++)
+		n += r->events[i].type == LW_EV_GRAPHICS ||
+		     ring_event_composition(&r->events[i], &(struct ring_composition){ 0 });
+	for (i = 0; i < r->nevents; i++) {
+		const struct lw_ring_slot *s = &r->events[i];
+
+		if (s->type == LW_EV_GRAPHICS)
+			graphics = s->a > INT32_MAX ? INT32_MAX : (int64_t)s->a;
+		else if (!ring_event_composition(s, &c))
+			continue;
+		k++;
+		/* the k-th of n: kept when it starts a new stride, or is the last */
+		if (n > TIMELINE_POINTS && k != n &&
+		    (k - 1) * TIMELINE_POINTS / n == k * TIMELINE_POINTS / n)
+			continue;
+		x = json_object(j, a, NULL);
+		json_number(j, x, "t_ms", rel_ms(r, s));
+		json_int_or_null(j, x, "anon_kb", c.source ? c.anon_kb : -1, -1);
+		json_int_or_null(j, x, "file_kb", c.source ? c.file_kb : -1, -1);
+		json_int_or_null(j, x, "shmem_kb", c.source ? c.shmem_kb : -1, -1);
+		json_int_or_null(j, x, "swap_kb", c.source ? c.swap_kb : -1, -1);
+		json_int_or_null(j, x, "graphics_kb", graphics, -1);
+	}
+}
+
+/* "pressure": each pressure record, with its words and whether it said
+ * the system was short (the rule of struct run_pressure). */
+static void pressure_json(struct json *j, cJSON *o, const struct run *r)
+{
+	cJSON *a = json_array(j, o, "pressure"), *x;
+	char label[64], detail[160];
+	size_t i;
+
+	for (i = 0; i < r->nevents; i++) {
+		const struct lw_ring_slot *s = &r->events[i];
+
+		if (s->type != LW_EV_PRESSURE)
+			continue;
+		ring_event_text(&r->hdr, s, label, sizeof(label), detail, sizeof(detail));
+		x = json_object(j, a, NULL);
+		json_number(j, x, "t_ms", rel_ms(r, s));
+		json_name(j, x, "source", &vocab_pressure_sources, s->code, NULL);
+		json_text(j, x, "detail", detail);
+		json_bool(j, x, "short", run_pressure_short(s));
+	}
+}
+
 /* "evidence" and "evidence_left_out": each joined record, at most
  * TIMELINE_EVIDENCE_KIND_MAX of a kind (log lines: of a type); then the
  * peer_died mark that saw the run die. */
@@ -357,6 +434,9 @@ static void evidence_json(struct json *j, cJSON *o, const struct corr_run *cr,
 			evidence_item(j, a, kind, what, m->file->path, evidence_line(l, k, cr),
 				      ms_fits_ns(m->time_utc_ms) ? m->time_utc_ms * 1000000 : EV_NO_TIME,
 				      c->opt.tolerance_ms + slack, clk, cr->run);
+			if (l == &cr->logs)
+				lmkd_figures(j, cJSON_GetArrayItem(a, cJSON_GetArraySize(a) - 1),
+					     &m->file->logs[m->index]);
 		}
 	}
 	if (cr->peer.witness) {
@@ -391,6 +471,8 @@ void timeline_json(struct json *j, cJSON *parent, const char *key, const struct 
 	json_number(j, o, "end_ms", end_ms);
 	json_u64(j, o, "budget_kb", r->hdr.memory_budget_kb);
 	memory_json(j, o, r);
+	composition_json(j, o, r);
+	pressure_json(j, o, r);
 	if (marks_json(j, o, r, end_ms) != 0)
 		json_item(j, o, "marks", NULL);
 	death_json(j, o, r, f);

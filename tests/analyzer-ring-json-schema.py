@@ -143,7 +143,8 @@ def mutations(vals):
 VOCAB = {"stage": "LW_STAGES", "error_class": "LW_ERRORS", "mark": "LW_MARKS",
          "delegate": "LW_DELEGATES", "action": "LW_ACTIONS", "advice": "LW_ADVICES",
          "payload_class": "LW_PAYLOAD_CLASSES", "cache_op": "LW_CACHE_OPS",
-         "scenario": "LW_SCENARIOS"}
+         "scenario": "LW_SCENARIOS", "memory_source": "LW_MEMORY_SOURCES",
+         "graphics_source": "LW_GRAPHICS_SOURCES", "pressure_source": "LW_PRESSURE_SOURCES"}
 
 
 def check_vocabulary(schema):

@@ -20,7 +20,9 @@ where present (trace_decode.py; skips with 77 without protoc):
   stage the header's session table says was open at the end with no
   begin in the ring), the
   RSS counter's values (each new sample), the budget's (the header's, and
-  each budget mark), one instant per point record, and one per exit record
+  each budget mark), a version 3 ring's memory kinds' (each figure a memory
+  record's composition or a graphics record gives, on a track "memory:
+  KIND"), one instant per point record, and one per exit record
   of the run (a ring-less run's, where its time falls in the rings' boot);
   the main process's peer_died on the dead run's track at its mark's time;
 - a ring's clock snapshot, and everything on BOOTTIME (REALTIME with no
@@ -110,6 +112,11 @@ def expected(run, head, recs):
                 threads.add(r["tid"])
         if t == "mark" and r.get("mark") == "budget":
             e["budget"] += 1
+        if t == "memory" and r.get("memory_source") in ("status", "statm"):
+            e["memory"] += sum(r.get(k) is not None
+                               for k in ("anon_kb", "file_kb", "shmem_kb", "swap_kb"))
+        if t == "graphics":
+            e["memory"] += 1
         if t in ("stage_begin", "stage_end"):
             key = (r.get("session", 0), r["stage"])
             if t == "stage_begin":
@@ -211,7 +218,9 @@ class Tracks:
             if self.open[uuid]:
                 self.open[uuid].pop()
         elif kind == "TYPE_COUNTER":
-            run["counts"]["rss" if self.kind[uuid] == "counter:RSS" else "budget"] += 1
+            run["counts"]["rss" if self.kind[uuid] == "counter:RSS"
+                          else "memory" if self.kind[uuid].startswith("counter:memory: ")
+                          else "budget"] += 1
             check(get(ev, "counter_value") is not None, "%s: a counter event with no value" % self.where)
         elif kind == "TYPE_INSTANT":
             name = get(ev, "name") or ""
@@ -264,7 +273,7 @@ def check_case(lw, schemas, name, args, tmp):
                   "%s: labels %s lack the verdict" % (where, got["labels"]))
         head, recs = records(lw, run["file"]) if run["ring"] == "probe" else ({}, [])
         want = expected(run, head, recs)
-        for k in ("threads", "slices", "rss", "budget", "instants"):
+        for k in ("threads", "slices", "rss", "budget", "memory", "instants"):
             check(got["counts"][k] == want[k], "%s: %d %s in the trace, %d in its records"
                   % (where, got["counts"][k], k, want[k]))
         timed = len([x for x in run["exit_records"] if x.get("timestamp")])

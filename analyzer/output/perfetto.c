@@ -233,6 +233,7 @@ enum event_kind {
 	EVENT_BUDGET,   /* value: bytes */
 	EVENT_EVIDENCE, /* src: the index in the run's list of kind value (enum corr_kind) */
 	EVENT_PEER,     /* the main process's peer_died mark */
+	EVENT_MEMORY,   /* value: bytes of one kind of memory (version 3: a composition or graphics) */
 };
 
 struct event {
@@ -277,6 +278,10 @@ struct run_events {
 	size_t ntids;
 	uint64_t *rec_ts; /* each record's time; UINT64_MAX: not placed */
 	uint64_t process, rss, budget, first_thread;
+	/* A counter track for each kind of memory a version 3 ring gives
+	 * (RUN_MEM_* in bit order), 0 until one is used: a ring without
+	 * them takes no track id. */
+	uint64_t kinds[5];
 };
 
 static void run_events_release(struct run_events *e)
@@ -570,11 +575,23 @@ static int find_threads(struct run_events *e, struct writer *w)
 	return 0;
 }
 
+/* A counter of kind k (a bit index of RUN_MEM_*) at ts, in kB; its track is
+ * made when first used. Nothing for a figure not known (-1). */
+static int add_memory(struct run_events *e, struct writer *w, unsigned k, uint64_t ts, int64_t kb)
+{
+	if (kb < 0)
+		return 0;
+	if (!e->kinds[k])
+		e->kinds[k] = w->next_uuid++;
+	return add(e, EVENT_MEMORY, ts, e->kinds[k], 0, kb * 1024);
+}
+
 /* The ring's records: instants, RSS samples, the budget, the stages. */
 static int ring_events(struct run_events *e, struct writer *w)
 {
 	const struct run *r = e->run;
 	uint64_t first = UINT64_MAX, last = 0, rss_ts = 0, t;
+	struct ring_composition c;
 	uint32_t rss_kb = 0;
 	size_t i;
 
@@ -604,6 +621,15 @@ static int ring_events(struct run_events *e, struct writer *w)
 		if (e->rec_ts[i] == UINT64_MAX)
 			continue;
 		if (is_instant(s) && add(e, EVENT_RECORD, e->rec_ts[i], thread_uuid(e, s->tid), i, 0) != 0)
+			return -ENOMEM;
+		if (ring_event_composition(s, &c) &&
+		    (add_memory(e, w, 0, e->rec_ts[i], c.anon_kb) != 0 ||
+		     add_memory(e, w, 1, e->rec_ts[i], c.file_kb) != 0 ||
+		     add_memory(e, w, 2, e->rec_ts[i], c.shmem_kb) != 0 ||
+		     add_memory(e, w, 3, e->rec_ts[i], c.swap_kb) != 0))
+			return -ENOMEM;
+		if (s->type == LW_EV_GRAPHICS &&
+		    add_memory(e, w, 4, e->rec_ts[i], s->a > INT32_MAX ? INT32_MAX : (int64_t)s->a) != 0)
 			return -ENOMEM;
 		if (s->type == LW_EV_MARK && s->code == LW_MARK_BUDGET &&
 		    add(e, EVENT_BUDGET, e->rec_ts[i], e->budget, 0, (int64_t)(s->a * 1024)) != 0)
@@ -829,6 +855,7 @@ static int write_event(struct writer *w, const struct run_events *e, const struc
 		break;
 	case EVENT_RSS:
 	case EVENT_BUDGET:
+	case EVENT_MEMORY:
 		pb_varint(p, EVENT_TYPE, TYPE_COUNTER);
 		pb_int64(p, EVENT_COUNTER_VALUE, x->value);
 		break;
@@ -912,6 +939,13 @@ static int write_run(struct writer *w, const struct report *rep, size_t i, const
 		;
 	if (rc == 0 && k < e.n)
 		rc = child_track(w, e.budget, e.process, "memory budget", axis);
+	for (k = 0; k < 5 && rc == 0; k++) {
+		char kind[40];
+
+		snprintf(kind, sizeof(kind), "memory: %s", run_memory_kind_name(1u << k));
+		if (e.kinds[k])
+			rc = child_track(w, e.kinds[k], e.process, kind, axis);
+	}
 	for (k = 0; k < e.n && rc == 0; k++)
 		rc = write_event(w, &e, &e.v[k]);
 	w->notes->runs++;

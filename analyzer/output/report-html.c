@@ -145,6 +145,44 @@ static void stage_table(FILE *out, const cJSON *run)
 	fputs("</table>\n", out);
 }
 
+/* A version 3 ring's composition at the peak and the budget's measure
+ * (nothing for the others), and the pressure it recorded. */
+static void composition(FILE *out, const cJSON *m)
+{
+	static const char *const kinds[] = { "anon_kb", "file_kb", "shmem_kb", "swap_kb", "graphics_kb" };
+	const cJSON *at = cJSON_GetObjectItem(m, "at_peak"), *x;
+	const cJSON *p = cJSON_GetObjectItem(m, "pressure");
+	const char *sep = "";
+	char a[24];
+	size_t k;
+
+	if (!json_get_string(at, "memory_source"))
+		return;
+	fputs("<p>at the peak:", out);
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		x = cJSON_GetObjectItem(at, kinds[k]);
+		if (!x || cJSON_IsNull(x))
+			continue;
+		fmt_kb(a, sizeof(a), (uint64_t)json_get_int(at, kinds[k]));
+		fprintf(out, "%s %.*s %s", sep, (int)(strlen(kinds[k]) - 3), kinds[k], a);
+		sep = ",";
+	}
+	if (json_get_string(m, "budget_measure") && strcmp(json_get_string(m, "budget_measure"), "own") == 0) {
+		fmt_kb(a, sizeof(a), (uint64_t)json_get_int(m, "measured_peak_kb"));
+		fputs("; the budget is compared with", out);
+		sep = " ";
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(m, "measured_kinds")) {
+			fprintf(out, "%s", sep);
+			esc(out, x->valuestring);
+			sep = "+";
+		}
+		fprintf(out, ", at most %s", a);
+	}
+	fputs("</p>\n", out);
+	if (cJSON_IsTrue(cJSON_GetObjectItem(p, "short_of_memory")))
+		fputs("<p>the system said it was short of memory (pressure records)</p>\n", out);
+}
+
 /* The peak against the budget, and the slope at the end over its window. */
 static void memory(FILE *out, const cJSON *m)
 {
@@ -177,6 +215,7 @@ static void memory(FILE *out, const cJSON *m)
 			json_get_int(m, "slope_samples"));
 	}
 	fputs("</p>\n", out);
+	composition(out, m);
 }
 
 /* The run's model sessions (issue 13), when the app opened its own:

@@ -30,6 +30,136 @@ static void add_time(struct json *j, cJSON *o, const char *k, int64_t ms)
 }
 
 
+/* What the memory was made of at one moment (null where not recorded). */
+static void composition_json(struct json *j, cJSON *o, const char *key, const struct run_memory *m,
+			     int known)
+{
+	cJSON *x;
+
+	if (!known) {
+		json_null(j, o, key);
+		return;
+	}
+	x = json_object(j, o, key);
+	json_int_or_null(j, x, "rss_kb", m->rss_kb, RUN_KB_UNKNOWN);
+	json_int_or_null(j, x, "anon_kb", m->anon_kb, RUN_KB_UNKNOWN);
+	json_int_or_null(j, x, "file_kb", m->file_kb, RUN_KB_UNKNOWN);
+	json_int_or_null(j, x, "shmem_kb", m->shmem_kb, RUN_KB_UNKNOWN);
+	json_int_or_null(j, x, "swap_kb", m->swap_kb, RUN_KB_UNKNOWN);
+	json_int_or_null(j, x, "graphics_kb", m->graphics_kb, RUN_KB_UNKNOWN);
+	if (m->source) {
+		json_name(j, x, "memory_source", &vocab_memory_sources, (int)m->source, NULL);
+		json_number(j, x, "composition_t_ms", (double)m->rel_ns / 1e6);
+	} else {
+		json_null(j, x, "memory_source");
+		json_null(j, x, "composition_t_ms");
+	}
+}
+
+/* The kinds of bits as a list of names. */
+static void kinds_json(struct json *j, cJSON *o, const char *key, unsigned kinds)
+{
+	cJSON *a = json_array(j, o, key);
+	unsigned k;
+
+	for (k = 1; k <= RUN_MEM_GRAPHICS; k <<= 1)
+		if (kinds & k)
+			json_text(j, a, NULL, run_memory_kind_name(k));
+}
+
+/* One pressure record: its source, figures and time. */
+static void pressure_record_json(struct json *j, cJSON *a, const struct run *r,
+				 const struct lw_ring_slot *s)
+{
+	cJSON *x = json_object(j, a, NULL);
+	char iso[40];
+
+	json_number(j, x, "t_ms", (double)ring_event_rel_ns(&r->hdr, s) / 1e6);
+	fmt_iso(iso, sizeof(iso), ring_event_real_ns(&r->hdr, s));
+	json_text(j, x, "time", iso);
+	json_name(j, x, "source", &vocab_pressure_sources, s->code, NULL);
+	json_name(j, x, "stage", &vocab_stages, s->stage, "unknown");
+	if (s->d) {
+		json_bool(j, x, "not_readable", 1);
+		json_u64(j, x, "errno", s->d);
+		return;
+	}
+	switch (s->code) {
+	case LW_PRESSURE_TRIM:
+		json_u64(j, x, "level", s->a);
+		json_text(j, x, "level_name", ring_trim_level_name(s->a));
+		break;
+	case LW_PRESSURE_MEMORY_INFO:
+		json_bool(j, x, "low_memory", s->a != 0);
+		json_u64(j, x, "avail_kb", s->b);
+		json_u64(j, x, "threshold_kb", s->c);
+		break;
+	case LW_PRESSURE_PSI:
+		json_number(j, x, "psi_some", (double)s->a / 100);
+		json_number(j, x, "psi_full", (double)s->b / 100);
+		json_u64(j, x, "psi_total_us", s->c);
+		break;
+	}
+}
+
+/* The memory object's members of version 3 (run.h, struct run_facts):
+ * the composition at the peak and at death, what grew, the budget's
+ * measure and the pressure. */
+static void memory_more_json(struct json *j, cJSON *m, const struct run *r,
+			     const struct run_facts *f, int ringless)
+{
+	const struct run_pressure *p = &f->pressure;
+	cJSON *x, *a;
+	size_t i;
+
+	composition_json(j, m, "at_peak", &f->at_peak, !ringless && (f->have_rss || f->at_peak.have));
+	composition_json(j, m, "at_death", &f->at_death, !ringless && (f->have_rss || f->at_death.have));
+	kinds_json(j, m, "grew", f->grew);
+	if (f->grew_stage == LW_STAGE_NONE)
+		json_null(j, m, "grew_stage");
+	else
+		json_name(j, m, "grew_stage", &vocab_stages, f->grew_stage, "unknown");
+	json_text(j, m, "budget_measure", f->budget_measure == RUN_BUDGET_OWN ? "own" : "rss");
+	if (f->budget_measure == RUN_BUDGET_OWN) {
+		json_u64(j, m, "measured_peak_kb", f->measured_peak_kb);
+		kinds_json(j, m, "measured_kinds", f->measured_kinds);
+		json_number(j, m, "measured_t_ms", (double)f->measured_rel_ns / 1e6);
+	} else {
+		if (f->have_rss)
+			json_u64(j, m, "measured_peak_kb", f->measured_peak_kb);
+		else
+			json_null(j, m, "measured_peak_kb");
+		json_null(j, m, "measured_kinds");
+		json_null(j, m, "measured_t_ms");
+	}
+	x = json_object(j, m, "pressure");
+	a = json_array(j, x, "records");
+	for (i = 0; i < r->nevents; i++)
+		if (r->events[i].type == LW_EV_PRESSURE)
+			pressure_record_json(j, a, r, &r->events[i]);
+	json_int_or_null(j, x, "trim_level", p->trim_level, 0);
+	if (p->trim_level)
+		json_number(j, x, "trim_t_ms", (double)p->trim_rel_ns / 1e6);
+	else
+		json_null(j, x, "trim_t_ms");
+	if (p->memory_info)
+		json_bool(j, x, "low_memory", p->memory_info == 2);
+	else
+		json_null(j, x, "low_memory");
+	json_int_or_null(j, x, "lowest_avail_kb", p->avail_kb, RUN_KB_UNKNOWN);
+	json_int_or_null(j, x, "threshold_kb", p->threshold_kb, RUN_KB_UNKNOWN);
+	if (p->psi_some >= 0)
+		json_number(j, x, "psi_some_max", (double)p->psi_some / 100);
+	else
+		json_null(j, x, "psi_some_max");
+	json_int_or_null(j, x, "psi_not_readable_errno", p->psi_unreadable, 0);
+	json_bool(j, x, "short_of_memory", p->short_of_memory);
+	if (p->short_of_memory)
+		json_number(j, x, "short_t_ms", (double)p->short_rel_ns / 1e6);
+	else
+		json_null(j, x, "short_t_ms");
+}
+
 static void stage_json(struct json *j, cJSON *arr, const struct stage_span *s)
 {
 	cJSON *o = json_object(j, arr, NULL);
@@ -246,7 +376,7 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 	if (ringless)
 		json_null(j, m, "over_budget");
 	else
-		json_bool(j, m, "over_budget", f->budget_kb && f->peak_kb > f->budget_kb);
+		json_bool(j, m, "over_budget", f->over_budget);
 	if (f->have_slope) {
 		json_number(j, m, "slope_kb_per_s", (double)(int64_t)f->slope_kb_per_s);
 		json_number(j, m, "slope_window_ms", (double)(int64_t)(f->slope_window_ms * 1000) / 1000);
@@ -256,6 +386,7 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 		json_null(j, m, "slope_window_ms");
 		json_null(j, m, "slope_samples");
 	}
+	memory_more_json(j, m, r, f, ringless);
 	a = json_array(j, o, "exit_records");
 	for (k = 0; k < cr->exits.n; k++)
 		exit_record_json(j, a, &cr->exits.v[k]);

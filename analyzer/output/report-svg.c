@@ -86,6 +86,15 @@ static double num(const cJSON *o, const char *k, double absent)
 	return cJSON_IsNumber(x) ? x->valuedouble : absent;
 }
 
+/* A kB figure (json_int() writes integers raw, for exactness), or 0 for
+ * null: not known. */
+static double kb_of(const cJSON *o, const char *k)
+{
+	const cJSON *x = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsRaw(x) || cJSON_IsNumber(x) ? (double)json_get_int(o, k) : 0;
+}
+
 static void widen(struct piece *p, double t)
 {
 	if (t < p->t0)
@@ -93,6 +102,20 @@ static void widen(struct piece *p, double t)
 	if (t > p->t1)
 		p->t1 = t;
 }
+
+/* The kinds of memory of a composition, stacked from the bottom: what the
+ * process cannot give back first (the budget compares with their top:
+ * run.h, RUN_BUDGET_OWN), then the file-backed pages the kernel can drop. */
+static const struct {
+	const char *key, *name, *colour;
+} kinds[] = {
+	{ "anon_kb", "anon", "#6a1b9a" },
+	{ "shmem_kb", "shmem", "#00838f" },
+	{ "swap_kb", "swap", "#ad1457" },
+	{ "graphics_kb", "graphics", "#ef6c00" },
+	{ "file_kb", "file", "#9e9d24" },
+};
+#define KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
 /* The pieces drawn: the run's records and stages, the evidence near them,
  * and that far before or after. */
@@ -108,6 +131,14 @@ static void frame_of(const cJSON *run, const cJSON *tl, struct svg_frame *f)
 		widen(&core, cJSON_GetNumberValue(cJSON_GetArrayItem(x, 0)));
 		if (cJSON_GetNumberValue(cJSON_GetArrayItem(x, 2)) > f->ymax)
 			f->ymax = cJSON_GetNumberValue(cJSON_GetArrayItem(x, 2));
+	}
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(tl, "composition")) {
+		double sum = 0;
+
+		for (size_t k = 0; k < KINDS; k++)
+			sum += kb_of(x, kinds[k].key);
+		widen(&core, num(x, "t_ms", 0));
+		f->ymax = sum > f->ymax ? sum : f->ymax;
 	}
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(run, "stages")) {
 		widen(&core, num(x, "begin_ms", 0));
@@ -295,6 +326,72 @@ static void axis(FILE *out, const struct svg_frame *f, double y)
 	fputs("</g>\n", out);
 }
 
+/* One kind's stacked area, k of kinds[], over the n points of pts. */
+static void composition_area(FILE *out, const cJSON *tl, const cJSON *pts, int n, size_t k,
+			     const struct svg_frame *f)
+{
+	size_t j;
+
+	fprintf(out, "<path class=\"composition %s\" fill=\"%s\" fill-opacity=\"0.35\" "
+		     "stroke=\"%s\" stroke-width=\"1\" d=\"",
+		kinds[k].name, kinds[k].colour, kinds[k].colour);
+	/* the top edge left to right, then the bottom edge back */
+	for (int edge = 0; edge < 2; edge++) {
+		for (int i = edge ? n - 1 : 0; edge ? i >= 0 : i < n; i += edge ? -1 : 1) {
+			const cJSON *q = cJSON_GetArrayItem(pts, i), *nx = cJSON_GetArrayItem(pts, i + 1);
+			double base = 0, t0 = num(q, "t_ms", 0);
+			double t1 = nx ? num(nx, "t_ms", 0) : num(tl, "end_ms", t0);
+			double y;
+
+			for (j = 0; j < k; j++)
+				base += kb_of(q, kinds[j].key);
+			y = fy(f, base + (edge ? 0 : kb_of(q, kinds[k].key)));
+			if (edge)
+				fprintf(out, " L%.1f %.1f L%.1f %.1f", fx(f, t1), y, fx(f, t0), y);
+			else
+				fprintf(out, "%s%.1f %.1f L%.1f %.1f", i ? " L" : "M", fx(f, t0), y,
+					fx(f, t1), y);
+		}
+	}
+	fprintf(out, " Z\"><title>%s memory (stacked)</title></path>\n", kinds[k].name);
+}
+
+/* The composition (version 3 rings): one stacked area a kind, as steps
+ * from each point to the next; or (legend) the legend of the kinds drawn,
+ * over the budget line. Nothing for a ring without one. */
+static void composition(FILE *out, const cJSON *tl, const struct svg_frame *f, int legend)
+{
+	const cJSON *pts = cJSON_GetObjectItem(tl, "composition"), *p;
+	int n = cJSON_GetArraySize(pts);
+	double lx = SVG_LEFT + 6, w;
+	size_t k;
+
+	if (!n)
+		return;
+	for (k = 0; k < KINDS; k++) {
+		int any = 0;
+
+		cJSON_ArrayForEach(p, pts)
+			any = any || !cJSON_IsNull(cJSON_GetObjectItem(p, kinds[k].key));
+		if (!any)
+			continue;
+		w = 26 + 7 * (double)strlen(kinds[k].name);
+		if (!legend) {
+			composition_area(out, tl, pts, n, k, f);
+			continue;
+		}
+		/* on the page's background, so that the budget line under it does not cross the words */
+		fprintf(out, "<g class=\"composition-legend\" font-size=\"10\" fill=\"currentColor\">"
+			     "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"13\" "
+			     "style=\"fill:var(--bg,#fff)\" fill-opacity=\"0.85\"/>"
+			     "<rect x=\"%.1f\" y=\"%.1f\" width=\"9\" height=\"9\" fill=\"%s\" "
+			     "fill-opacity=\"0.6\"/><text x=\"%.1f\" y=\"%.1f\">%s</text></g>\n",
+			lx - 2, MEM_TOP + 2, w, lx, MEM_TOP + 4, kinds[k].colour, lx + 12, MEM_TOP + 12,
+			kinds[k].name);
+		lx += w;
+	}
+}
+
 /* The RSS line, the budget line and the memory scale. */
 static void memory(FILE *out, const cJSON *tl, const struct svg_frame *f)
 {
@@ -315,6 +412,7 @@ static void memory(FILE *out, const cJSON *tl, const struct svg_frame *f)
 			     "height=\"%.1f\" fill=\"none\" stroke=\"currentColor\" "
 			     "stroke-opacity=\"0.25\"/>\n",
 			f->p[i].x0, MEM_TOP, f->p[i].x1 - f->p[i].x0, MEM_H);
+	composition(out, tl, f, 0);
 	if (budget > 0) {
 		fmt_kb(kb, sizeof(kb), (uint64_t)budget);
 		fprintf(out, "<g class=\"budget\"><title>budget %s</title><line x1=\"%.1f\" y1=\"%.1f\" "
@@ -324,6 +422,7 @@ static void memory(FILE *out, const cJSON *tl, const struct svg_frame *f)
 			kb, SVG_LEFT, fy(f, budget), SVG_W - SVG_RIGHT, fy(f, budget), f->p[f->core].x1 - 2,
 			fy(f, budget) - 3, kb);
 	}
+	composition(out, tl, f, 1);
 	if (!n) {
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"currentColor\">"
 			     "no RSS sample</text>\n",
@@ -461,6 +560,24 @@ static void marks(FILE *out, const cJSON *tl, const struct svg_frame *f, double 
 		fprintf(out, "</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 			     "stroke=\"#757575\" stroke-width=\"1.5\"/></g>\n",
 			x, y + 2, x, y + MARK_H - 2);
+	}
+}
+
+/* The pressure records (version 3 rings) on the marks' lane: a diamond
+ * each, red when it said the system was short of memory, with its words. */
+static void pressure_marks(FILE *out, const cJSON *tl, const struct svg_frame *f, double y)
+{
+	const cJSON *m;
+
+	cJSON_ArrayForEach(m, cJSON_GetObjectItem(tl, "pressure")) {
+		double x = fx(f, num(m, "t_ms", 0)), cy = y + MARK_H / 2;
+
+		fputs("<g class=\"pressure\"><title>pressure ", out);
+		html_esc(out, json_get_string(m, "detail"));
+		fputs(" at ", out);
+		time_text(out, num(m, "t_ms", 0));
+		fprintf(out, "</title><path d=\"M%.1f %.1f l5 5 l-5 5 l-5 -5 z\" fill=\"%s\"/></g>\n",
+			x, cy - 5, cJSON_IsTrue(cJSON_GetObjectItem(m, "short")) ? "#d32f2f" : "#9e9e9e");
 	}
 }
 
@@ -701,6 +818,7 @@ void report_svg_timeline(FILE *out, const cJSON *run, const char *zone)
 	fprintf(out, "<text x=\"4\" y=\"%.1f\" font-size=\"11\" fill=\"currentColor\">marks</text>\n",
 		marks_y + 11);
 	marks(out, tl, &f, marks_y);
+	pressure_marks(out, tl, &f, marks_y);
 	axis(out, &f, axis_y);
 	evidence(out, tl, &f, axis_y, zone);
 	death_line(out, tl, &f, axis_y);

@@ -301,6 +301,54 @@ static void run_head_text(const struct corr_run *cr, const struct run_facts *f, 
 			fmt_text(run->header_damage));
 }
 
+/* A figure in whole MiB (one decimal below 10), for the memory line's
+ * list that shares one unit. */
+static void mib(char *buf, size_t len, int64_t kb)
+{
+	double v = (double)kb / 1024;
+
+	snprintf(buf, len, v < 10 && kb % 1024 ? "%.1f" : "%.0f", v);
+}
+
+/* The memory line of a version 3 ring: what the peak was made of, and the
+ * budget against what it measured ("...: anon 180, file 220, shmem 8,
+ * swap 4, graphics 256 MiB; budget 300 MiB against anon+shmem+swap+graphics,
+ * at most 448 MiB: over budget"). */
+static void composition_text(const struct run_facts *f, FILE *out)
+{
+	const struct run_memory *m = &f->at_peak;
+	char v[24], kinds[80];
+
+	mib(v, sizeof(v), m->anon_kb);
+	fprintf(out, ": anon %s", v);
+	mib(v, sizeof(v), m->file_kb);
+	fprintf(out, ", %s %s", m->source == LW_MEMORY_SOURCE_STATM ? "file+shmem" : "file", v);
+	if (m->shmem_kb >= 0) {
+		mib(v, sizeof(v), m->shmem_kb);
+		fprintf(out, ", shmem %s", v);
+	}
+	if (m->swap_kb >= 0) {
+		mib(v, sizeof(v), m->swap_kb);
+		fprintf(out, ", swap %s", v);
+	}
+	if (m->graphics_kb >= 0) {
+		mib(v, sizeof(v), m->graphics_kb);
+		fprintf(out, ", graphics %s", v);
+	}
+	fputs(" MiB", out);
+	if (!f->budget_kb)
+		return;
+	fmt_kb(v, sizeof(v), f->budget_kb);
+	fprintf(out, "; budget %s", v);
+	if (f->budget_measure == RUN_BUDGET_OWN) {
+		run_memory_kinds_text(f->measured_kinds, 0, kinds, sizeof(kinds));
+		fmt_kb(v, sizeof(v), f->measured_peak_kb);
+		fprintf(out, " against %s, at most %s", kinds, v);
+	}
+	if (f->over_budget)
+		fputs(": over budget", out);
+}
+
 int report_text(const struct report *r, FILE *out)
 {
 	const struct bundle *b = r->bundle;
@@ -329,9 +377,10 @@ int report_text(const struct report *r, FILE *out)
 			snprintf(num, sizeof(num), "stage %d (unknown to this reader)", (int)f->peak_stage);
 			fprintf(out, "memory     peak %s %s%s", peak, f->peak_stage ? "in " : "outside any stage",
 				!f->peak_stage ? "" : st ? st : num);
-			if (f->budget_kb)
-				fprintf(out, ", budget %s%s", budget,
-					f->peak_kb > f->budget_kb ? ": over budget" : "");
+			if (f->at_peak.source)
+				composition_text(f, out);
+			else if (f->budget_kb)
+				fprintf(out, ", budget %s%s", budget, f->over_budget ? ": over budget" : "");
 			if (f->have_slope && f->slope_kb_per_s >= 1 && run_facts_died(f)) {
 				char rate[24], window[24];
 

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../../src/signals.h"
 #include "../../src/vocab.h"
@@ -17,6 +18,42 @@ int64_t ring_event_rel_ns(const struct lw_ring_header *h, const struct lw_ring_s
 uint64_t ring_event_real_ns(const struct lw_ring_header *h, const struct lw_ring_slot *s)
 {
 	return h->start_real_ns + (uint64_t)ring_event_rel_ns(h, s);
+}
+
+int ring_event_composition(const struct lw_ring_slot *s, struct ring_composition *out)
+{
+	if (s->type != LW_EV_MEMORY ||
+	    (s->code != LW_MEMORY_SOURCE_STATUS && s->code != LW_MEMORY_SOURCE_STATM))
+		return 0;
+	out->source = s->code;
+	out->anon_kb = (int64_t)(s->b & 0xffffffffu);
+	out->file_kb = (int64_t)(s->b >> 32);
+	/* statm cannot tell shared memory from file-backed pages, nor say the swap. */
+	out->shmem_kb = s->code == LW_MEMORY_SOURCE_STATUS ? (int64_t)(s->c & 0xffffffffu) : -1;
+	out->swap_kb = s->code == LW_MEMORY_SOURCE_STATUS ? (int64_t)(s->c >> 32) : -1;
+	return 1;
+}
+
+const char *ring_trim_level_name(uint64_t level)
+{
+	/* android.content.ComponentCallbacks2's TRIM_MEMORY_* */
+	switch (level) {
+	case 5:
+		return "RUNNING_MODERATE";
+	case 10:
+		return "RUNNING_LOW";
+	case 15:
+		return "RUNNING_CRITICAL";
+	case 20:
+		return "UI_HIDDEN";
+	case 40:
+		return "BACKGROUND";
+	case 60:
+		return "MODERATE";
+	case 80:
+		return "COMPLETE";
+	}
+	return NULL;
 }
 
 static const char *name_or(const struct vocab *v, int value, char *buf, size_t len)
@@ -121,6 +158,76 @@ static void result_text(unsigned code, char *buf, size_t len)
 		snprintf(buf, len, "error %s", name_or(&vocab_errors, (int)code, tmp, sizeof(tmp)));
 }
 
+/* Append to buf (holding a memory record's "vm X") what the memory is
+ * made of; nothing for a version 1 or 2 record. */
+static void composition_text(const struct lw_ring_slot *s, char *buf, size_t len)
+{
+	struct ring_composition c;
+	char an[24], fi[24], sh[24], sw[24];
+	size_t n = strlen(buf);
+
+	if (!s->code || n >= len)
+		return;
+	if (!ring_event_composition(s, &c)) {
+		snprintf(buf + n, len - n, "; memory source %u (unknown to this reader)", s->code);
+		return;
+	}
+	fmt_kb(an, sizeof(an), (uint64_t)c.anon_kb);
+	fmt_kb(fi, sizeof(fi), (uint64_t)c.file_kb);
+	if (c.source == LW_MEMORY_SOURCE_STATM) {
+		snprintf(buf + n, len - n, "; anon %s, file and shared %s (statm)", an, fi);
+		return;
+	}
+	fmt_kb(sh, sizeof(sh), (uint64_t)c.shmem_kb);
+	fmt_kb(sw, sizeof(sw), (uint64_t)c.swap_kb);
+	snprintf(buf + n, len - n, "; anon %s, file %s, shmem %s, swap %s (status)", an, fi, sh, sw);
+}
+
+static void graphics_text(const struct lw_ring_slot *s, char *buf, size_t len)
+{
+	char kb[24], src[32], exp[32];
+
+	fmt_kb(kb, sizeof(kb), s->a);
+	if (s->code == LW_GRAPHICS_DMABUF) {
+		fmt_digest(exp, sizeof(exp), s->c);
+		snprintf(buf, len, "%s in %" PRIu64 " dma-buf buffer%s, the most held by exporter %s (dmabuf)",
+			 kb, s->b, s->b == 1 ? "" : "s", exp);
+		return;
+	}
+	snprintf(buf, len, "%s (%s)", kb, name_or(&vocab_graphics_sources, s->code, src, sizeof(src)));
+}
+
+static void pressure_text(const struct lw_ring_slot *s, char *buf, size_t len)
+{
+	char tmp[32], av[24], th[24];
+	const char *src = name_or(&vocab_pressure_sources, s->code, tmp, sizeof(tmp));
+
+	if (s->d) {
+		snprintf(buf, len, "%s not readable (errno %u)", src, s->d);
+		return;
+	}
+	switch (s->code) {
+	case LW_PRESSURE_TRIM:
+		snprintf(buf, len, "onTrimMemory %" PRIu64 "%s%s (trim)", s->a,
+			 ring_trim_level_name(s->a) ? " TRIM_MEMORY_" : "",
+			 ring_trim_level_name(s->a) ? ring_trim_level_name(s->a) : "");
+		break;
+	case LW_PRESSURE_MEMORY_INFO:
+		fmt_kb(av, sizeof(av), s->b);
+		fmt_kb(th, sizeof(th), s->c);
+		snprintf(buf, len, "%savailable %s, threshold %s (memory_info)",
+			 s->a ? "lowMemory, " : "", av, th);
+		break;
+	case LW_PRESSURE_PSI:
+		snprintf(buf, len, "some %" PRIu64 ".%02" PRIu64 "%%, full %" PRIu64 ".%02" PRIu64
+			 "%% (avg10), %" PRIu64 " us stalled in all (psi)",
+			 s->a / 100, s->a % 100, s->b / 100, s->b % 100, s->c);
+		break;
+	default:
+		snprintf(buf, len, "%s: a=%" PRIu64 " b=%" PRIu64 " c=%" PRIu64, src, s->a, s->b, s->c);
+	}
+}
+
 void ring_event_text(const struct lw_ring_header *h, const struct lw_ring_slot *s, char *label,
 		     size_t label_len, char *detail, size_t detail_len)
 {
@@ -194,12 +301,81 @@ void ring_event_text(const struct lw_ring_header *h, const struct lw_ring_slot *
 		snprintf(label, label_len, "memory");
 		fmt_kb(a, sizeof(a), s->a);
 		snprintf(detail, detail_len, "vm %s", a);
+		composition_text(s, detail, detail_len);
+		break;
+	case LW_EV_GRAPHICS:
+		snprintf(label, label_len, "graphics");
+		graphics_text(s, detail, detail_len);
+		break;
+	case LW_EV_PRESSURE:
+		snprintf(label, label_len, "pressure");
+		pressure_text(s, detail, detail_len);
 		break;
 	default:
 		snprintf(label, label_len, "type %u", s->type);
 		snprintf(detail, detail_len, "unknown to this reader (a=%" PRIu64 " b=%" PRIu64 ")",
 			 s->a, s->b);
 	}
+}
+
+/* A memory record's composition: nothing for a version 1 or 2 record
+ * (its JSON stays as it was), null for what the source does not give,
+ * and a newer writer's fields as they are. */
+static void composition_json(struct json *j, cJSON *o, const struct lw_ring_slot *s)
+{
+	struct ring_composition c;
+
+	if (!s->code)
+		return;
+	json_name(j, o, "memory_source", &vocab_memory_sources, s->code, NULL);
+	if (!ring_event_composition(s, &c)) {
+		json_u64(j, o, "b", s->b);
+		json_u64(j, o, "c", s->c);
+		return;
+	}
+	json_int(j, o, "anon_kb", c.anon_kb);
+	json_int(j, o, "file_kb", c.file_kb);
+	json_int_or_null(j, o, "shmem_kb", c.shmem_kb, -1);
+	json_int_or_null(j, o, "swap_kb", c.swap_kb, -1);
+}
+
+/* A pressure record's figures, by source; "errno" and "not_readable"
+ * for the record that says the source could not be read. */
+static void pressure_json(struct json *j, cJSON *o, const struct lw_ring_slot *s)
+{
+	json_name(j, o, "pressure_source", &vocab_pressure_sources, s->code, NULL);
+	if (s->d) {
+		json_bool(j, o, "not_readable", 1);
+		json_u64(j, o, "errno", s->d);
+	}
+	if (s->d && !s->a && !s->b && !s->c)
+		return;
+	switch (s->d ? 0 : s->code) {
+	case LW_PRESSURE_TRIM:
+		json_u64(j, o, "trim_level", s->a);
+		if (s->b || s->c)
+			break;
+		return;
+	case LW_PRESSURE_MEMORY_INFO:
+		if (s->a > 1)
+			break;
+		json_bool(j, o, "low_memory", s->a != 0);
+		json_u64(j, o, "avail_kb", s->b);
+		json_u64(j, o, "threshold_kb", s->c);
+		return;
+	case LW_PRESSURE_PSI:
+		/* hundredths of a percent, as /proc/pressure/memory prints them */
+		if (s->a > UINT32_MAX || s->b > UINT32_MAX)
+			break;
+		json_number(j, o, "psi_some", (double)s->a / 100);
+		json_number(j, o, "psi_full", (double)s->b / 100);
+		json_u64(j, o, "psi_total_us", s->c);
+		return;
+	}
+	/* a newer writer's source, or figures the format does not give: as they are */
+	json_u64(j, o, "a", s->a);
+	json_u64(j, o, "b", s->b);
+	json_u64(j, o, "c", s->c);
 }
 
 /* The members of one type of record. Version 1 records have no session
@@ -282,6 +458,18 @@ static void add_type_fields(struct json *j, cJSON *o, const struct lw_ring_heade
 		break;
 	case LW_EV_MEMORY:
 		json_u64(j, o, "vm_kb", s->a);
+		composition_json(j, o, s);
+		break;
+	case LW_EV_GRAPHICS:
+		json_name(j, o, "graphics_source", &vocab_graphics_sources, s->code, NULL);
+		json_u64(j, o, "graphics_kb", s->a);
+		if (s->code == LW_GRAPHICS_DMABUF || s->b)
+			json_u64(j, o, "buffers", s->b);
+		if (s->code == LW_GRAPHICS_DMABUF || s->c)
+			json_digest(j, o, "exporter_digest", s->c);
+		break;
+	case LW_EV_PRESSURE:
+		pressure_json(j, o, s);
 		break;
 	case LW_EV_CLOSE:
 		json_u64(j, o, "boottime_ns", s->a);

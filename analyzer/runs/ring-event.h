@@ -15,6 +15,22 @@
 /* Nanoseconds since the run's start (negative if the record predates it). */
 int64_t ring_event_rel_ns(const struct lw_ring_header *h, const struct lw_ring_slot *s);
 
+/* A memory record's composition (schemas/ring-format.md, 8.1): each
+ * figure in kB, or -1 where its source does not give it (statm's shmem
+ * and swap; statm's file_kb is file-backed and shared memory together). */
+struct ring_composition {
+	int source; /* enum lw_memory_source: 0 none, or a value this reader does not know */
+	int64_t anon_kb, file_kb, shmem_kb, swap_kb;
+};
+
+/* The composition of memory record s: 1 with *out set when its source is
+ * one this reader knows (status or statm), else 0 (a version 1 or 2
+ * record, or a newer writer's source). Does not allocate or block. */
+int ring_event_composition(const struct lw_ring_slot *s, struct ring_composition *out);
+
+/* "RUNNING_CRITICAL", ...: the onTrimMemory level's name, or NULL. */
+const char *ring_trim_level_name(uint64_t level);
+
 /* CLOCK_REALTIME of the record, from the header's clock pair. */
 uint64_t ring_event_real_ns(const struct lw_ring_header *h, const struct lw_ring_slot *s);
 

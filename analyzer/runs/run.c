@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,6 +274,66 @@ static void load_ring_value(struct run *r, const cJSON *o)
 	h->header_size = (uint16_t)LW_RING_HEADER_SIZE;
 }
 
+/* A kB figure of a composition: 0 when null or absent (not known). */
+static uint64_t kb32(const cJSON *o, const char *key)
+{
+	uint64_t v = 0;
+
+	get_u64(o, key, &v);
+	return v & 0xffffffffu;
+}
+
+/* A memory record's composition (ring-format.md 8.1) back into code, b
+ * and c; a newer writer's source keeps its b and c as given. */
+static void load_composition(const cJSON *o, struct lw_ring_slot *s)
+{
+	int src = cJSON_GetObjectItemCaseSensitive(o, "memory_source")
+			  ? vocab_or_number(o, "memory_source", &vocab_memory_sources)
+			  : 0;
+
+	s->code = (uint8_t)(src > 0 ? src : 0);
+	if (s->code == LW_MEMORY_SOURCE_STATUS || s->code == LW_MEMORY_SOURCE_STATM) {
+		s->b = kb32(o, "anon_kb") | kb32(o, "file_kb") << 32;
+		s->c = kb32(o, "shmem_kb") | kb32(o, "swap_kb") << 32;
+	}
+	get_u64(o, "b", &s->b);
+	get_u64(o, "c", &s->c);
+}
+
+/* A percent of PSI, in hundredths (the schema checked it is a number). */
+static uint64_t centi(const cJSON *o, const char *key)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+	double v = cJSON_IsNumber(x) ? x->valuedouble * 100 : 0;
+
+	return v > 0 && v < 18446744073709551615.0 ? (uint64_t)llround(v) : 0;
+}
+
+/* A pressure record back into its slot: the figures by source, or as
+ * given (a newer writer's source); d the errno of "not readable". */
+static void load_pressure(const cJSON *o, struct lw_ring_slot *s)
+{
+	int p = vocab_or_number(o, "pressure_source", &vocab_pressure_sources);
+	uint64_t v;
+
+	s->code = (uint8_t)(p > 0 ? p : 0);
+	if (get_u64(o, "errno", &v))
+		s->d = (uint32_t)v;
+	get_u64(o, "trim_level", &s->a);
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "low_memory")))
+		s->a = 1;
+	get_u64(o, "avail_kb", &s->b);
+	get_u64(o, "threshold_kb", &s->c);
+	if (cJSON_GetObjectItemCaseSensitive(o, "psi_some"))
+		s->a = centi(o, "psi_some");
+	if (cJSON_GetObjectItemCaseSensitive(o, "psi_full"))
+		s->b = centi(o, "psi_full");
+	get_u64(o, "psi_total_us", &s->c);
+	get_u64(o, "a", &s->a);
+	get_u64(o, "b", &s->b);
+	get_u64(o, "c", &s->c);
+}
+
 /* One record value back into a slot: the inverse of ring_event_json(). */
 static int load_event_value(struct run *r, const cJSON *o, size_t lineno, struct ev_error *err)
 {
@@ -364,6 +425,19 @@ static int load_event_value(struct run *r, const cJSON *o, size_t lineno, struct
 		break;
 	case LW_EV_MEMORY:
 		get_u64(o, "vm_kb", &s.a);
+		load_composition(o, &s);
+		break;
+	case LW_EV_GRAPHICS: {
+		int g = vocab_or_number(o, "graphics_source", &vocab_graphics_sources);
+
+		s.code = (uint8_t)(g > 0 ? g : 0);
+		get_u64(o, "graphics_kb", &s.a);
+		get_u64(o, "buffers", &s.b);
+		hex_digest(o, "exporter_digest", &s.c);
+		break;
+	}
+	case LW_EV_PRESSURE:
+		load_pressure(o, &s);
 		break;
 	case LW_EV_CLOSE:
 		get_u64(o, "boottime_ns", &s.a);
@@ -758,11 +832,268 @@ static void end_slope(const struct run *r, int64_t last_ns, struct run_facts *f)
 	f->slope_samples = (size_t)n;
 }
 
+const char *run_memory_kind_name(unsigned kind)
+{
+	switch (kind) {
+	case RUN_MEM_ANON:
+		return "anon";
+	case RUN_MEM_FILE:
+		return "file";
+	case RUN_MEM_SHMEM:
+		return "shmem";
+	case RUN_MEM_SWAP:
+		return "swap";
+	case RUN_MEM_GRAPHICS:
+		return "graphics";
+	}
+	return NULL;
+}
+
+void run_memory_kinds_text(unsigned kinds, int long_names, char *buf, size_t len)
+{
+	static const char *const longs[] = { "anonymous", "file-backed", "shared", "swap", "graphics" };
+	size_t n = 0;
+	unsigned k;
+
+	buf[0] = '\0';
+	for (k = 0; k < 5; k++) {
+		if (!(kinds & (1u << k)) || n >= len)
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "+" : "",
+				      long_names ? longs[k] : run_memory_kind_name(1u << k));
+	}
+}
+
+/* A memory figure with nothing known. */
+static void memory_unknown(struct run_memory *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->rss_kb = m->anon_kb = m->file_kb = m->shmem_kb = m->swap_kb = m->graphics_kb = RUN_KB_UNKNOWN;
+}
+
+static void set_composition(struct run_memory *m, const struct ring_composition *c)
+{
+	m->source = (enum lw_memory_source)c->source;
+	m->anon_kb = c->anon_kb;
+	m->file_kb = c->file_kb;
+	m->shmem_kb = c->shmem_kb;
+	m->swap_kb = c->swap_kb;
+}
+
+/* The composition and graphics figure at record `upto` of r (its index,
+ * inclusive): the last of each at or before it; rss_kb is the RSS given. */
+static void memory_at(const struct run *r, size_t upto, int64_t rss_kb, struct run_memory *m)
+{
+	struct ring_composition c;
+	size_t i;
+
+	memory_unknown(m);
+	m->rss_kb = rss_kb;
+	for (i = 0; i < r->nevents && i <= upto; i++) {
+		const struct lw_ring_slot *e = &r->events[i];
+
+		if (ring_event_composition(e, &c)) {
+			m->have = 1;
+			m->rel_ns = ring_event_rel_ns(&r->hdr, e);
+			set_composition(m, &c);
+		} else if (e->type == LW_EV_GRAPHICS) {
+			m->have = 1;
+			m->graphics_kb = e->a > INT32_MAX ? INT32_MAX : (int64_t)e->a;
+		}
+	}
+}
+
+/* What the process cannot give back (anon + shmem + swap + graphics, of
+ * those m knows), with the kinds summed in *kinds; -1 without a
+ * composition. */
+static int64_t memory_own(const struct run_memory *m, unsigned *kinds)
+{
+	int64_t sum = m->anon_kb;
+
+	if (!m->source)
+		return -1;
+	*kinds = RUN_MEM_ANON;
+	if (m->shmem_kb >= 0) {
+		sum += m->shmem_kb;
+		*kinds |= RUN_MEM_SHMEM;
+	}
+	if (m->swap_kb >= 0) {
+		sum += m->swap_kb;
+		*kinds |= RUN_MEM_SWAP;
+	}
+	if (m->graphics_kb >= 0) {
+		sum += m->graphics_kb;
+		*kinds |= RUN_MEM_GRAPHICS;
+	}
+	return sum;
+}
+
+/* The budget's measure (struct run_facts): the largest own sum over the
+ * run when a composition is known, else the RSS's peak. */
+static void budget_measure(const struct run *r, struct run_facts *f)
+{
+	struct run_memory m;
+	struct ring_composition c;
+	int64_t best = -1, own;
+	unsigned kinds = 0;
+	size_t i;
+
+	memory_unknown(&m);
+	for (i = 0; i < r->nevents; i++) {
+		const struct lw_ring_slot *e = &r->events[i];
+
+		if (ring_event_composition(e, &c))
+			set_composition(&m, &c);
+		else if (e->type == LW_EV_GRAPHICS) {
+			m.graphics_kb = e->a > INT32_MAX ? INT32_MAX : (int64_t)e->a;
+		} else {
+			continue;
+		}
+		own = memory_own(&m, &kinds);
+		if (own > best) {
+			best = own;
+			f->measured_kinds = kinds;
+			f->measured_rel_ns = ring_event_rel_ns(&r->hdr, e);
+		}
+	}
+	if (best >= 0) {
+		f->budget_measure = RUN_BUDGET_OWN;
+		f->measured_peak_kb = best > UINT32_MAX ? UINT32_MAX : (uint32_t)best;
+	} else {
+		f->budget_measure = RUN_BUDGET_RSS;
+		f->measured_peak_kb = f->peak_kb;
+	}
+	f->over_budget = f->budget_kb && (f->have_rss || best >= 0) &&
+			 f->measured_peak_kb > f->budget_kb;
+}
+
+/* The kinds that grew by 1 MiB or more over the stage open at death, else
+ * the last stage: the last composition (and graphics figure) before its
+ * last begin against the last one in it, up to its end; without one before
+ * it, the first one in it. */
+static void memory_grew(const struct run *r, struct run_facts *f)
+{
+	struct run_memory before, in;
+	struct ring_composition c;
+	size_t i, begin = r->nevents, end = r->nevents;
+
+	f->grew_stage = f->open_stage != LW_STAGE_NONE ? f->open_stage : f->last_stage;
+	for (i = r->nevents; i-- > 0;)
+		if (r->events[i].type == LW_EV_STAGE_BEGIN && r->events[i].stage == f->grew_stage) {
+			begin = i;
+			break;
+		}
+	if (begin == r->nevents)
+		return;
+	if (f->grew_stage != f->open_stage)
+		for (i = begin + 1; i < r->nevents; i++)
+			if (r->events[i].type == LW_EV_STAGE_END && r->events[i].stage == f->grew_stage &&
+			    r->events[i].d == r->events[begin].d) {
+				end = i;
+				break;
+			}
+	memory_unknown(&before);
+	memory_unknown(&in);
+	for (i = 0; i < end; i++) {
+		const struct lw_ring_slot *e = &r->events[i];
+		struct run_memory *m = i < begin ? &before : &in;
+
+		if (e->type == LW_EV_GRAPHICS) {
+			m->graphics_kb = e->a > INT32_MAX ? INT32_MAX : (int64_t)e->a;
+			if (i > begin && before.graphics_kb == RUN_KB_UNKNOWN)
+				before.graphics_kb = m->graphics_kb; /* none before: the first in it */
+			continue;
+		}
+		if (!ring_event_composition(e, &c))
+			continue;
+		if (i > begin && !before.source)
+			set_composition(&before, &c);
+		set_composition(m, &c);
+	}
+#define GREW(a, b, bit)                                        \
+	do {                                                   \
+		if ((a) >= 0 && (b) >= 0 && (b) - (a) >= 1024) \
+			f->grew |= (bit);                      \
+	} while (0)
+	if (in.source && before.source) {
+		GREW(before.anon_kb, in.anon_kb, RUN_MEM_ANON);
+		GREW(before.file_kb, in.file_kb, RUN_MEM_FILE);
+		GREW(before.shmem_kb, in.shmem_kb, RUN_MEM_SHMEM);
+		GREW(before.swap_kb, in.swap_kb, RUN_MEM_SWAP);
+	}
+	GREW(before.graphics_kb, in.graphics_kb, RUN_MEM_GRAPHICS);
+#undef GREW
+}
+
+int run_pressure_short(const struct lw_ring_slot *s)
+{
+	if (s->type != LW_EV_PRESSURE || s->d)
+		return 0;
+	switch (s->code) {
+	case LW_PRESSURE_TRIM: /* RUNNING_LOW, RUNNING_CRITICAL, MODERATE, COMPLETE */
+		return s->a == 10 || s->a == 15 || s->a == 60 || s->a == 80;
+	case LW_PRESSURE_MEMORY_INFO:
+		return s->a != 0;
+	case LW_PRESSURE_PSI: /* some avg10 of 10% or more */
+		return s->a >= 1000;
+	}
+	return 0;
+}
+
+/* The pressure summary (struct run_pressure) from the pressure records. */
+static void pressure_summary(const struct run *r, struct run_pressure *p)
+{
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	p->avail_kb = p->threshold_kb = RUN_KB_UNKNOWN;
+	p->psi_some = -1;
+	for (i = 0; i < r->nevents; i++) {
+		const struct lw_ring_slot *e = &r->events[i];
+		int64_t t = ring_event_rel_ns(&r->hdr, e);
+		int shortage = run_pressure_short(e);
+
+		if (e->type != LW_EV_PRESSURE)
+			continue;
+		if (e->d) {
+			if (e->code == LW_PRESSURE_PSI && !p->psi_unreadable)
+				p->psi_unreadable = (int)(e->d > INT32_MAX ? INT32_MAX : e->d);
+			continue;
+		}
+		switch (e->code) {
+		case LW_PRESSURE_TRIM:
+			if (e->a > (uint64_t)p->trim_level && e->a <= INT32_MAX) {
+				p->trim_level = (int)e->a;
+				p->trim_rel_ns = t;
+			}
+			break;
+		case LW_PRESSURE_MEMORY_INFO:
+			if (p->memory_info < 1)
+				p->memory_info = 1;
+			if (e->a)
+				p->memory_info = 2;
+			if (p->avail_kb == RUN_KB_UNKNOWN || e->b < (uint64_t)p->avail_kb) {
+				p->avail_kb = e->b > INT64_MAX ? INT64_MAX : (int64_t)e->b;
+				p->threshold_kb = e->c > INT64_MAX ? INT64_MAX : (int64_t)e->c;
+			}
+			break;
+		case LW_PRESSURE_PSI:
+			if (e->a <= INT32_MAX && (int)e->a > p->psi_some)
+				p->psi_some = (int)e->a;
+			break;
+		}
+		if (shortage && !p->short_of_memory) {
+			p->short_of_memory = 1;
+			p->short_rel_ns = t;
+		}
+	}
+}
+
 void run_facts_get(const struct run *r, struct run_facts *f)
 {
 	struct run_sample s = { 0, 0 }, last = { 0, 0 };
 	struct ring_facts rec;
-	size_t i;
+	size_t i, peak_i;
 
 	memset(f, 0, sizeof(*f));
 	memset(&rec, 0, sizeof(rec));
@@ -772,6 +1103,7 @@ void run_facts_get(const struct run *r, struct run_facts *f)
 	f->stable_candidate = r->hdr.stable_candidate;
 	f->crash_signo = (int)r->hdr.crash_signo;
 	f->budget_kb = r->hdr.memory_budget_kb;
+	peak_i = r->nevents;
 	for (i = 0; i < r->nevents; i++) {
 		const struct lw_ring_slot *s = &r->events[i];
 
@@ -784,13 +1116,26 @@ void run_facts_get(const struct run *r, struct run_facts *f)
 			f->crash_signo = s->code;
 		if (s->rss_kb)
 			f->last_rss_kb = s->rss_kb;
+		if (s->rss_kb > f->peak_kb) { /* ring_facts_add()'s rule: the first highest */
+			f->peak_kb = s->rss_kb;
+			peak_i = i;
+		}
 		ring_facts_add(&rec, s);
 	}
-	if (!f->last_rss_kb)
+	memory_at(r, peak_i, f->peak_kb ? (int64_t)f->peak_kb : RUN_KB_UNKNOWN, &f->at_peak);
+	memory_at(r, r->nevents, f->last_rss_kb ? (int64_t)f->last_rss_kb : RUN_KB_UNKNOWN,
+		  &f->at_death);
+	memory_grew(r, f);
+	pressure_summary(r, &f->pressure);
+	f->peak_kb = 0;
+	if (f->last_rss_kb) {
+		f->have_rss = 1;
+		f->peak_kb = rec.peak_rss_kb;
+		f->peak_stage = sessions_peak_stage(r, f->peak_kb, (enum lw_stage)rec.peak.stage);
+	}
+	budget_measure(r, f);
+	if (!f->have_rss)
 		return;
-	f->have_rss = 1;
-	f->peak_kb = rec.peak_rss_kb;
-	f->peak_stage = sessions_peak_stage(r, f->peak_kb, (enum lw_stage)rec.peak.stage);
 	i = 0;
 	while (run_next_sample(r, &i, &last, &s))
 		last = s;

@@ -115,9 +115,11 @@ void run_release(struct run *r);
 
 /* What the memory was made of at one moment (schemas/ring-format.md, 8.1):
  * the last composition (memory record of a known source) and the last
- * graphics record at or before that moment. Each figure in kB, or
- * RUN_KB_UNKNOWN where the ring does not say (a version 1 or 2 ring, statm's
- * fallback for shmem and swap, no graphics record). */
+ * graphics record at or before that moment, with the RSS sample of that
+ * moment (the peak's, the last). Each figure in kB, or RUN_KB_UNKNOWN
+ * where the ring does not say (a version 1 or 2 ring, statm's fallback for
+ * shmem and swap, no graphics record; statm's file_kb is file-backed and
+ * shared memory together). */
 #define RUN_KB_UNKNOWN (-1)
 struct run_memory {
 	int have;                    /* a composition or a graphics figure is known */
@@ -134,6 +136,15 @@ enum run_memory_kind {
 	RUN_MEM_SWAP = 8,
 	RUN_MEM_GRAPHICS = 16,
 };
+
+/* "anon", "file", "shmem", "swap", "graphics": the name of one kind
+ * (one bit), or NULL. */
+const char *run_memory_kind_name(unsigned kind);
+
+/* The kinds of bits joined by "+" into buf ("anon+shmem+swap+graphics"),
+ * by their short names, or by long ones ("anonymous+shared+swap+graphics").
+ * Does not allocate or block. */
+void run_memory_kinds_text(unsigned kinds, int long_names, char *buf, size_t len);
 
 /* What the budget was compared with. */
 enum run_budget_measure {
@@ -153,6 +164,10 @@ struct run_pressure {
 					lowMemory, or PSI some avg10 of 10% or more */
 	int64_t short_rel_ns;        /* when it first said so */
 };
+
+/* Whether pressure record s says the system was short of memory (the
+ * rule of run_pressure.short_of_memory). Does not allocate or block. */
+int run_pressure_short(const struct lw_ring_slot *s);
 
 /* What the ring says about a run, for rules and for the report. */
 struct run_facts {
@@ -176,7 +191,9 @@ struct run_facts {
 	/* The memory's composition (version 3 rings; run_memory.have is 0
 	 * for the others) at the peak and at the ring's last record, the
 	 * kinds (RUN_MEM_*) that grew by at least 1 MiB over grew_stage (the
-	 * stage open at death, else the last stage), and the budget: over
+	 * stage open at death, else the last stage: the last figure before
+	 * its last begin against the last one in it, up to its end; without
+	 * one before it, the first one in it), and the budget: over
 	 * when budget_measure's figure at its largest (measured_peak_kb)
 	 * passed budget_kb. The RSS's peak made of file-backed pages the
 	 * kernel could drop is not over. */
@@ -185,6 +202,8 @@ struct run_facts {
 	enum lw_stage grew_stage;
 	enum run_budget_measure budget_measure;
 	uint32_t measured_peak_kb;
+	unsigned measured_kinds;       /* RUN_BUDGET_OWN: the kinds (RUN_MEM_*) summed at that largest */
+	int64_t measured_rel_ns;       /* RUN_BUDGET_OWN: when it was reached, since the run's start */
 	int over_budget;
 	struct run_pressure pressure;
 };
