@@ -790,6 +790,9 @@ void run_facts_get(const struct run *r, struct run_facts *f)
 		return;
 	f->have_rss = 1;
 	f->peak_kb = rec.peak_rss_kb;
+	f->budget_measure = RUN_BUDGET_RSS;
+	f->measured_peak_kb = f->peak_kb;
+	f->over_budget = f->budget_kb && f->peak_kb > f->budget_kb;
 	f->peak_stage = sessions_peak_stage(r, f->peak_kb, (enum lw_stage)rec.peak.stage);
 	i = 0;
 	while (run_next_sample(r, &i, &last, &s))
