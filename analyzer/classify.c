@@ -316,13 +316,18 @@ static int system_short(const struct corr_run *cr, const struct run_facts *f, ch
 /* Whether a run killed for memory is the victim of the system's shortage,
  * not the culprit (rule memory-victim): the system was short, and the ring
  * shows the process within the budget it was given, by what it could not
- * give back where the composition is known, and not growing at death. A
- * run without a ring or a budget cannot show that it stayed within one. */
+ * give back where the composition is known, and not growing at death
+ * (file-backed pages that grew are the kernel's to drop). A run without a
+ * ring or a budget cannot show that it stayed within one. */
 static int memory_victim(const struct corr_run *cr, const struct run_facts *f, char *why,
 			 size_t n)
 {
-	if (f->outcome != RING_OUTCOME_DIED || !f->have_rss || !f->budget_kb || f->over_budget ||
-	    (f->have_slope && f->slope_kb_per_s >= GROWING_KB_PER_S))
+	if (f->outcome != RING_OUTCOME_DIED || !f->have_rss || !f->budget_kb || f->over_budget)
+		return 0;
+	/* Growing: what it could not give back grew in the stage open at
+	 * death, where the composition is known; else the RSS's slope. */
+	if (f->at_death.source ? (f->grew & ~(unsigned)RUN_MEM_FILE) != 0
+			       : f->have_slope && f->slope_kb_per_s >= GROWING_KB_PER_S)
 		return 0;
 	if (!lmkd_kill(cr) && !exit_with(cr, EXIT_REASON_LOW_MEMORY))
 		return 0;
