@@ -268,10 +268,80 @@ static int cached_reclaim(const struct corr_run *cr, const struct run_facts *f)
 	       killed_cached(cr);
 }
 
-/* The class a low-memory kill claims. */
+/* lmkd's kill reasons (statslog.h kill_reasons) from which on a vendor's
+ * own: those say nothing this version can read. */
+#define LMKD_VENDOR_REASONS 1000
+
+/* Whether the system was short of memory when the run died, by lmkd's kill
+ * reason (every reason of AOSP's lmkd names the system's state: a
+ * watermark breached, swap low, thrashing, direct reclaim, the file cache
+ * low), the process's own pressure records (a trim level of a shortage,
+ * lowMemory, PSI), or because it was killed cached or in the background;
+ * what said so into why. */
+static int system_short(const struct corr_run *cr, const struct run_facts *f, char *why,
+			size_t n)
+{
+	const struct log_event *e = lmkd_kill(cr);
+
+	if (e && e->reason && !strstr(e->reason, "vendor kill") &&
+	    (e->kill_reason_code < 0 || e->kill_reason_code < LMKD_VENDOR_REASONS)) {
+		snprintf(why, n, "lmkd's kill reason");
+		return 1;
+	}
+	if (e && !e->reason && e->kill_reason_code >= 0 && e->kill_reason_code < LMKD_VENDOR_REASONS) {
+		snprintf(why, n, "lmkd's kill reason %" PRId64, e->kill_reason_code);
+		return 1;
+	}
+	if (f->pressure.short_of_memory) {
+		if (f->pressure.memory_info == 2)
+			snprintf(why, n, "ActivityManager said lowMemory");
+		else if (f->pressure.trim_level)
+			snprintf(why, n, "trim level %d", f->pressure.trim_level);
+		else
+			snprintf(why, n, "PSI some avg10 %d.%02d%%",
+				 f->pressure.psi_some / 100, f->pressure.psi_some % 100);
+		return 1;
+	}
+	if (killed_cached(cr)) {
+		snprintf(why, n, "killed cached or in the background");
+		return 1;
+	}
+	return 0;
+}
+
+/* The RSS slope at death from which a process is growing (its own growth,
+ * even within its budget), in kB/s. */
+#define GROWING_KB_PER_S 1024.0
+
+/* Whether a run killed for memory is the victim of the system's shortage,
+ * not the culprit (rule memory-victim): the system was short, and the ring
+ * shows the process within the budget it was given, by what it could not
+ * give back where the composition is known, and not growing at death
+ * (file-backed pages that grew are the kernel's to drop). A run without a
+ * ring or a budget cannot show that it stayed within one. */
+static int memory_victim(const struct corr_run *cr, const struct run_facts *f, char *why,
+			 size_t n)
+{
+	if (f->outcome != RING_OUTCOME_DIED || !f->have_rss || !f->budget_kb || f->over_budget)
+		return 0;
+	/* Growing: what it could not give back grew in the stage open at
+	 * death, where the composition is known; else the RSS's slope. */
+	if (f->at_death.source ? (f->grew & ~(unsigned)RUN_MEM_FILE) != 0
+			       : f->have_slope && f->slope_kb_per_s >= GROWING_KB_PER_S)
+		return 0;
+	if (!lmkd_kill(cr) && !exit_with(cr, EXIT_REASON_LOW_MEMORY))
+		return 0;
+	return system_short(cr, f, why, n);
+}
+
+/* The class a low-memory kill claims: a reclaim, for a cached process with
+ * no stage open or a victim of the system's shortage, else low memory. */
 static enum lw_exit_class kill_class(const struct corr_run *cr, const struct run_facts *f)
 {
-	return cached_reclaim(cr, f) ? LW_EXIT_SYSTEM_RECLAIM : LW_EXIT_LOW_MEMORY;
+	char why[8];
+
+	return cached_reclaim(cr, f) || memory_victim(cr, f, why, sizeof(why)) ? LW_EXIT_SYSTEM_RECLAIM
+										  : LW_EXIT_LOW_MEMORY;
 }
 
 /* The rules with a function of their own. Each returns 1 when it fired. */
@@ -371,6 +441,27 @@ static int rule_cached_reclaim(const struct corr_run *cr, const struct run_facts
 		    "%s: the system reclaimed it, the candidate is not to blame",
 		 f->outcome == RING_OUTCOME_NO_RING ? "no ring to tell a stage open"
 						    : "with no stage open");
+	return 1;
+}
+
+/*
+ * a low-memory kill while the system was short of memory (lmkd's kill reason, the process's
+ * pressure records, or it was cached or in the background) of a process the ring shows within its
+ * budget and not growing at death: a victim of the shortage, not the candidate's growth; the
+ * candidate is not blamed and the recovery is the reclaim's
+ */
+static int rule_memory_victim(const struct corr_run *cr, const struct run_facts *f,
+			      struct verdict *v)
+{
+	char why[200], peak[24], budget[24];
+
+	if (cached_reclaim(cr, f) || !memory_victim(cr, f, why, sizeof(why)))
+		return 0;
+	fmt_kb(peak, sizeof(peak), f->measured_peak_kb ? f->measured_peak_kb : f->peak_kb);
+	fmt_kb(budget, sizeof(budget), f->budget_kb);
+	evidence(v, "the system was short of memory (%s) and the process within its budget "
+		    "(%s %s of %s), not growing: a victim, not the culprit",
+		 why, f->budget_measure == RUN_BUDGET_OWN ? "its own memory" : "rss", peak, budget);
 	return 1;
 }
 
@@ -1086,6 +1177,8 @@ const struct rule rules[] = {
 	  .fire = rule_lmkd_kill },
 	{ "cached-reclaim", "trap: a low-memory kill (lmkd, or AM's record) of a cached or background process (importance 400 and up) with no stage open is system reclaim, not the candidate's fault; with a stage open it stays low memory",
 	  .fire = rule_cached_reclaim },
+	{ "memory-victim", "a low-memory kill while the system was short of memory (lmkd's kill reason, the process's pressure records, or it was cached or in the background) of a process the ring shows within its budget and not growing at death: a victim of the shortage, not the candidate's growth; the candidate is not blamed and the recovery is the reclaim's",
+	  .fire = rule_memory_victim },
 	{ "memory-limiter", "trap: MemoryLimiter kills, as OTHER with a MemoryLimiter: description or as reason 17, are low memory",
 	  .fire = rule_memory_limiter },
 	{ "trim-cached-empty", "trap: OTHER with subreason 2 to 4 is the system trimming cached and empty processes, not a failure",
@@ -1416,6 +1509,73 @@ static void memory_steps(const struct corr_run *cr, const struct run_facts *f, s
 		evidence(v, "concurrency at death was 1 (%s): fewer at once would not help", what);
 }
 
+/* The delegate that the ring's last delegate mark names, or NULL. */
+static const char *last_delegate(const struct run *r)
+{
+	size_t i;
+
+	for (i = r->nevents; i-- > 0;)
+		if (r->events[i].type == LW_EV_MARK && r->events[i].code == LW_MARK_DELEGATE)
+			return r->events[i].a <= 255 ? vocab_name(&vocab_delegates, (int)r->events[i].a)
+						     : NULL;
+	return NULL;
+}
+
+/* The kinds that grew (run_facts.grew) as text: "graphics and anonymous". */
+static void grew_text(unsigned grew, char *buf, size_t n)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} kinds[] = { { RUN_MEM_ANON, "anonymous" }, { RUN_MEM_FILE, "file-backed" },
+		      { RUN_MEM_SHMEM, "shared" },   { RUN_MEM_SWAP, "swapped" },
+		      { RUN_MEM_GRAPHICS, "graphics" } };
+	size_t k, len = 0, left = 0;
+
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		left += (grew & kinds[k].bit) != 0;
+	buf[0] = '\0';
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && len < n; k++) {
+		if (!(grew & kinds[k].bit))
+			continue;
+		left--;
+		len += (size_t)snprintf(buf + len, n - len, "%s%s", kinds[k].name,
+					left > 1 ? ", " : left == 1 ? " and " : "");
+	}
+}
+
+/* A low-memory death's steps against what grew (run_facts.grew) in the
+ * stage open at death: graphics memory in delegate_prepare is the
+ * delegate's (isolate it: 1, the candidate is not held back); anonymous
+ * memory in inference is the requests' working set; growth in load is the
+ * models resident at once. The candidate's isolation says which (into
+ * how). Returns 1 when the delegate was isolated instead of the candidate. */
+static int growth_steps(const struct corr_run *cr, const struct run_facts *f, struct verdict *v,
+			const char *for_cand, char *how, size_t n)
+{
+	const char *delegate = last_delegate(cr->run);
+	char kinds[64];
+
+	how[0] = '\0';
+	if (!f->grew || f->grew_stage == LW_STAGE_NONE)
+		return 0;
+	grew_text(f->grew, kinds, sizeof(kinds));
+	evidence(v, "%s memory grew in %s", kinds, vocab_name(&vocab_stages, (int)f->grew_stage));
+	if (f->grew_stage == LW_STAGE_DELEGATE_PREPARE && (f->grew & RUN_MEM_GRAPHICS)) {
+		act(v, LW_ACTION_ISOLATE_DELEGATE, "do not prepare the %s delegate%s again: its graphics "
+			"memory grew while it was prepared; take the CPU path",
+		    delegate ? delegate : "same", for_cand);
+		return 1;
+	}
+	if (f->grew_stage == LW_STAGE_INFERENCE && (f->grew & RUN_MEM_ANON))
+		snprintf(how, n, ": anonymous memory grew in inference, the requests' working set, so "
+				 "try a shorter context or a smaller batch");
+	else if (f->grew_stage == LW_STAGE_LOAD)
+		snprintf(how, n, ": memory grew in load, the models resident at once, so load it lazily "
+				 "and unload the others before it loads");
+	return 0;
+}
+
 /* The most conservative next steps, in order of reversibility, gated by
  * the evidence level (DESIGN.md, "Recovery actions"). */
 static void recommend(const struct corr_run *cr, const struct run_facts *f,
@@ -1423,7 +1583,7 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f,
 {
 	const char *process = cr->run->hdr.process;
 	const char *stage = vocab_name(&vocab_stages, (int)f->open_stage);
-	char cand[24] = "", stable[24] = "", sp_cand[32] = "", for_cand[40] = "";
+	char cand[24] = "", stable[24] = "", sp_cand[32] = "", for_cand[40] = "", how[160];
 	/* A ring-less run has no ring to keep. */
 	int ringless = f->outcome == RING_OUTCOME_NO_RING;
 	const char *and_ring = ringless ? "" : " and the ring";
@@ -1464,9 +1624,11 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f,
 		 * neither held back nor replaced. */
 		if (fired(v, rule_switch_overlap))
 			break;
+		if (growth_steps(cr, f, v, for_cand, how, sizeof(how)))
+			break;
 		if (cand[0])
-			act(v, LW_ACTION_ISOLATE_CANDIDATE, "hold %s back until its peak fits the budget",
-			    cand);
+			act(v, LW_ACTION_ISOLATE_CANDIDATE, "hold %s back until its peak fits the budget%s",
+			    cand, how);
 		if (stable[0])
 			revert_step(v, rc, process, f->stable_candidate, "serve");
 		break;
