@@ -5,9 +5,9 @@
  *   grower  anonymous memory grows past its budget in inference (8 MiB
  *           steps to 96 MiB): the app's own growth;
  *   mapper  its RSS is mostly a 96 MiB model file mapped with mmap and
- *           touched page by page in load, then a small inference: the
- *           RSS passes the budget, what the process cannot give back does
- *           not;
+ *           touched page by page in load, then an inference that grows
+ *           nothing: the RSS passes the budget, what the process cannot
+ *           give back does not;
  *   victim  small (8 MiB) and within its budget, told trim level 15
  *           (TRIM_MEMORY_RUNNING_CRITICAL) before the kill.
  * Then the system's evidence of each kill as the device writes it, from
@@ -53,6 +53,15 @@ static struct lw *open_probe(const char *dir, const char *process, const char *c
 	return lw;
 }
 
+/* The sampler's composition is up to a period late (20 ms here, longer
+ * under the sanitizers): a stage's growth reaches the ring within that
+ * stage only when the stage lasts a few periods longer, as load does in an
+ * app. Without this, load's growth could be read as inference's. */
+static void settle(void)
+{
+	sleep_ms(150);
+}
+
 /* The last figures reach the ring: the sampler's and an explicit sample. */
 static void die(struct lw *lw)
 {
@@ -68,6 +77,7 @@ static void run_grower(const char *dir)
 
 	lw_stage_begin(lw, LW_STAGE_LOAD);
 	t_grow(8 * MIB);
+	settle();
 	lw_stage_end(lw, LW_STAGE_LOAD, LW_ERR_NONE);
 	lw_stage_begin(lw, LW_STAGE_INFERENCE);
 	for (i = 0; i < 12; i++) {
@@ -88,9 +98,9 @@ static void run_mapper(const char *dir)
 	map = t_map_file(model_path, &size);
 	for (i = 0; i < size; i += 4096)
 		sum += (unsigned)map[i];
+	settle();
 	lw_stage_end(lw, LW_STAGE_LOAD, sum == 12345 ? LW_ERR_OTHER : LW_ERR_NONE);
 	lw_stage_begin(lw, LW_STAGE_INFERENCE);
-	t_grow(2 * MIB);
 	sleep_ms(400);
 	die(lw);
 }
@@ -101,6 +111,7 @@ static void run_victim(const char *dir)
 
 	lw_stage_begin(lw, LW_STAGE_LOAD);
 	t_grow(8 * MIB);
+	settle();
 	lw_stage_end(lw, LW_STAGE_LOAD, LW_ERR_NONE);
 	lw_stage_begin(lw, LW_STAGE_INFERENCE);
 	sleep_ms(200);
