@@ -180,6 +180,15 @@ static inline uint64_t lw_now_ns(int clock_id)
  * Context: not signal-safe; no allocation; does not block. */
 void lw_read_boot_id(uint8_t out[16]);
 
+/* linux_dirent64, as getdents64(2) fills its buffer. */
+struct dirent64_raw {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
 /* events.c */
 void lw_tid_forget(void);
 void lw_event_fill(struct lw *lw, struct lw_ring_slot *s, enum lw_event_type type,

@@ -220,15 +220,6 @@ int memory_is_dmabuf_link(const char *link, size_t n)
 	       (n >= 17 && memcmp(link, "anon_inode:dmabuf", 17) == 0);
 }
 
-/* linux_dirent64, as getdents64(2) fills its buffer. */
-struct dirent64_raw {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
-
 /* Count one buffer: its size and exporter, once per inode (a buffer held
  * through two descriptors is one buffer). */
 struct dmabuf_tally {

@@ -225,15 +225,6 @@ static int add_name(char ***names, size_t *count, size_t *cap, const char *name)
 	return 0;
 }
 
-/* linux_dirent64, as getdents64(2) fills its buffer. */
-struct dirent64_raw {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
-
 int storage_walk_runs(const char *dir, const char *process, storage_run_fn fn, void *arg)
 {
 	char prefix[LW_RING_PROCESS_MAX + 1];

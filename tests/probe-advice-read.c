@@ -19,37 +19,12 @@
 #include <sys/stat.h>
 
 #include "advice-runs.h"
+#include "alloc-count.h"
 
 #define PROCESS "com.read:inference"
 #define READS 2000
 
 static const char *g_dir;
-static atomic_long g_allocs;
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t m);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t m);
-void *__wrap_realloc(void *p, size_t n);
-
-void *__wrap_malloc(size_t n)
-{
-	atomic_fetch_add(&g_allocs, 1);
-	return __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t m)
-{
-	atomic_fetch_add(&g_allocs, 1);
-	return __real_calloc(n, m);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-	atomic_fetch_add(&g_allocs, 1);
-	return __real_realloc(p, n);
-}
 
 static struct lw_config config(void)
 {

@@ -32,6 +32,7 @@
 #include <sys/mount.h>
 #include <sys/syscall.h>
 
+#include "alloc-count.h"
 #include "helpers.h"
 
 #include "../probe/internal.h"
@@ -48,36 +49,11 @@
 #define WAIT_S 120 /* a bound for a stuck child, never a measure of speed */
 
 /* Counted through -Wl,--wrap (tests/meson.build): every allocation in the
- * process, and the preads of the calling thread. */
-static atomic_long g_allocs;
+ * process (alloc-count.h), and the preads of the calling thread. */
 static _Thread_local long t_preads;
 
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t m);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t m);
-void *__wrap_realloc(void *p, size_t n);
 ssize_t __wrap_pread(int fd, void *buf, size_t n, off_t off);
 ssize_t __wrap_pread64(int fd, void *buf, size_t n, off_t off);
-
-void *__wrap_malloc(size_t n)
-{
-	atomic_fetch_add(&g_allocs, 1);
-	return __real_malloc(n);
-}
-
-void *__wrap_calloc(size_t n, size_t m)
-{
-	atomic_fetch_add(&g_allocs, 1);
-	return __real_calloc(n, m);
-}
-
-void *__wrap_realloc(void *p, size_t n)
-{
-	atomic_fetch_add(&g_allocs, 1);
-	return __real_realloc(p, n);
-}
 
 /* pread is pread64 under glibc's 64-bit offsets and pread under musl: both
  * are wrapped, and go to the system call itself, so that no __real_ name
