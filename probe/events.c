@@ -398,7 +398,48 @@ int memory_record_write(struct lw *lw, const struct memory_statm *st,
 	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
 }
 
-/* lw_memory_sample(): statm, then status, then the record. 0 or -errno. */
+/* Without a sampler, lw_memory_sample()'s PSI, written as the sampler
+ * writes it (sampler.c): a pressure record of the first reading, and of one
+ * whose "some avg10" moved by 1.00% or more since the last written, or
+ * that began or ended a stall; else once per run one that says it is not
+ * readable (schemas/ring-format.md, 8.1). Calls from several threads may
+ * both write a change: a record more, never one less. The last values are
+ * relaxed, as they order nothing else. */
+static void psi_record(struct lw *lw)
+{
+	struct memory_psi p;
+	struct lw_ring_slot s;
+	uint32_t last;
+	int rc = memory_psi_read(lw, &p);
+
+	if (rc != 0) {
+		if (atomic_exchange_explicit(&lw->psi_unreadable_said, 1, memory_order_relaxed))
+			return;
+	} else if ((last = atomic_load_explicit(&lw->psi_last_some, memory_order_relaxed)) != 0) {
+		uint32_t was = last - 1;
+		uint32_t d = p.some_avg10 > was ? p.some_avg10 - was : was - p.some_avg10;
+
+		if (d < 100 && (p.some_avg10 != 0) == (was != 0) &&
+		    (p.full_avg10 != 0) ==
+			    atomic_load_explicit(&lw->psi_last_full, memory_order_relaxed))
+			return;
+	}
+	lw_event_fill(lw, &s, LW_EV_PRESSURE, ring_open_stage(lw->hdr), LW_PRESSURE_PSI);
+	if (rc != 0) {
+		s.d = (uint32_t)-rc;
+	} else {
+		s.a = p.some_avg10;
+		s.b = p.full_avg10;
+		s.c = p.some_total_us;
+	}
+	if (ring_write(&lw->w, &s) == 0 && rc == 0) {
+		atomic_store_explicit(&lw->psi_last_some, p.some_avg10 + 1, memory_order_relaxed);
+		atomic_store_explicit(&lw->psi_last_full, p.full_avg10 != 0, memory_order_relaxed);
+	}
+}
+
+/* lw_memory_sample(): statm, then status, then the record, then PSI
+ * without a sampler. 0 or -errno. */
 int memory_record_sigsafe(struct lw *lw)
 {
 	struct memory_statm st;
@@ -408,7 +449,11 @@ int memory_record_sigsafe(struct lw *lw)
 	if (rc != 0)
 		return rc;
 	memory_composition_sigsafe(lw, &st, &c);
-	return memory_record_write(lw, &st, &c);
+	rc = memory_record_write(lw, &st, &c);
+	/* Relaxed: where samples come from, as in lw_event_fill(). */
+	if (!atomic_load_explicit(&lw->sampler_running, memory_order_relaxed))
+		psi_record(lw);
+	return rc;
 }
 
 int lw_memory_sample(struct lw *lw)

@@ -76,11 +76,19 @@ struct lw {
 	int status_fd;              /* /proc/self/status, kept open; -1 if unavailable */
 	/* Kept open for the sampler thread only (-1 without one, or if
 	 * unavailable): /proc/self/fd and /proc/self/fdinfo (O_DIRECTORY), for
-	 * the dma-buf count; /proc/pressure/memory, or psi_errno why not. */
+	 * the dma-buf count. */
 	int fd_dir_fd;
 	int fdinfo_dir_fd;
+	/* /proc/pressure/memory, or psi_errno why not: read by the sampler, or
+	 * without one by lw_memory_sample(), which says "not readable" once
+	 * (psi_unreadable_said). */
 	int psi_fd;
 	int psi_errno;
+	atomic_int psi_unreadable_said;
+	/* lw_memory_sample()'s last PSI record: "some avg10" + 1 (0: none yet),
+	 * and whether "full avg10" was non-zero. */
+	_Atomic uint32_t psi_last_some;
+	atomic_int psi_last_full;
 	uint32_t page_kb;
 	enum lw_backing backing;
 	int fallback_error;

@@ -387,15 +387,15 @@ int memory_psi_read(struct lw *lw, struct memory_psi *out)
 void memory_open_files(struct lw *lw, int sampler)
 {
 	lw->status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	lw->fd_dir_fd = lw->fdinfo_dir_fd = lw->psi_fd = -1;
+	lw->fd_dir_fd = lw->fdinfo_dir_fd = -1;
 	lw->psi_errno = 0;
+	lw->psi_fd = open("/proc/pressure/memory", O_RDONLY | O_CLOEXEC);
+	if (lw->psi_fd < 0)
+		lw->psi_errno = errno;
 	if (!sampler)
 		return;
 	lw->fd_dir_fd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	lw->fdinfo_dir_fd = open("/proc/self/fdinfo", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	lw->psi_fd = open("/proc/pressure/memory", O_RDONLY | O_CLOEXEC);
-	if (lw->psi_fd < 0)
-		lw->psi_errno = errno;
 }
 
 void memory_close_files(struct lw *lw)

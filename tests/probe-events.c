@@ -233,6 +233,8 @@ static void run_events(const char *dir)
 		{ LW_EV_STAGE_BEGIN, LW_STAGE_INFERENCE, 0, 0, 0 },
 		{ LW_EV_MARK, LW_STAGE_INFERENCE, LW_MARK_QUEUE_DEPTH, 5, 1 },
 		{ LW_EV_MEMORY, LW_STAGE_INFERENCE, mem_source, 0, 0 },
+		/* no sampler: the sample's PSI, a reading or "not readable" */
+		{ LW_EV_PRESSURE, LW_STAGE_INFERENCE, LW_PRESSURE_PSI, 0, 0 },
 		{ LW_EV_STAGE_END, LW_STAGE_INFERENCE, LW_ERR_NONE, 0, 0 },
 		{ LW_EV_SYNC, LW_STAGE_NONE, 0, 1, 1 },
 		{ LW_EV_CLOSE, LW_STAGE_NONE, 0, 0, 0 },

@@ -206,18 +206,22 @@ static void child_tell(int fd, const struct lw *lw, char what)
 		_exit(2);
 }
 
-enum growth { GROW_ANON, GROW_FILE, HIDE_PSI };
+enum growth { GROW_ANON, GROW_FILE, HIDE_PSI, SAMPLES, HIDE_PSI_SAMPLES };
+
+/* Without a sampler: the app's lw_memory_sample() calls read PSI. */
+#define SAMPLE_CALLS 3
 
 /* In the child: open a probe with a sampler, do what is asked, say so, and
  * wait for the SIGKILL. */
 static void child_main(int fd, enum growth what)
 {
-	struct lw_config cfg = config("com.memory:inference", PERIOD_MS);
+	int no_sampler = what == SAMPLES || what == HIDE_PSI_SAMPLES;
+	struct lw_config cfg = config("com.memory:inference", no_sampler ? 0 : PERIOD_MS);
 	struct lw *lw;
 	char file[600];
 	unsigned i;
 
-	if (what == HIDE_PSI) {
+	if (what == HIDE_PSI || what == HIDE_PSI_SAMPLES) {
 		/* A process that may not read /proc/pressure/memory, or a kernel
 		 * without PSI: a mount namespace with a tmpfs over it. */
 		if (access("/proc/pressure/memory", F_OK) == 0 &&
@@ -264,6 +268,10 @@ static void child_main(int fd, enum growth what)
 		}
 		if (sum == 0)
 			_exit(2);
+	} else if (no_sampler) {
+		for (i = 0; i < SAMPLE_CALLS; i++)
+			if (lw_memory_sample(lw) != 0)
+				_exit(2);
 	} else {
 		sleep_ms(30 * PERIOD_MS); /* periods that could repeat the record */
 	}
@@ -345,6 +353,25 @@ static void psi_hidden(void)
 		 "hidden PSI: %" PRIu64 " pressure records, %" PRIu64 " not readable, errno %u",
 		 w.pressure, w.unreadable, w.unreadable_errno);
 	printf("hidden PSI: one pressure record, not readable (errno %u)\n", w.unreadable_errno);
+
+	/* Without a sampler, lw_memory_sample() reads PSI: a record each
+	 * call where it is readable, one "not readable" in all where not. */
+	if (access("/proc/pressure/memory", R_OK) == 0) {
+		run_child(SAMPLES, pressure_seen, &w, "PSI without a sampler");
+		T_ASSERT(w.pressure >= 1 && w.pressure <= SAMPLE_CALLS && w.unreadable == 0 &&
+				 w.memory == SAMPLE_CALLS,
+			 "PSI without a sampler: %" PRIu64 " pressure records, %" PRIu64
+			 " not readable, %" PRIu64 " memory records for %d samples",
+			 w.pressure, w.unreadable, w.memory, SAMPLE_CALLS);
+		printf("PSI without a sampler: %" PRIu64 " pressure records for %d samples (the first "
+		       "reading, then changes)\n", w.pressure, SAMPLE_CALLS);
+	}
+	if (run_child(HIDE_PSI_SAMPLES, pressure_seen, &w, "hidden PSI without a sampler") == T_SKIP)
+		return;
+	T_ASSERT(w.pressure == 1 && w.unreadable == 1 && w.unreadable_errno == ENOENT,
+		 "hidden PSI without a sampler: %" PRIu64 " pressure records, %" PRIu64
+		 " not readable, errno %u", w.pressure, w.unreadable, w.unreadable_errno);
+	printf("hidden PSI without a sampler: one not readable record for %d samples\n", SAMPLE_CALLS);
 }
 
 /* The calls of the app: what they were given, and -EINVAL for a source
@@ -378,9 +405,12 @@ static void app_calls(void)
 	map = t_map_file(info.path, &size);
 	h = map;
 	s = (const struct lw_ring_slot *)((const char *)map + h->header_size);
-	/* open, graphics, three pressures, memory, close: tickets 0 to 6 */
-	T_ASSERT(h->head == 7 && h->dropped == 2, "head %" PRIu64 ", dropped %" PRIu64, h->head,
+	/* open, graphics, three pressures, memory, its PSI (no sampler: a
+	 * reading, or not readable), close: tickets 0 to 7 */
+	T_ASSERT(h->head == 8 && h->dropped == 2, "head %" PRIu64 ", dropped %" PRIu64, h->head,
 		 h->dropped);
+	T_ASSERT(s[6].type == LW_EV_PRESSURE && s[6].code == LW_PRESSURE_PSI,
+		 "the sample's PSI record: type %u code %u", s[6].type, s[6].code);
 	T_ASSERT(s[1].type == LW_EV_GRAPHICS && s[1].code == LW_GRAPHICS_APP && s[1].a == 123456 &&
 			 s[1].b == 0 && s[1].c == 0 && s[1].d == 0,
 		 "graphics record: type %u code %u a %" PRIu64, s[1].type, s[1].code, s[1].a);

@@ -49,7 +49,8 @@ static int collect(uint64_t t, uint32_t index, const struct lw_ring_slot *s, voi
 static void use_anonymous(struct lw *lw, const char *what, int want_error)
 {
 	static const uint8_t want_types[] = { LW_EV_OPEN, LW_EV_CANDIDATE, LW_EV_STAGE_BEGIN,
-					      LW_EV_MARK, LW_EV_STAGE_END, LW_EV_MEMORY };
+					      LW_EV_MARK, LW_EV_STAGE_END, LW_EV_MEMORY,
+					      LW_EV_PRESSURE /* the sample's PSI, no sampler */ };
 	struct ring_error err;
 	struct ring_scan sc;
 	struct lw_info info;
