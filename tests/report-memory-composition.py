@@ -123,6 +123,17 @@ def main():
         lines = [ln for ln in report(lw, d, "text").splitlines() if ln.startswith("memory ")]
         check(len(lines) == 1 and lines[0].startswith(want["text"]),
               "%s: the memory line is %r, not %r..." % (name, lines, want["text"]))
+        # The page draws a diamond per pressure record and says in the
+        # legend what they are (red: the system said it was short).
+        page = report(lw, d, "html")
+        diamonds = page.count('<g class="pressure">')
+        check(diamonds == len(recs), "%s: %d pressure diamonds for %d records" % (name, diamonds, len(recs)))
+        legend = page[page.find('<g class="legend"'):]
+        legend = legend[:legend.find("</g>")]
+        short = m["pressure"]["short_of_memory"]
+        label = "pressure (short)" if short else "pressure"
+        check((">%s</text>" % label in legend) == bool(recs),
+              "%s: the legend %s %r" % (name, "lacks" if recs else "shows", label))
     # A version 1 ring: the RSS measure, no composition, no pressure.
     doc = json.loads(lastwords(lw, ["report", "--format", "json",
                                     "fixtures/rings/killed-inference.lwr"]).stdout)

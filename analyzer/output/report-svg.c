@@ -751,11 +751,13 @@ static void labels(FILE *out, const struct ev_label *v, size_t n, double top)
 }
 
 /* What the markers are, for those the timeline has: the death, then each
- * kind of evidence once, in the order first placed. */
+ * kind of evidence once, in the order first placed, then the pressure
+ * records' diamonds (red: the system said it was short). */
 static void legend(FILE *out, const cJSON *tl, double y)
 {
 	const cJSON *e, *d;
 	double x = SVG_LEFT;
+	int pressure = 0, short_of_memory = 0;
 
 	fputs("<g class=\"legend\" font-size=\"11\" fill=\"currentColor\">", out);
 	if (cJSON_IsObject(cJSON_GetObjectItem(tl, "death"))) {
@@ -781,6 +783,17 @@ static void legend(FILE *out, const cJSON *tl, double y)
 		label_text(out, kind);
 		fputs("</text>", out);
 		x += 24 + 6.5 * (double)strlen(kind);
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(tl, "pressure")) {
+		pressure = 1;
+		short_of_memory |= cJSON_IsTrue(cJSON_GetObjectItem(e, "short"));
+	}
+	if (pressure && x + 80 <= PLOT_X1) {
+		fprintf(out, "<path d=\"M%.1f %.1f l5 5 l-5 5 l-5 -5 z\" fill=\"%s\"/><text x=\"%.1f\" "
+			     "y=\"%.1f\">%s</text>",
+			x + 5, y - 10, short_of_memory ? "#d32f2f" : "#9e9e9e", x + 14, y,
+			short_of_memory ? "pressure (short)" : "pressure");
+		x += short_of_memory ? 120 : 70;
 	}
 	fputs("</g>\n", out);
 }
