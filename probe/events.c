@@ -398,20 +398,23 @@ int memory_record_write(struct lw *lw, const struct memory_statm *st,
 	return ring_write(&lw->w, &s) == 0 ? 0 : -EAGAIN;
 }
 
-/* Without a sampler, lw_memory_sample()'s PSI, written as the sampler
- * writes it (sampler.c): a pressure record of the first reading, and of one
- * whose "some avg10" moved by 1.00% or more since the last written, or
- * that began or ended a stall; else once per run one that says it is not
- * readable (schemas/ring-format.md, 8.1). Calls from several threads may
- * both write a change: a record more, never one less. The last values are
- * relaxed, as they order nothing else. */
-static void psi_record(struct lw *lw)
+/* PSI's record: the first reading, then one whose "some avg10" moved by
+ * 1.00% or more since the last written, or that began or ended a stall
+ * ("some" or "full avg10" became non-zero, or zero); else once per run one
+ * that says it is not readable, and no more reads. The sampler calls it,
+ * or without one lw_memory_sample(), so one writer at a time in practice;
+ * calls from several threads may both write a change: a record more,
+ * never one less. The last values are relaxed: they order nothing else. */
+void memory_psi_record(struct lw *lw)
 {
 	struct memory_psi p;
 	struct lw_ring_slot s;
 	uint32_t last;
-	int rc = memory_psi_read(lw, &p);
+	int rc;
 
+	if (atomic_load_explicit(&lw->psi_unreadable_said, memory_order_relaxed))
+		return;
+	rc = memory_psi_read(lw, &p);
 	if (rc != 0) {
 		if (atomic_exchange_explicit(&lw->psi_unreadable_said, 1, memory_order_relaxed))
 			return;
@@ -452,7 +455,7 @@ int memory_record_sigsafe(struct lw *lw)
 	rc = memory_record_write(lw, &st, &c);
 	/* Relaxed: where samples come from, as in lw_event_fill(). */
 	if (!atomic_load_explicit(&lw->sampler_running, memory_order_relaxed))
-		psi_record(lw);
+		memory_psi_record(lw);
 	return rc;
 }
 
@@ -462,7 +465,8 @@ int lw_memory_sample(struct lw *lw)
 
 	if (rc != 0)
 		return rc;
-	/* statm and status (memory.c, memory-proc.c), and a record of both. */
+	/* statm and status (memory.c, memory-proc.c), a record of both, and
+	 * without a sampler PSI. */
 	return memory_record_sigsafe(lw);
 }
 

@@ -62,8 +62,6 @@ struct memory_watch {
 	uint64_t last_ns;                /* when */
 	uint64_t dmabuf_ns;              /* the last dma-buf scan, 0 for none */
 	struct memory_dmabuf dmabuf;     /* the last graphics record's, zeros for none */
-	int psi_done;                    /* 1: a reading written; 2: "not readable" written */
-	struct memory_psi psi;           /* the last pressure record's */
 };
 
 struct lw {
@@ -80,8 +78,8 @@ struct lw {
 	int fd_dir_fd;
 	int fdinfo_dir_fd;
 	/* /proc/pressure/memory, or psi_errno why not: read by the sampler, or
-	 * without one by lw_memory_sample(), which says "not readable" once
-	 * (psi_unreadable_said). */
+	 * without one by lw_memory_sample(), through memory_psi_record(),
+	 * which says "not readable" once (psi_unreadable_said). */
 	int psi_fd;
 	int psi_errno;
 	atomic_int psi_unreadable_said;
@@ -207,6 +205,10 @@ void lw_event_fill(struct lw *lw, struct lw_ring_slot *s, enum lw_event_type typ
 int memory_record_write(struct lw *lw, const struct memory_statm *st,
 			const struct memory_composition *c);
 int memory_record_sigsafe(struct lw *lw);
+/* A pressure record of PSI when it moved (ring-format.md, 8.1), or once
+ * per run one that says it is not readable: the sampler's each period, or
+ * lw_memory_sample()'s without a sampler. Same context. */
+void memory_psi_record(struct lw *lw);
 
 /* memory.c (statm) and memory-proc.c (status, dma-buf, PSI): each Context:
  * signal-safe; does not allocate; does not block (reads of /proc). */

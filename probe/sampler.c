@@ -65,46 +65,6 @@ static void watch_memory(struct lw *lw, const struct memory_statm *st, uint64_t 
 	}
 }
 
-static int stalled(uint32_t a)
-{
-	return a != 0;
-}
-
-static void watch_psi(struct lw *lw)
-{
-	struct memory_watch *w = &lw->watch;
-	struct memory_psi p;
-	struct lw_ring_slot s;
-	uint32_t d;
-	int rc;
-
-	if (w->psi_done == 2)
-		return;
-	rc = memory_psi_read(lw, &p);
-	if (rc != 0) {
-		/* Once per run, so a reader can tell "not readable" from "no
-		 * pressure"; then no more reads. */
-		lw_event_fill(lw, &s, LW_EV_PRESSURE, ring_open_stage(lw->hdr), LW_PRESSURE_PSI);
-		s.d = (uint32_t)-rc;
-		if (ring_write(&lw->w, &s) == 0)
-			w->psi_done = 2;
-		return;
-	}
-	d = p.some_avg10 > w->psi.some_avg10 ? p.some_avg10 - w->psi.some_avg10
-					     : w->psi.some_avg10 - p.some_avg10;
-	if (w->psi_done && d < 100 && stalled(p.some_avg10) == stalled(w->psi.some_avg10) &&
-	    stalled(p.full_avg10) == stalled(w->psi.full_avg10))
-		return;
-	lw_event_fill(lw, &s, LW_EV_PRESSURE, ring_open_stage(lw->hdr), LW_PRESSURE_PSI);
-	s.a = p.some_avg10;
-	s.b = p.full_avg10;
-	s.c = p.some_total_us;
-	if (ring_write(&lw->w, &s) == 0) {
-		w->psi_done = 1;
-		w->psi = p;
-	}
-}
-
 static void watch_dmabuf(struct lw *lw, uint64_t now)
 {
 	struct memory_watch *w = &lw->watch;
@@ -136,7 +96,7 @@ static void sampler_pass(struct lw *lw)
 	now = lw_now_ns(CLOCK_MONOTONIC);
 	if (rc == 0)
 		watch_memory(lw, &st, now);
-	watch_psi(lw);
+	memory_psi_record(lw);
 	watch_dmabuf(lw, now);
 }
 
