@@ -880,11 +880,26 @@ static void set_composition(struct run_memory *m, const struct ring_composition 
 	m->swap_kb = c->swap_kb;
 }
 
+/* Record e into m, when it is a composition or a graphics figure: 1 if
+ * so (set_composition(), or graphics_kb), 0 for any other record. */
+static int memory_apply(struct run_memory *m, const struct lw_ring_slot *e)
+{
+	struct ring_composition c;
+
+	if (ring_event_composition(e, &c)) {
+		set_composition(m, &c);
+		return 1;
+	}
+	if (e->type != LW_EV_GRAPHICS)
+		return 0;
+	m->graphics_kb = e->a > INT32_MAX ? INT32_MAX : (int64_t)e->a;
+	return 1;
+}
+
 /* The composition and graphics figure at record `upto` of r (its index,
  * inclusive): the last of each at or before it; rss_kb is the RSS given. */
 static void memory_at(const struct run *r, size_t upto, int64_t rss_kb, struct run_memory *m)
 {
-	struct ring_composition c;
 	size_t i;
 
 	memory_unknown(m);
@@ -892,14 +907,11 @@ static void memory_at(const struct run *r, size_t upto, int64_t rss_kb, struct r
 	for (i = 0; i < r->nevents && i <= upto; i++) {
 		const struct lw_ring_slot *e = &r->events[i];
 
-		if (ring_event_composition(e, &c)) {
-			m->have = 1;
+		if (!memory_apply(m, e))
+			continue;
+		m->have = 1;
+		if (e->type != LW_EV_GRAPHICS)
 			m->rel_ns = ring_event_rel_ns(&r->hdr, e);
-			set_composition(m, &c);
-		} else if (e->type == LW_EV_GRAPHICS) {
-			m->have = 1;
-			m->graphics_kb = e->a > INT32_MAX ? INT32_MAX : (int64_t)e->a;
-		}
 	}
 }
 
@@ -933,7 +945,6 @@ static int64_t memory_own(const struct run_memory *m, unsigned *kinds)
 static void budget_measure(const struct run *r, struct run_facts *f)
 {
 	struct run_memory m;
-	struct ring_composition c;
 	int64_t best = -1, own;
 	unsigned kinds = 0;
 	size_t i;
@@ -942,13 +953,8 @@ static void budget_measure(const struct run *r, struct run_facts *f)
 	for (i = 0; i < r->nevents; i++) {
 		const struct lw_ring_slot *e = &r->events[i];
 
-		if (ring_event_composition(e, &c))
-			set_composition(&m, &c);
-		else if (e->type == LW_EV_GRAPHICS) {
-			m.graphics_kb = e->a > INT32_MAX ? INT32_MAX : (int64_t)e->a;
-		} else {
+		if (!memory_apply(&m, e))
 			continue;
-		}
 		own = memory_own(&m, &kinds);
 		if (own > best) {
 			best = own;
