@@ -6,7 +6,8 @@
 # library and the probe's tests, warning-free, then `meson test` of its
 # probe and crash suites there: the same tests as the 64-bit build's
 # (the kill torture with its racing writer threads among them), the jni
-# library's checks (tests/jni-library.sh), and abi-story, which compares
+# library's checks (tests/jni-library.sh; on x86 also on a 32-bit JVM,
+# tests/jvm32-api.sh), and abi-story, which compares
 # the 32-bit rings with the 64-bit build's as the 64-bit lastwords reads
 # them. Under qemu the tests of suite not-emulated are left out
 # (tests/meson.build says why).
