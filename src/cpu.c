@@ -1,11 +1,11 @@
 /* CPU feature detection, kept apart from crc32c.c so that the crash path
- * links no detection code. Uses cpuid on x86-64 and getauxval() on arm64,
+ * links no detection code. Uses cpuid on x86 and getauxval() on arm64,
  * both available in glibc and bionic. */
 #include "cpu.h"
 
 #include "crc32c.h"
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #elif defined(__aarch64__)
 #include <sys/auxv.h>
@@ -16,7 +16,7 @@
 
 int cpu_has_crc32c(void)
 {
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__i386__)
 	unsigned int a, b, c, d;
 
 	if (!__get_cpuid(1, &a, &b, &c, &d))

@@ -1,6 +1,7 @@
 /*
  * CRC32C: a byte-table fallback and the hardware instructions where the
- * compiler targets a CPU that has them. The path is chosen once, by
+ * compiler targets a CPU that has them (x86-64, 32-bit x86 and arm64; 32-bit
+ * ARM uses the table). The path is chosen once, by
  * crc32c_use_hw(), and then read by every checksum (crash path included), so
  * this file holds no detection code: see cpu.c.
  */
@@ -11,6 +12,10 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define LW_CRC_X86 1
+#include <nmmintrin.h>
+#elif defined(__i386__) && (defined(__GNUC__) || defined(__clang__))
+/* 32-bit x86 (Android's x86 ABI): SSE 4.2's crc32 on 4-byte words. */
+#define LW_CRC_X86_32 1
 #include <nmmintrin.h>
 #elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
 #define LW_CRC_ARM 1
@@ -80,8 +85,6 @@ static const uint32_t crc32c_table[256] = {
 	0xbe2da0a5u, 0x4c4623a6u, 0x5f16d052u, 0xad7d5351u,
 };
 
-/* Set once before other threads checksum; relaxed loads afterwards. */
-static atomic_int crc32c_hw;
 
 uint32_t crc32c_sw(uint32_t crc, const void *buf, size_t len)
 {
@@ -111,6 +114,24 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_hw_update(uint32_t crc,
 	return ~(uint32_t)c;
 }
 #define LW_CRC_HAVE_HW 1
+#elif defined(LW_CRC_X86_32)
+__attribute__((target("sse4.2"))) static uint32_t crc32c_hw_update(uint32_t crc,
+								  const void *buf,
+								  size_t len)
+{
+	const unsigned char *p = buf;
+	uint32_t c = ~crc;
+	uint32_t w;
+
+	for (; len >= 4; len -= 4, p += 4) {
+		memcpy(&w, p, 4);
+		c = _mm_crc32_u32(c, w);
+	}
+	for (; len; len--)
+		c = _mm_crc32_u8(c, *p++);
+	return ~c;
+}
+#define LW_CRC_HAVE_HW 1
 #elif defined(LW_CRC_ARM)
 LW_CRC_TARGET static uint32_t crc32c_hw_update(uint32_t crc, const void *buf, size_t len)
 {
@@ -127,6 +148,11 @@ LW_CRC_TARGET static uint32_t crc32c_hw_update(uint32_t crc, const void *buf, si
 	return ~c;
 }
 #define LW_CRC_HAVE_HW 1
+#endif
+
+#ifdef LW_CRC_HAVE_HW
+/* Set once before other threads checksum; relaxed loads afterwards. */
+static atomic_int crc32c_hw;
 #endif
 
 int crc32c_use_hw(int on)
@@ -165,6 +191,20 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_slot_hw(uint64_t ticket
 	}
 	memcpy(&tail, p + 48, 4);
 	return ~_mm_crc32_u32((uint32_t)c, tail);
+}
+#elif defined(LW_CRC_X86_32)
+__attribute__((target("sse4.2"))) static uint32_t crc32c_slot_hw(uint64_t ticket,
+								const unsigned char *p)
+{
+	uint32_t c = _mm_crc32_u32(0xffffffffu, (uint32_t)ticket), w;
+	int i;
+
+	c = _mm_crc32_u32(c, (uint32_t)(ticket >> 32));
+	for (i = 0; i < 13; i++) {
+		memcpy(&w, p + 4 * i, 4);
+		c = _mm_crc32_u32(c, w);
+	}
+	return ~c;
 }
 #elif defined(LW_CRC_ARM)
 LW_CRC_TARGET static uint32_t crc32c_slot_hw(uint64_t ticket, const unsigned char *p)

@@ -45,6 +45,12 @@ def main():
         return finish("JvmApi: no ring")
 
     head, recs = records(lw, rings[0])
+    # The first probe was opened through Probe.Config (JvmApi.java).
+    check(head.get("app_version") == 7 and head.get("memory_budget_kb") == 256 * 1024,
+          "the Config's version and budget are the ring's: %r"
+          % {k: head.get(k) for k in ("app_version", "memory_budget_kb")})
+    sampled = [r for r in recs if r.get("flags", 0) & 1]  # LW_SLOT_F_RSS_SAMPLED
+    check(sampled, "the Config's sampler period started the sampler: no record's RSS is sampled")
     got = [r["candidate"] for r in recs if r["type"] == "candidate"]
     check(got == digests, "the ring's candidates are the names' digests:\n%r\n%r" % (got, digests))
     got = [(r["pid"], int(r["process_digest"], 16)) for r in recs if r.get("mark") == "peer_died"]

@@ -24,18 +24,27 @@ trap 'rm -rf "$tmp"' EXIT
 # library (meson test's LD_LIBRARY_PATH) is not the one the demo must load.
 unset ASAN_OPTIONS UBSAN_OPTIONS LD_LIBRARY_PATH
 
-# cmake_build DIR SOURCE: configure and build, warning-free.
+# cmake_build DIR SOURCE [ARG...]: configure (with ARGs) and build, warning-free.
 cmake_build() {
-	if ! cmake -S "$2" -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-		-DCMAKE_C_FLAGS="-Wall -Wextra -Wpedantic -Werror" >"$1.log" 2>&1 ||
-		! cmake --build "$1" >>"$1.log" 2>&1; then
-		tail -40 "$1.log"
-		echo "FAIL: cmake build of $2"
+	dir=$1 source=$2
+	shift 2
+	if ! cmake -S "$source" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DCMAKE_C_FLAGS="-Wall -Wextra -Wpedantic -Werror" "$@" >"$dir.log" 2>&1 ||
+		! cmake --build "$dir" >>"$dir.log" 2>&1; then
+		tail -40 "$dir.log"
+		echo "FAIL: cmake build of $source"
 		exit 1
 	fi
 }
 
-cmake_build "$tmp/probe" "$src/probe"
+# With the flags that the sample Gradle module's externalNativeBuild passes
+# (probe/android/build.gradle.kts; Gradle adds the NDK's toolchain, which
+# is not here): the ABI, RelWithDebInfo (above) and flexible page sizes.
+cmake_build "$tmp/probe" "$src/probe" -DANDROID_ABI=x86_64 -DANDROID_SUPPORT_FLEXIBLE_PAGE_SIZES=ON
+if grep -q "CMake Error" "$tmp/probe.log"; then
+	echo "FAIL: cmake with Gradle's flags: $(grep -A3 'CMake Error' "$tmp/probe.log")"
+	exit 1
+fi
 so="$tmp/probe/liblastwords.so"
 [ -f "$tmp/probe/liblastwords.a" ] || { echo "FAIL: no liblastwords.a"; exit 1; }
 

@@ -55,19 +55,36 @@ static _Thread_local long t_preads;
 ssize_t __wrap_pread(int fd, void *buf, size_t n, off_t off);
 ssize_t __wrap_pread64(int fd, void *buf, size_t n, off_t off);
 
+/* The pread64 system call: a 64-bit offset is one register on 64-bit
+ * ABIs, two (low word first) on 32-bit ones, after a pad that aligns the
+ * pair on 32-bit ARM's EABI. */
+static ssize_t raw_pread(int fd, void *buf, size_t n, off_t off)
+{
+#if UINTPTR_MAX == 0xffffffffu
+	uint32_t lo = (uint32_t)(uint64_t)off, hi = (uint32_t)((uint64_t)off >> 32);
+#if defined(__arm__)
+	return syscall(SYS_pread64, fd, buf, n, 0, lo, hi);
+#else
+	return syscall(SYS_pread64, fd, buf, n, lo, hi);
+#endif
+#else
+	return syscall(SYS_pread64, fd, buf, n, off);
+#endif
+}
+
 /* pread is pread64 under glibc's 64-bit offsets and pread under musl: both
  * are wrapped, and go to the system call itself, so that no __real_ name
  * is needed that the C library may not have. */
 ssize_t __wrap_pread(int fd, void *buf, size_t n, off_t off)
 {
 	t_preads++;
-	return syscall(SYS_pread64, fd, buf, n, off);
+	return raw_pread(fd, buf, n, off);
 }
 
 ssize_t __wrap_pread64(int fd, void *buf, size_t n, off_t off)
 {
 	t_preads++;
-	return syscall(SYS_pread64, fd, buf, n, off);
+	return raw_pread(fd, buf, n, off);
 }
 
 static const char *g_dir;

@@ -35,7 +35,8 @@ static int exists(const char *dir, const char *name)
 	char path[600];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		T_FAILF("path too long: %s/%s", dir, name);
 	return stat(path, &st) == 0;
 }
 

@@ -1,5 +1,5 @@
 /*
- * lastwords ring format, version 2: the on-disk structures.
+ * lastwords ring format, version 3: the on-disk structures.
  *
  * A ring file (*.lwr) is one run of one process: a 4096-byte header page
  * (the header struct, then the session table) followed by slot_count 64-byte
@@ -151,18 +151,71 @@ struct lw_ring_slot {
 #define LW_SLOT_F_RSS_SAMPLED 0x1u  /* rss came from the sampler thread */
 #define LW_SLOT_F_CLOCK_SAMPLED 0x2u /* a/b clocks derived from sampled offsets */
 
+/* The layout, pinned field by field, so that a writer built for any ABI
+ * (32-bit ARM and x86 align uint64_t to 4 bytes in a struct; these offsets
+ * keep every 64-bit field 8-aligned anyway) writes the same bytes. */
 _Static_assert(sizeof(struct lw_ring_header) == 512, "ring header layout");
+_Static_assert(sizeof(struct lw_ring_session) == 64, "session entry layout");
+_Static_assert(sizeof(struct lw_ring_slot) == LW_RING_SLOT_SIZE, "slot layout");
 _Static_assert(offsetof(struct lw_ring_header, header_crc) == LW_RING_HEADER_CRC_SPAN,
 	       "header_crc offset");
-_Static_assert(offsetof(struct lw_ring_header, head) == 256, "head offset");
-_Static_assert(offsetof(struct lw_ring_header, state) == 320, "state offset");
-_Static_assert(offsetof(struct lw_ring_header, open_count) == 352, "open_count offset");
-_Static_assert(offsetof(struct lw_ring_header, lapped) == 384, "lapped offset");
-_Static_assert(sizeof(struct lw_ring_session) == 64, "session entry layout");
 _Static_assert(LW_RING_SESSION_OFFSET + 64 * LW_RING_SESSION_SLOTS <= LW_RING_HEADER_SIZE,
 	       "session table fits the header page");
-_Static_assert(sizeof(struct lw_ring_slot) == LW_RING_SLOT_SIZE, "slot layout");
+_Static_assert(offsetof(struct lw_ring_header, magic) == 0, "header.magic offset");
+_Static_assert(offsetof(struct lw_ring_header, version) == 8, "header.version offset");
+_Static_assert(offsetof(struct lw_ring_header, min_version) == 10, "header.min_version offset");
+_Static_assert(offsetof(struct lw_ring_header, header_size) == 12, "header.header_size offset");
+_Static_assert(offsetof(struct lw_ring_header, slot_size) == 14, "header.slot_size offset");
+_Static_assert(offsetof(struct lw_ring_header, slot_count) == 16, "header.slot_count offset");
+_Static_assert(offsetof(struct lw_ring_header, byte_order) == 20, "header.byte_order offset");
+_Static_assert(offsetof(struct lw_ring_header, pid) == 24, "header.pid offset");
+_Static_assert(offsetof(struct lw_ring_header, writer_version) == 28, "header.writer_version offset");
+_Static_assert(offsetof(struct lw_ring_header, run_id) == 32, "header.run_id offset");
+_Static_assert(offsetof(struct lw_ring_header, boot_id) == 48, "header.boot_id offset");
+_Static_assert(offsetof(struct lw_ring_header, start_mono_ns) == 64, "header.start_mono_ns offset");
+_Static_assert(offsetof(struct lw_ring_header, start_boot_ns) == 72, "header.start_boot_ns offset");
+_Static_assert(offsetof(struct lw_ring_header, start_real_ns) == 80, "header.start_real_ns offset");
+_Static_assert(offsetof(struct lw_ring_header, app_version) == 88, "header.app_version offset");
+_Static_assert(offsetof(struct lw_ring_header, stable_candidate) == 96, "header.stable_candidate offset");
+_Static_assert(offsetof(struct lw_ring_header, memory_budget_kb) == 104, "header.memory_budget_kb offset");
+_Static_assert(offsetof(struct lw_ring_header, open_flags) == 108, "header.open_flags offset");
+_Static_assert(offsetof(struct lw_ring_header, process) == 112, "header.process offset");
+_Static_assert(offsetof(struct lw_ring_header, session_slots) == 176, "header.session_slots offset");
+_Static_assert(offsetof(struct lw_ring_header, reserved0) == 180, "header.reserved0 offset");
+_Static_assert(offsetof(struct lw_ring_header, header_crc) == 252, "header.header_crc offset");
+_Static_assert(offsetof(struct lw_ring_header, head) == 256, "header.head offset");
+_Static_assert(offsetof(struct lw_ring_header, reserved1) == 264, "header.reserved1 offset");
+_Static_assert(offsetof(struct lw_ring_header, state) == 320, "header.state offset");
+_Static_assert(offsetof(struct lw_ring_header, crash_signo) == 324, "header.crash_signo offset");
+_Static_assert(offsetof(struct lw_ring_header, candidate) == 328, "header.candidate offset");
+_Static_assert(offsetof(struct lw_ring_header, ok_candidate) == 336, "header.ok_candidate offset");
+_Static_assert(offsetof(struct lw_ring_header, last_stage) == 344, "header.last_stage offset");
+_Static_assert(offsetof(struct lw_ring_header, flags) == 348, "header.flags offset");
+_Static_assert(offsetof(struct lw_ring_header, open_count) == 352, "header.open_count offset");
+_Static_assert(offsetof(struct lw_ring_header, lapped) == 384, "header.lapped offset");
+_Static_assert(offsetof(struct lw_ring_header, dropped) == 392, "header.dropped offset");
+_Static_assert(offsetof(struct lw_ring_header, syncs) == 400, "header.syncs offset");
+_Static_assert(offsetof(struct lw_ring_header, reserved2) == 408, "header.reserved2 offset");
+_Static_assert(offsetof(struct lw_ring_session, state) == 0, "session.state offset");
+_Static_assert(offsetof(struct lw_ring_session, last_stage) == 4, "session.last_stage offset");
+_Static_assert(offsetof(struct lw_ring_session, candidate) == 8, "session.candidate offset");
+_Static_assert(offsetof(struct lw_ring_session, open_count) == 16, "session.open_count offset");
+_Static_assert(offsetof(struct lw_ring_session, opened_mono_ns) == 48, "session.opened_mono_ns offset");
+_Static_assert(offsetof(struct lw_ring_session, result) == 56, "session.result offset");
+_Static_assert(offsetof(struct lw_ring_session, opens) == 60, "session.opens offset");
+_Static_assert(offsetof(struct lw_ring_slot, seq) == 0, "slot.seq offset");
+_Static_assert(offsetof(struct lw_ring_slot, t_mono_ns) == 8, "slot.t_mono_ns offset");
+_Static_assert(offsetof(struct lw_ring_slot, type) == 16, "slot.type offset");
+_Static_assert(offsetof(struct lw_ring_slot, stage) == 17, "slot.stage offset");
+_Static_assert(offsetof(struct lw_ring_slot, code) == 18, "slot.code offset");
+_Static_assert(offsetof(struct lw_ring_slot, flags) == 19, "slot.flags offset");
+_Static_assert(offsetof(struct lw_ring_slot, tid) == 20, "slot.tid offset");
+_Static_assert(offsetof(struct lw_ring_slot, rss_kb) == 24, "slot.rss_kb offset");
+_Static_assert(offsetof(struct lw_ring_slot, rss_age_ms) == 28, "slot.rss_age_ms offset");
 _Static_assert(offsetof(struct lw_ring_slot, a) == 32, "slot.a offset");
+_Static_assert(offsetof(struct lw_ring_slot, b) == 40, "slot.b offset");
+_Static_assert(offsetof(struct lw_ring_slot, c) == 48, "slot.c offset");
+_Static_assert(offsetof(struct lw_ring_slot, d) == 56, "slot.d offset");
 _Static_assert(offsetof(struct lw_ring_slot, crc) == 60, "slot.crc offset");
 
 #ifdef __cplusplus

@@ -1,3 +1,4 @@
+import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -98,6 +99,37 @@ public final class JvmApi {
 		expect(IllegalArgumentException.class, "samplerPeriodMs", "open(negative period)",
 				() -> Probe.open(dir, proc, 1, 0, -5));
 
+		/* Probe.Config: each argument checked at the call that gives it. */
+		final File dirFile = new File(dir);
+		expect(NullPointerException.class, "dir", "Config.builder(null dir)",
+				() -> Probe.Config.builder(null, proc));
+		expect(NullPointerException.class, "processName", "Config.builder(null processName)",
+				() -> Probe.Config.builder(dirFile, null));
+		expect(IllegalArgumentException.class, "processName", "Config.builder(empty processName)",
+				() -> Probe.Config.builder(dirFile, ""));
+		expect(IllegalArgumentException.class, "processName", "Config.builder(64-byte processName)",
+				() -> Probe.Config.builder(dirFile, repeat("p", 64)));
+		expect(IllegalArgumentException.class, "dir", "Config.builder(dir with U+0000)",
+				() -> Probe.Config.builder(new File(dir + "\0x"), proc));
+		expect(IllegalArgumentException.class, "memoryBudgetKb", "Config memoryBudgetKb(-1)",
+				() -> Probe.Config.builder(dirFile, proc).memoryBudgetKb(-1));
+		expect(IllegalArgumentException.class, "samplerPeriodMs", "Config samplerPeriodMs(-5)",
+				() -> Probe.Config.builder(dirFile, proc).samplerPeriodMs(-5));
+		expect(NullPointerException.class, "config", "open(null config)",
+				() -> Probe.open((Probe.Config) null));
+		Probe.Config.Builder builder = Probe.Config.builder(dirFile, proc).appVersion(7)
+				.memoryBudgetKb(256 * 1024).samplerPeriodMs(20);
+		final Probe.Config config = builder.build();
+		Probe.Config other = builder.memoryBudgetKb(1).build();
+		check(config.dir().equals(dirFile) && config.processName().equals(proc)
+				&& config.appVersion() == 7 && config.memoryBudgetKb() == 256 * 1024
+				&& config.samplerPeriodMs() == 20, "Config keeps what was set: " + config);
+		check(other.memoryBudgetKb() == 1 && config.memoryBudgetKb() == 256 * 1024,
+				"a built Config does not change with its builder: " + config + ", " + other);
+		Probe.Config unset = Probe.Config.builder(dirFile, proc).build();
+		check(unset.appVersion() == 0 && unset.memoryBudgetKb() == 0 && unset.samplerPeriodMs() == 0,
+				"unset numbers are 0: " + unset);
+
 		/* readAdvice(): no run yet, bad arguments, a missing directory. */
 		check(Probe.readAdvice(dir, proc) == null, "readAdvice() before any run is null");
 		expect(NullPointerException.class, "dir", "readAdvice(null dir)", () -> Probe.readAdvice(null, proc));
@@ -110,7 +142,10 @@ public final class JvmApi {
 		expect(java.io.IOException.class, "errno 2", "readAdvice(missing dir)",
 				() -> Probe.readAdvice(dir + "/missing", proc));
 
-		final Probe p = Probe.open(dir, proc, 7, 256 * 1024, 20);
+		/* The first probe through its Config (the ring's header is checked
+		 * by jvm-api.py: version 7, budget 256 MiB, a sampler thread); the
+		 * others through the shorthand. */
+		final Probe p = Probe.open(config);
 		System.out.println("ring " + p.path());
 		Advice live = Probe.readAdvice(dir, proc);
 		check(live != null && live.kind() == AdviceKind.NONE,

@@ -1,5 +1,6 @@
 package dev.lastwords;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.Charset;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -54,12 +55,179 @@ public final class Probe implements AutoCloseable {
 	}
 
 	/**
+	 * What {@link Probe#open(Config)} opens: the directory of the ring
+	 * files, this process's name, the app's version code, the memory
+	 * budget and the sampler's period. Each number is set by a named call,
+	 * so two ints cannot be swapped unseen, and Kotlin reads it well:
+	 *
+	 * <pre>
+	 * val probe = Probe.open(
+	 *     Probe.Config.builder(filesDir, "com.example.app:inference")
+	 *         .appVersion(BuildConfig.VERSION_CODE.toLong())
+	 *         .memoryBudgetKb(512 * 1024)
+	 *         .samplerPeriodMs(20)
+	 *         .build())
+	 * </pre>
+	 *
+	 * <p>Nothing in it may be null. The directory and the process name are
+	 * required; the numbers left unset are 0 (version 0, no budget, no
+	 * sampler thread). Arguments are checked where they are given, with the
+	 * exceptions {@link Probe#open(String, String, long, int, int)}
+	 * documents, so a bad value fails at the call that set it. A Config is
+	 * immutable and may be shared between threads.
+	 */
+	public static final class Config {
+		private final File dir;
+		private final String processName;
+		private final long appVersion;
+		private final int memoryBudgetKb;
+		private final int samplerPeriodMs;
+
+		private Config(Builder b) {
+			this.dir = b.dir;
+			this.processName = b.processName;
+			this.appVersion = b.appVersion;
+			this.memoryBudgetKb = b.memoryBudgetKb;
+			this.samplerPeriodMs = b.samplerPeriodMs;
+		}
+
+		/**
+		 * A builder of a Config for the ring files in {@code dir} of the
+		 * process {@code processName}.
+		 *
+		 * @param dir the app's internal files dir ({@code Context.getFilesDir()}),
+		 *        or a directory in it: not null
+		 * @param processName this process's name, e.g.
+		 *        {@code "com.example.app:inference"}: not null, 1 to 63 bytes
+		 *        in UTF-8
+		 * @throws NullPointerException if dir or processName is null
+		 * @throws IllegalArgumentException if processName is empty, too long
+		 *         or holds U+0000, or dir's path holds U+0000
+		 */
+		public static Builder builder(File dir, String processName) {
+			if (dir == null)
+				throw new NullPointerException("dir");
+			utf8("dir", dir.getPath(), false);
+			utf8("processName", processName, true);
+			return new Builder(dir, processName);
+		}
+
+		/** The directory of the ring files. */
+		public File dir() {
+			return dir;
+		}
+
+		/** This process's name, as the ring records it. */
+		public String processName() {
+			return processName;
+		}
+
+		/** The app's version code: advice counts the previous runs of the same one. */
+		public long appVersion() {
+			return appVersion;
+		}
+
+		/** The memory budget in kB, 0 for none. */
+		public int memoryBudgetKb() {
+			return memoryBudgetKb;
+		}
+
+		/** The sampler thread's period in ms, 0 for none. */
+		public int samplerPeriodMs() {
+			return samplerPeriodMs;
+		}
+
+		@Override
+		public String toString() {
+			return "Probe.Config(dir=" + dir + ", processName=" + processName + ", appVersion="
+					+ appVersion + ", memoryBudgetKb=" + memoryBudgetKb + ", samplerPeriodMs="
+					+ samplerPeriodMs + ")";
+		}
+
+		/**
+		 * Sets a Config's numbers, each by name, then {@link #build()}s it.
+		 * Not thread-safe: build on one thread, then share the Config.
+		 */
+		public static final class Builder {
+			private final File dir;
+			private final String processName;
+			private long appVersion;
+			private int memoryBudgetKb;
+			private int samplerPeriodMs;
+
+			private Builder(File dir, String processName) {
+				this.dir = dir;
+				this.processName = processName;
+			}
+
+			/**
+			 * The app's versionCode ({@code PackageInfo.getLongVersionCode()}):
+			 * advice only counts the previous runs of the same version. 0
+			 * when unset.
+			 */
+			public Builder appVersion(long versionCode) {
+				this.appVersion = versionCode;
+				return this;
+			}
+
+			/**
+			 * This process's memory budget in kB, which reports compare the
+			 * process's own memory with; 0 (the default) for none.
+			 *
+			 * @throws IllegalArgumentException if kb is negative
+			 */
+			public Builder memoryBudgetKb(int kb) {
+				if (kb < 0)
+					throw new IllegalArgumentException("memoryBudgetKb is negative: " + kb);
+				this.memoryBudgetKb = kb;
+				return this;
+			}
+
+			/**
+			 * The period of a thread that samples the memory, in ms; 0 (the
+			 * default) for none, when each stage event reads
+			 * {@code /proc/self/statm} itself (about a microsecond).
+			 *
+			 * @throws IllegalArgumentException if ms is negative
+			 */
+			public Builder samplerPeriodMs(int ms) {
+				if (ms < 0)
+					throw new IllegalArgumentException("samplerPeriodMs is negative: " + ms);
+				this.samplerPeriodMs = ms;
+				return this;
+			}
+
+			/** The Config; the builder may go on to build others. */
+			public Config build() {
+				return new Config(this);
+			}
+		}
+	}
+
+	/**
+	 * Opens the probe as {@link #open(String, String, long, int, int)}
+	 * does, with the arguments of {@code config}.
+	 *
+	 * @param config what to open: not null
+	 * @throws NullPointerException if config is null
+	 * @throws IllegalStateException if a probe is open in this process
+	 *         already, or the probe cannot start
+	 */
+	public static Probe open(Config config) {
+		if (config == null)
+			throw new NullPointerException("config");
+		return open(config.dir.getPath(), config.processName, config.appVersion,
+				config.memoryBudgetKb, config.samplerPeriodMs);
+	}
+
+	/**
 	 * Opens the probe: this run's ring file in {@code dir}, named
 	 * {@code <processName>.<UTC start>.<pid>.lwr}, with the previous runs'
 	 * files kept beside it (the last four) and their boot-loop advice.
 	 * If no file can be made there, the probe runs on anonymous memory
 	 * ({@link #anonymous()}). Call it once per process; it allocates and
-	 * does file I/O.
+	 * does file I/O. This is the shorthand of {@link #open(Config)}, which
+	 * names each number; no argument may be null.
 	 *
 	 * @param dir the app's internal files dir
 	 * @param processName this process's name, e.g.

@@ -52,7 +52,8 @@ import dev.lastwords.Probe;
  * Run it in one process of the app (the main one): calls in one process
  * wait for each other, but another process's would take its temporary
  * for a killed one's. Bounded: at most {@link #MAX_BUNDLE_BYTES} of rings per bundle (the
- * newest; the rest wait for the next bundle), and at most
+ * newest; the rest wait for the next bundle, and a ring larger than that
+ * alone goes in a bundle of its own), and at most
  * {@link #MAX_BUNDLES} bundles and {@link #MAX_TOTAL_BYTES} in all, the
  * oldest removed first.
  */
@@ -122,8 +123,15 @@ public final class Collector {
 			}
 			m.write(tmp);
 			Io.rename(tmp, done);
+			/* A bundle whose rings the ledger does not say are packed would
+			 * be packed again: without the ledger, no bundle. */
+			try {
+				writeLedger(ledgerFile, ringDir, packed, taken, Math.max(exits.newest, exitsBefore));
+			} catch (IOException e) {
+				Io.delete(done);
+				throw e;
+			}
 			ok = true;
-			writeLedger(ledgerFile, ringDir, packed, taken, Math.max(exits.newest, exitsBefore));
 		} finally {
 			if (!ok)
 				Io.delete(tmp);
@@ -133,7 +141,8 @@ public final class Collector {
 	}
 
 	/* Copy the runs of ringDir that are over and not in packed into
-	 * rings/, the newest first, up to MAX_BUNDLE_BYTES: their names. */
+	 * rings/, the newest first, up to MAX_BUNDLE_BYTES (a ring over it
+	 * alone is taken when it comes first): their names. */
 	private static List<String> rings(File ringDir, File out, Set<String> packed, Manifest m)
 			throws IOException {
 		List<String> taken = new ArrayList<String>();
@@ -165,7 +174,10 @@ public final class Collector {
 				continue; /* gone (rotated away), or not a regular file */
 			}
 			String rel = "rings/" + run[1];
-			if (bytes + f.length() > MAX_BUNDLE_BYTES) {
+			/* A ring larger than the cap on its own (a million slots are
+			 * 64 MiB and a page) goes alone, first: else it would wait
+			 * for a bundle that never comes. */
+			if (!taken.isEmpty() && bytes + f.length() > MAX_BUNDLE_BYTES) {
 				m.missing(rel, "over the bundle's cap of " + MAX_BUNDLE_BYTES
 						+ " bytes of rings: left for the next bundle", false);
 				continue;
