@@ -72,6 +72,12 @@ struct corr_options {
 	char *const *packages;
 	size_t npackages;
 	enum corr_tz_source tz_source; /* where tz came from */
+	/* The device's SDK level (ro.build.version.sdk, SDK_INT), which
+	 * tells what its exit codes mean, and where it came from: "manifest",
+	 * "bugreport" or "exit-info JSON"; 0 and NULL when no input says
+	 * (the report finds it; caveats.c names it). */
+	int64_t sdk;
+	const char *sdk_from;
 };
 
 /* Why an exit record joined no run. */
