@@ -205,6 +205,11 @@ int64_t corr_tz_offset(const struct correlation *c);
 int64_t corr_exit_time(const struct exit_record *r, const struct corr_options *opt,
 		       int64_t *slack_ms);
 
+/* The UTC time, in ms, of a record of run r stamped t_mono_ns, as the
+ * correlation places it (from the ring's start: its REALTIME and
+ * MONOTONIC). Does not allocate or block. */
+int64_t corr_run_time_ms(const struct run *r, uint64_t t_mono_ns);
+
 /* The package of a process name: the part before any ':'. Writes at most
  * size bytes; returns out. */
 char *corr_package_of(const char *process, char *out, size_t size);
