@@ -374,12 +374,17 @@ static void manifest_identity(struct bundle *b, const cJSON *m)
 	const char *offset = json_get_string(m, "tz_offset");
 	int64_t off = 0;
 	int have_offset = offset && tz_parse_offset(offset, &off) == 0;
+	char sdk[24] = "", *end = NULL;
 
 	zone_set(&b->zone, json_get_string(m, "timezone"), have_offset, off);
 	b->device_model[0] = b->android_version[0] = b->fingerprint[0] = '\0';
 	copy_string(dev, "model", b->device_model, sizeof(b->device_model));
 	copy_string(dev, "android_version", b->android_version, sizeof(b->android_version));
 	copy_string(dev, "fingerprint", b->fingerprint, sizeof(b->fingerprint));
+	b->sdk = 0;
+	copy_string(dev, "sdk", sdk, sizeof(sdk));
+	if (sdk[0] && strtoll(sdk, &end, 10) > 0 && *end == '\0')
+		b->sdk = strtoll(sdk, NULL, 10);
 	b->scenario_name[0] = '\0';
 	copy_string(m, "scenario", b->scenario_name, sizeof(b->scenario_name));
 	b->scenario = b->scenario_name[0] ? vocab_value(&vocab_scenarios, b->scenario_name) : 0;
@@ -1321,6 +1326,7 @@ int bundle_load(char *const *paths, size_t npaths, struct bundle *b)
 			snprintf(b->android_version, sizeof(b->android_version), "%s",
 				 info->release);
 			snprintf(b->fingerprint, sizeof(b->fingerprint), "%s", info->fingerprint);
+			b->sdk = info->sdk > 0 ? info->sdk : 0;
 		}
 	}
 	if (b->nruns > 1)

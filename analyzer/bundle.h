@@ -102,6 +102,10 @@ struct bundle {
 	char scenario_name[40];
 	int scenario;
 	char android_version[32];
+	/* The device's SDK level (ro.build.version.sdk): the manifest's
+	 * device "sdk", or where no manifest names the device, the first bug
+	 * report's; 0 when neither gives it. */
+	int64_t sdk;
 	char fingerprint[192];
 	/* The bug reports among the inputs, in walk order; the zone the
 	 * first one's main text gives (persist.sys.timezone, else its offset

@@ -114,6 +114,7 @@ void verdict_release(struct verdict *v)
 	for (i = 0; i < v->nactions; i++)
 		free(v->actions[i].why);
 	free(v->contradiction);
+	caveats_release(&v->caveats);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -1677,10 +1678,25 @@ static void rule_fired(struct verdict *v, size_t i)
 		v->rules[v->nrules++] = rules[i].id;
 }
 
+/* The one place a verdict's level is lowered for what it could not see:
+ * by one step (confirmed to supported, supported to unconfirmed) when one
+ * of its caveats could hide the stage at death (caveats.h has the rule),
+ * after the claims decided it and before the recovery, which the level
+ * gates. */
+static void lower_for_caveats(const struct caveats *cv, struct verdict *v)
+{
+	if (!cv->hides_stage)
+		return;
+	if (v->level == LW_EVIDENCE_CONFIRMED)
+		v->level = LW_EVIDENCE_SUPPORTED;
+	else if (v->level == LW_EVIDENCE_SUPPORTED)
+		v->level = LW_EVIDENCE_UNCONFIRMED;
+}
+
 /* One run's verdict from the rules' first functions (or exit rows), into
- * a zeroed v. */
+ * a zeroed v, with the run's caveats cv. */
 static void classify_run(const struct corr_run *cr, const struct run_facts *f,
-			 const struct receipts *rc, struct verdict *v)
+			 const struct receipts *rc, const struct caveats *cv, struct verdict *v)
 {
 	size_t i;
 
@@ -1694,6 +1710,7 @@ static void classify_run(const struct corr_run *cr, const struct run_facts *f,
 		missing(v, "the ring header's damaged fields (header_damage): their values are not "
 			   "used, and no session is built on a damaged entry");
 	decide(f, v);
+	lower_for_caveats(cv, v);
 	recommend(cr, f, rc, v);
 }
 
@@ -1718,13 +1735,15 @@ void classify_all(const struct correlation *c, struct run_facts *facts, int *jud
 
 	for (i = 0; i < c->nruns; i++) {
 		const struct corr_run *cr = &c->runs[i];
+		struct caveats cv;
 
 		run_facts_get(cr->run, &facts[i]);
 		memset(&verdicts[i], 0, sizeof(verdicts[i]));
+		caveats_find(c, cr, &facts[i], &cv);
 		judged[i] = run_facts_died(&facts[i]) || cr->exits.n > 0 ||
 			    cr->run->ring == RUN_RING_NONE;
 		if (judged[i])
-			classify_run(cr, &facts[i], &receipts, &verdicts[i]);
+			classify_run(cr, &facts[i], &receipts, &cv, &verdicts[i]);
 		/* A run that closed cleanly, whose records claim no death (an
 		 * EXIT_SELF with status 0 after the close), or a ring-less run
 		 * whose witnesses claim none (an EXIT_SELF with status 0): no
@@ -1735,6 +1754,7 @@ void classify_all(const struct correlation *c, struct run_facts *facts, int *jud
 		}
 		if (!judged[i])
 			find_only(cr, &facts[i], &verdicts[i]);
+		verdicts[i].caveats = cv; /* a clean run's too */
 	}
 	for (i = 0; i < c->nruns; i++)
 		for (k = 0; judged[i] && k < nrules; k++)

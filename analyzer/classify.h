@@ -20,6 +20,7 @@
 
 #include <lastwords/vocab.h>
 
+#include "caveats.h"
 #include "correlate.h"
 
 /* Who makes a claim. The ring, and the main process's peer_died mark,
@@ -84,6 +85,10 @@ struct verdict {
 	struct action actions[VERDICT_MAX_ACTIONS];
 	size_t nactions;
 	uint64_t fired;        /* bit k: rules[k] fired (for its cross-run step) */
+	/* What it could not see (caveats.h); a run that gets no verdict has
+	 * them too. One that could hide the stage at death made the level one
+	 * step lower. */
+	struct caveats caveats;
 };
 
 /* The common shape of a rule, as data: the first exit record of reason

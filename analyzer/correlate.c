@@ -205,7 +205,7 @@ static int loose_process(const struct run *r, const char *process)
 	return loose_names(r->hdr.process, process);
 }
 
-static int64_t run_time_ms(const struct run *r, uint64_t t_mono_ns)
+int64_t corr_run_time_ms(const struct run *r, uint64_t t_mono_ns)
 {
 	return (int64_t)((r->hdr.start_real_ns + (t_mono_ns - r->hdr.start_mono_ns)) / 1000000u);
 }
@@ -493,7 +493,7 @@ static void join_peers(struct correlation *c, size_t from, size_t to)
 
 			if (m->type != LW_EV_MARK || m->code != LW_MARK_PEER_DIED)
 				continue;
-			t = run_time_ms(w, m->t_mono_ns);
+			t = corr_run_time_ms(w, m->t_mono_ns);
 			if (from) {
 				peer_run(c, 0, from, w, m, t, &n);
 				if (n)
@@ -1166,9 +1166,9 @@ int correlate(const struct run *runs, size_t nruns, const struct ev_file *files,
 
 		cr->run = &runs[i];
 		cr->start_ms = (int64_t)(runs[i].hdr.start_real_ns / 1000000u);
-		cr->last_ms = runs[i].nevents
-				      ? run_time_ms(&runs[i], runs[i].events[runs[i].nevents - 1].t_mono_ns)
-				      : cr->start_ms;
+		cr->last_ms = runs[i].nevents ? corr_run_time_ms(&runs[i], runs[i].events[runs[i].nevents - 1]
+										     .t_mono_ns)
+					      : cr->start_ms;
 		cr->next_start_ms = INT64_MAX;
 		for (k = 0; k < nruns; k++) {
 			int64_t s = (int64_t)(runs[k].hdr.start_real_ns / 1000000u);

@@ -72,6 +72,12 @@ struct corr_options {
 	char *const *packages;
 	size_t npackages;
 	enum corr_tz_source tz_source; /* where tz came from */
+	/* The device's SDK level (ro.build.version.sdk, SDK_INT), which
+	 * tells what its exit codes mean, and where it came from: "manifest",
+	 * "bugreport" or "exit-info JSON"; 0 and NULL when no input says
+	 * (the report finds it; caveats.c names it). */
+	int64_t sdk;
+	const char *sdk_from;
 };
 
 /* Why an exit record joined no run. */
@@ -198,6 +204,11 @@ int64_t corr_tz_offset(const struct correlation *c);
  * precision). EV_NO_TIME if it has none. */
 int64_t corr_exit_time(const struct exit_record *r, const struct corr_options *opt,
 		       int64_t *slack_ms);
+
+/* The UTC time, in ms, of a record of run r stamped t_mono_ns, as the
+ * correlation places it (from the ring's start: its REALTIME and
+ * MONOTONIC). Does not allocate or block. */
+int64_t corr_run_time_ms(const struct run *r, uint64_t t_mono_ns);
 
 /* The package of a process name: the part before any ':'. Writes at most
  * size bytes; returns out. */

@@ -333,6 +333,7 @@ static void compare_run(struct expect_diffs *d, const char *prefix, const char *
 	exact(d, prefix, who, "last_stage", get(e, "last_stage"), get(r, "last_stage"));
 	matches(d, prefix, who, "evidence line", get(e, "evidence_match"), get(r, "evidence"));
 	matches(d, prefix, who, "missing line", get(e, "missing_match"), get(r, "missing"));
+	matches(d, prefix, who, "caveat", get(e, "caveats_match"), get(r, "caveats"));
 	matches(d, prefix, who, "recovery line", get(e, "recovery_match"), whys);
 	exact(d, prefix, who, "resident_candidates", get(e, "resident_candidates"),
 	      get(r, "resident_candidates"));

@@ -86,6 +86,28 @@ static void find_zone(const struct bundle *b, struct corr_options *opt)
 	}
 }
 
+/* The device's SDK level, when the options give none: the manifest's (or,
+ * without one, the first bug report's: b->sdk), else the app's exit-info
+ * JSON's device.sdkInt. */
+static void find_platform(const struct bundle *b, struct corr_options *opt)
+{
+	size_t i;
+
+	if (opt->sdk > 0)
+		return;
+	if (b->sdk > 0) {
+		opt->sdk = b->sdk;
+		opt->sdk_from = b->nmanifests ? "manifest" : "bugreport";
+		return;
+	}
+	for (i = 0; i < b->nfiles; i++)
+		if (b->files[i].kind == EV_KIND_EXIT_INFO_JSON && b->files[i].device_sdk > 0) {
+			opt->sdk = b->files[i].device_sdk;
+			opt->sdk_from = "exit-info JSON";
+			return;
+		}
+}
+
 int report_build(const struct bundle *b, const struct corr_options *opt, struct report *out)
 {
 	struct corr_options o = *opt;
@@ -94,6 +116,7 @@ int report_build(const struct bundle *b, const struct corr_options *opt, struct 
 	memset(out, 0, sizeof(*out));
 	out->bundle = b;
 	find_zone(b, &o);
+	find_platform(b, &o);
 	if (correlate(b->runs, b->nruns, b->files, b->nfiles, &o, &out->corr) != 0)
 		return -1;
 	n = out->corr.nruns ? out->corr.nruns : 1;

@@ -44,6 +44,13 @@
 	X(MEMORY_LIMITER, NULL, 17)            /* API 37 */             \
 	X(ANOMALY, NULL, 18)                   /* API 37 */
 
+/* The platform versions (SDK levels) whose reasons the table above holds:
+ * ApplicationExitInfo came with API 30; the newest code here is of API 37.
+ * On a device outside them a code may mean what this table does not say
+ * (the analyzer lists that as a caveat). */
+#define EXIT_INFO_SDK_FIRST 30
+#define EXIT_INFO_SDK_LAST 37
+
 /* Up to 49, where the platform's source names them with their labels (50
  * to 61 appear only in a generated statsd enum, without labels). */
 #define EXIT_SUBREASONS(X)                                                        \

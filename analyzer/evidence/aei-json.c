@@ -244,6 +244,7 @@ struct top {
 	const cJSON *records;
 	char *package;
 	int64_t app_version;
+	int64_t sdk;     /* device.sdkInt; 0: not given */
 };
 
 static int fail(struct ev_error *err, size_t line, const char *reason)
@@ -275,6 +276,8 @@ static int read_top(const cJSON *root, struct top *t, struct rec_ctx *c, struct 
 		ev_skip(c->st, c->line);
 	else if (dev)
 		strip_unknown(dev, device_keys, c);
+	if (dev && cJSON_IsObject(dev))
+		get_int(dev, "sdkInt", &t->sdk, c);
 	return 0;
 }
 
@@ -310,7 +313,7 @@ static int add_records(const struct top *t, const size_t *lines, size_t nlines,
 int aei_json_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err)
 {
 	size_t off = json_skip(buf, len), nlines = 0, *lines = NULL, i;
-	struct top t = { NULL, NULL, EV_NONE };
+	struct top t = { NULL, NULL, EV_NONE, 0 };
 	struct rec_ctx c = { &out->stats, line_of(buf, buf + off) };
 	cJSON *root;
 	int rc = -1;
@@ -325,6 +328,7 @@ int aei_json_parse(const char *buf, size_t len, struct ev_file *out, struct ev_e
 	for (i = 0; lines && i < nlines; i++)
 		lines[i] += c.line - 1;
 	rc = add_records(&t, lines, nlines, out, err);
+	out->device_sdk = t.sdk > 0 ? t.sdk : 0;
 	free(lines);
 	free(t.package);
 out_root:

@@ -242,6 +242,7 @@ struct ev_file {
 	struct seed_event *seeds;
 	size_t nseeds;
 	size_t logs_trim_at; /* nlogs at which ev_add_log() drops to the cap; 0 at first */
+	int64_t device_sdk;  /* the app's exit-info JSON: its device's sdkInt; 0: not given */
 };
 
 /* Whether two records are the same witness of the same event, read from

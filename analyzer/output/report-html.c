@@ -398,6 +398,7 @@ static void run_section(FILE *out, const cJSON *r, int index)
 	list(out, "Recovery", cJSON_GetObjectItem(cJSON_GetObjectItem(r, "recovery"), "actions"), "ol");
 	list(out, "Evidence", cJSON_GetObjectItem(r, "evidence"), "ul");
 	list(out, "Missing evidence", cJSON_GetObjectItem(r, "missing"), "ul");
+	list(out, "What the verdict could not see", cJSON_GetObjectItem(r, "caveats"), "ul");
 	list(out, "Damaged header fields (not used)", cJSON_GetObjectItem(r, "header_damage"), "ul");
 	stage_table(out, r);
 	sessions_table(out, r);

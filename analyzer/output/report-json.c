@@ -407,6 +407,9 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 	a = json_array(j, o, "missing");
 	for (k = 0; k < v->nmissing; k++)
 		json_text(j, a, NULL, v->missing[k]);
+	a = json_array(j, o, "caveats");
+	for (k = 0; k < v->caveats.n; k++)
+		json_text(j, a, NULL, v->caveats.line[k]);
 	json_text(j, o, "contradiction", v->contradiction);
 	m = json_object(j, o, "recovery");
 	a = json_array(j, m, "actions");

@@ -405,6 +405,9 @@ int report_text(const struct report *r, FILE *out)
 				fprintf(out, "%s %s\n", k ? "          " : "findings  ", v->rules[k]);
 			for (k = 0; k < v->nevidence; k++)
 				fprintf(out, "%s %s\n", k ? "          " : "evidence  ", fmt_text(v->evidence[k]));
+			for (k = 0; k < v->caveats.n; k++)
+				fprintf(out, "%s %s\n", k ? "          " : "caveats   ",
+					fmt_text(v->caveats.line[k]));
 			continue;
 		}
 		fprintf(out, "verdict    %s, %s\n", vocab_name(&vocab_exit_classes, (int)v->cls),
@@ -419,6 +422,8 @@ int report_text(const struct report *r, FILE *out)
 			fprintf(out, "%s %s\n", k ? "          " : "evidence  ", fmt_text(v->evidence[k]));
 		for (k = 0; k < v->nmissing; k++)
 			fprintf(out, "%s %s\n", k ? "          " : "missing   ", fmt_text(v->missing[k]));
+		for (k = 0; k < v->caveats.n; k++)
+			fprintf(out, "%s %s\n", k ? "          " : "caveats   ", fmt_text(v->caveats.line[k]));
 		for (k = 0; k < v->nactions; k++)
 			fprintf(out, "%s %zu. %s: %s\n", k ? "          " : "recovery  ", k + 1,
 				vocab_name(&vocab_actions, (int)v->actions[k].action),

@@ -102,6 +102,7 @@ int run_load_ring(const char *path, struct run *out, struct ring_error *err)
 	out->hdr.process[sizeof(out->hdr.process) - 1] = '\0';
 	out->outcome = ring_file_outcome(rf);
 	out->open_stage = ring_open_stage(rf->hdr);
+	out->stages_from_header = 1;
 	out->header_damaged = rf->header_damaged;
 	if (rf->header_damaged) {
 		char damage[RING_DAMAGE_MAX * 180];
@@ -623,6 +624,7 @@ static int finish_ring(struct run *r, const cJSON *o, size_t line, struct ev_err
 	if (!cJSON_GetObjectItemCaseSensitive(o, "open_stage"))
 		r->open_stage = ring_open_stage_of(&last, count);
 	sessions = cJSON_GetObjectItemCaseSensitive(o, "sessions");
+	r->stages_from_header = sessions || cJSON_GetObjectItemCaseSensitive(o, "open_stage");
 	if (r->header_damaged && !r->header_damage)
 		return fail(err, line, strerror(ENOMEM));
 	if (sessions ? load_sessions(r, sessions) != 0

@@ -40,6 +40,11 @@ struct run {
 	struct lw_ring_header hdr;  /* the fields a run has; others zero */
 	enum ring_outcome outcome;
 	enum lw_stage open_stage;
+	/* The open stages are the header's (a ring file's counters and
+	 * session table, or JSON lines whose ring value gives "open_stage" or
+	 * "sessions"), which a lapped ring keeps; 0: only the records tell
+	 * them (caveats.c). */
+	int stages_from_header;
 	struct ring_scan scan;      /* slot counts */
 	int header_damaged;
 	/* Its header's damaged fields (R7), "REASON; REASON...", each naming
