@@ -42,7 +42,6 @@ from scenarios import SCENARIOS, read_scenario, scenario_names
 # invariants.
 KNOWN_FAILURES = {
     "two-models-peak": ({"check"}, "issue 23: the candidate held back is the session opened last's"),
-    "clean-stage-open-other-session": ({"check"}, "issue 23: last_stage is another session's"),
     "native-crash-gpu-delegate": ({"check"}, "issue 23: isolate_delegate does not name the delegate"),
     "switch-overlap-segv": ({"check"}, "issue 23: switch-overlap fires on a native crash"),
 }
