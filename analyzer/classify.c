@@ -115,6 +115,7 @@ void verdict_release(struct verdict *v)
 		free(v->actions[i].why);
 	free(v->contradiction);
 	caveats_release(&v->caveats);
+	free(v->blame.why);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -834,9 +835,27 @@ static int switch_at_death(const struct run *r, const struct ring_session **open
 	return 0;
 }
 
+/* Whether the claims so far make it a memory death: one claims low
+ * memory, and none claims another class but as a suspicion. */
+static int memory_claims(const struct verdict *v)
+{
+	size_t i;
+	int memory = 0;
+
+	for (i = 0; i < v->nclaims; i++) {
+		if (v->claims[i].source == SRC_PEER)
+			continue;
+		if (v->claims[i].cls == LW_EXIT_LOW_MEMORY)
+			memory = 1;
+		else if (!v->claims[i].weak)
+			return 0;
+	}
+	return memory;
+}
+
 /*
- * trap: a switch in progress at death, a session loading one candidate while another still held a
- * different one: the death is the overlap's, not the candidate's; unload first
+ * trap: a switch in progress at a memory death, a session loading one candidate while another still
+ * held a different one: the death is the overlap's, not the candidate's; unload first
  */
 static int rule_switch_overlap(const struct corr_run *cr, const struct run_facts *f,
 			       struct verdict *v)
@@ -844,7 +863,8 @@ static int rule_switch_overlap(const struct corr_run *cr, const struct run_facts
 	const struct ring_session *opening, *old;
 	char a[24], b[24];
 
-	if (!run_facts_died(f) || !switch_at_death(cr->run, &opening, &old))
+	/* A memory trap: on a crash the overlap is not the death's account. */
+	if (!run_facts_died(f) || !memory_claims(v) || !switch_at_death(cr->run, &opening, &old))
 		return 0;
 	fmt_digest(a, sizeof(a), opening->candidate);
 	fmt_digest(b, sizeof(b), old->candidate);
@@ -1222,7 +1242,7 @@ const struct rule rules[] = {
 	  .fire = rule_alloc_failed },
 	{ "concurrency-at-death", "the ring's last sessions, queue_depth or in_flight mark, or its session table's resident models, says more than one ran or waited at death: only then is reduce_concurrency advised",
 	  .fire = rule_concurrency_at_death },
-	{ "switch-overlap", "trap: a switch in progress at death, a session loading one candidate while another still held a different one: the death is the overlap's, not the candidate's; unload first",
+	{ "switch-overlap", "trap: a switch in progress at a memory death, a session loading one candidate while another still held a different one: the death is the overlap's, not the candidate's; unload first",
 	  .fire = rule_switch_overlap },
 	{ "cache-rebuild-at-death", "the ring's last cache mark is a rebuild and the cache stage was open at death: the cache may be half written; clear_rebuildable_cache",
 	  .fire = rule_cache_rebuild_at_death },
@@ -1481,7 +1501,11 @@ static void memory_steps(const struct corr_run *cr, const struct run_facts *f, s
 	char what[96];
 	int64_t most;
 
-	act(v, LW_ACTION_STOP_NEW_INFERENCE, "accept no new inference until memory is back under budget");
+	if (f->over_budget)
+		act(v, LW_ACTION_STOP_NEW_INFERENCE, "accept no new inference until memory is back under budget");
+	else
+		act(v, LW_ACTION_STOP_NEW_INFERENCE, "accept no new inference until the low-memory kill is "
+			"explained");
 	if (vocab_stage_early(f->open_stage))
 		act(v, LW_ACTION_STOP_PREWARM, "do not prewarm%s at start: it died in %s", sp_cand,
 		    vocab_name(&vocab_stages, (int)f->open_stage));
@@ -1545,36 +1569,210 @@ static void grew_text(unsigned grew, char *buf, size_t n)
 	}
 }
 
-/* A low-memory death's steps against what grew (run_facts.grew) in the
- * stage open at death: graphics memory in delegate_prepare is the
- * delegate's (isolate it: 1, the candidate is not held back); anonymous
- * memory in inference is the requests' working set; growth in load is the
- * models resident at once. The candidate's isolation says which (into
- * how). Returns 1 when the delegate was isolated instead of the candidate. */
-static int growth_steps(const struct corr_run *cr, const struct run_facts *f, struct verdict *v,
-			const char *for_cand, char *how, size_t n)
+/* The stage whose advice a low-memory death gets (the one place that
+ * decides it): the stage that held the peak (run_facts.peak_stage), else
+ * the stage that grew (run_facts.grew_stage); graphics memory that grew in
+ * delegate_prepare makes it delegate_prepare, as the RSS of the peak does
+ * not hold graphics memory. */
+static enum lw_stage advice_stage(const struct run_facts *f)
+{
+	if (f->grew_stage == LW_STAGE_DELEGATE_PREPARE && (f->grew & RUN_MEM_GRAPHICS))
+		return LW_STAGE_DELEGATE_PREPARE;
+	if (f->peak_stage != LW_STAGE_NONE)
+		return f->peak_stage;
+	return f->grew ? f->grew_stage : LW_STAGE_NONE;
+}
+
+/* A low-memory death's steps by the stage of its peak (advice_stage()),
+ * with what grew in it (run_facts.grew): delegate_prepare isolates the
+ * delegate the ring names (1: the candidate is not held back), and its
+ * CPU path is not proven equivalent; load is the models resident at once;
+ * inference is the requests' working set; cache is the cache. The
+ * candidate's isolation says which (into how). Degradations (the CPU
+ * path, a shorter context, a smaller batch) are said not to be proven
+ * equivalent to the original path (the second seed). */
+static int stage_steps(const struct corr_run *cr, const struct run_facts *f, struct verdict *v,
+		       const char *for_cand, char *how, size_t n)
 {
 	const char *delegate = last_delegate(cr->run);
+	enum lw_stage st = advice_stage(f);
+	const char *name = vocab_name(&vocab_stages, (int)st);
 	char kinds[64];
+	int grew_here = f->grew && f->grew_stage == st;
 
 	how[0] = '\0';
-	if (!f->grew || f->grew_stage == LW_STAGE_NONE)
-		return 0;
-	grew_text(f->grew, kinds, sizeof(kinds));
-	evidence(v, "%s memory grew in %s", kinds, vocab_name(&vocab_stages, (int)f->grew_stage));
-	if (f->grew_stage == LW_STAGE_DELEGATE_PREPARE && (f->grew & RUN_MEM_GRAPHICS)) {
-		act(v, LW_ACTION_ISOLATE_DELEGATE, "do not prepare the %s delegate%s again: its graphics "
-			"memory grew while it was prepared; take the CPU path",
-		    delegate ? delegate : "same", for_cand);
-		return 1;
+	if (f->grew && f->grew_stage != LW_STAGE_NONE) {
+		grew_text(f->grew, kinds, sizeof(kinds));
+		evidence(v, "%s memory grew in %s", kinds, vocab_name(&vocab_stages, (int)f->grew_stage));
 	}
-	if (f->grew_stage == LW_STAGE_INFERENCE && (f->grew & RUN_MEM_ANON))
-		snprintf(how, n, ": anonymous memory grew in inference, the requests' working set, so "
-				 "try a shorter context or a smaller batch");
-	else if (f->grew_stage == LW_STAGE_LOAD)
-		snprintf(how, n, ": memory grew in load, the models resident at once, so load it lazily "
-				 "and unload the others before it loads");
+	switch (st) {
+	case LW_STAGE_NONE:
+		return 0;
+	case LW_STAGE_DELEGATE_PREPARE:
+		act(v, LW_ACTION_ISOLATE_DELEGATE, "do not prepare the %s delegate%s again: %s; take the "
+			"CPU path, not proven equivalent to it: check its outputs first",
+		    delegate ? delegate : "same", for_cand,
+		    grew_here && (f->grew & RUN_MEM_GRAPHICS)
+			    ? "its graphics memory grew while it was prepared"
+			    : "the peak was in its prepare");
+		return 1;
+	case LW_STAGE_LOAD:
+		snprintf(how, n, ": the peak was in load, the models resident at once: load it lazily, "
+				 "unload the others before it loads, keep fewer resident");
+		break;
+	case LW_STAGE_INFERENCE:
+		snprintf(how, n, ": the peak was in inference, the requests' working set%s: fewer at "
+				 "once, a shorter context or a smaller batch, not proven equivalent",
+			 grew_here && (f->grew & RUN_MEM_ANON) ? " (anonymous memory grew)" : "");
+		break;
+	case LW_STAGE_CACHE:
+		snprintf(how, n, ": the peak was in cache: bound the cache's memory, or build it apart "
+				 "from serving");
+		break;
+	default:
+		snprintf(how, n, ": the peak was in %s", name ? name : "a stage unknown to this reader");
+	}
 	return 0;
+}
+
+/* How an action names the candidate blamed: "session 1 (bb2b915f1ee58db4)",
+ * the digest alone without a session, or "" when none is known. */
+static void blame_name(const struct blame *b, char *buf, size_t n)
+{
+	char d[24];
+
+	buf[0] = '\0';
+	if (!b->candidate)
+		return;
+	fmt_digest(d, sizeof(d), b->candidate);
+	if (b->have_id)
+		snprintf(buf, n, "session %" PRIu32 " (%s)", b->id, d);
+	else
+		snprintf(buf, n, "%s", d);
+}
+
+__attribute__((format(printf, 2, 3))) static void blame_why(struct blame *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(b->why);
+	va_start(ap, fmt);
+	b->why = line_of(VERDICT_LINE_MAX, fmt, ap);
+	va_end(ap);
+}
+
+/* The session of r of id, or NULL. */
+static const struct ring_session *session_of(const struct run *r, uint32_t id)
+{
+	size_t k;
+
+	for (k = 0; k < r->nsessions; k++)
+		if (r->sessions[k].id == id)
+			return &r->sessions[k];
+	return NULL;
+}
+
+/* With several sessions plausible: tell them apart before isolating any
+ * (collect_more_evidence), naming each with its candidate. */
+static void apart_step(const struct run *r, struct verdict *v)
+{
+	char list[160] = "";
+	size_t k, len = 0;
+
+	for (k = 0; k < v->blame.nplausible && len < sizeof(list); k++) {
+		const struct ring_session *s = session_of(r, v->blame.plausible[k]);
+		char d[24] = "no candidate";
+
+		if (s && s->candidate)
+			fmt_digest(d, sizeof(d), s->candidate);
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%ssession %" PRIu32 " (%s)",
+					!k ? "" : k + 1 == v->blame.nplausible ? " and " : ", ",
+					v->blame.plausible[k], d);
+	}
+	act(v, LW_ACTION_COLLECT_MORE_EVIDENCE, "tell %s apart before isolating %s: record which "
+		"one's stages hold the memory (each session's stages begun and ended, memory samples in them)",
+	    list, v->blame.nplausible > 2 ? "any" : "either");
+}
+
+/* A memory death: low memory, or a crash with the alloc-failed rule's
+ * memory evidence (memory_steps() runs on it). */
+static int memory_death(const struct verdict *v)
+{
+	return v->cls == LW_EXIT_LOW_MEMORY || fired(v, rule_alloc_failed);
+}
+
+/* The session blamed for run cr's death into v->blame (DESIGN.md, "Memory
+ * and blame"): of a ring whose app opened sessions, the one whose stage was
+ * open at death, or, for a memory death, that held the peak while
+ * resident (sessions_blame()); with several plausible, none. Without
+ * sessions of the app's own, the process's session and the run's
+ * candidate; without a ring, none. */
+static void blame_run(const struct corr_run *cr, const struct run_facts *f, int judged,
+		      struct verdict *v)
+{
+	const struct run *r = cr->run;
+	struct blame *b = &v->blame;
+	struct session_blame sb;
+	uint64_t consider;
+	size_t k, n = 0, one = 0;
+
+	if (!judged) {
+		blame_why(b, "no death: nobody is blamed");
+		return;
+	}
+	if (r->ring == RUN_RING_NONE) {
+		blame_why(b, "no ring: no session or candidate is known");
+		return;
+	}
+	if (!sessions_used(r)) {
+		b->candidate = f->candidate;
+		if (r->nsessions) {
+			b->have_id = 1;
+			b->id = r->sessions[0].id;
+			b->plausible[b->nplausible++] = b->id;
+			blame_why(b, "the process's only session: the run's candidate");
+		} else {
+			blame_why(b, "no session table: the run's candidate");
+		}
+		return;
+	}
+	sessions_blame(r, f->peak_kb, &sb);
+	consider = sb.open_at_end | (memory_death(v) ? sb.held_peak : 0);
+	for (k = 0; k < r->nsessions && k < 64; k++) {
+		if (!(consider >> k & 1))
+			continue;
+		n++;
+		one = k;
+		if (b->nplausible < BLAME_MAX_PLAUSIBLE)
+			b->plausible[b->nplausible++] = r->sessions[k].id;
+	}
+	if (n == 1) {
+		const struct ring_session *s = &r->sessions[one];
+		const char *open = vocab_name(&vocab_stages, (int)s->open_stage);
+		const char *peak = vocab_name(&vocab_stages, (int)f->peak_stage);
+		int at_peak = memory_death(v) && (sb.held_peak >> one & 1);
+
+		b->have_id = 1;
+		b->id = s->id;
+		b->candidate = s->candidate;
+		if (sb.open_at_end >> one & 1)
+			blame_why(b, "its %s was open at death%s", open ? open : "stage",
+				  at_peak ? " and held the peak" : "");
+		else
+			blame_why(b, "it held the peak, in %s, and was resident at death", peak ? peak : "a stage");
+		return;
+	}
+	if (n == 0) {
+		blame_why(b, "no session had a stage open at death%s", memory_death(v) ? " or held the "
+			  "peak while resident" : "");
+		return;
+	}
+	if (fired(v, rule_switch_overlap))
+		blame_why(b, "the switch's overlap: %zu sessions resident at once, neither candidate is "
+			  "blamed (rule switch-overlap)", n);
+	else
+		blame_why(b, "%zu sessions are plausible (a stage open at death%s): none is isolated "
+			  "until one is shown", n, memory_death(v) ? ", or the peak" : "");
 }
 
 /* The most conservative next steps, in order of reversibility, gated by
@@ -1584,18 +1782,22 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f,
 {
 	const char *process = cr->run->hdr.process;
 	const char *stage = vocab_name(&vocab_stages, (int)f->open_stage);
-	char cand[24] = "", stable[24] = "", sp_cand[32] = "", for_cand[40] = "", how[160];
+	const char *delegate = last_delegate(cr->run);
+	char cand[48] = "", stable[24] = "", sp_cand[56] = "", for_cand[64] = "", how[200];
 	/* A ring-less run has no ring to keep. */
 	int ringless = f->outcome == RING_OUTCOME_NO_RING;
 	const char *and_ring = ringless ? "" : " and the ring";
+	/* Several sessions plausible, none shown: none is isolated or replaced. */
+	int several = !v->blame.have_id && v->blame.nplausible > 1;
 
-	/* Only a candidate the run names is acted on: none is ever guessed. */
-	if (f->candidate) {
-		fmt_digest(cand, sizeof(cand), f->candidate);
+	/* Only the candidate of the session blamed (blame_run()) is acted on,
+	 * named with its session: none is ever guessed. */
+	blame_name(&v->blame, cand, sizeof(cand));
+	if (cand[0]) {
 		snprintf(sp_cand, sizeof(sp_cand), " %s", cand);
 		snprintf(for_cand, sizeof(for_cand), " for %s", cand);
 	}
-	if (f->stable_candidate && f->stable_candidate != f->candidate)
+	if (f->stable_candidate && f->stable_candidate != v->blame.candidate && !several)
 		fmt_digest(stable, sizeof(stable), f->stable_candidate);
 	if (v->contradiction) {
 		if (cand[0])
@@ -1606,7 +1808,9 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f,
 			revert_step(v, rc, process, f->stable_candidate, "go back to");
 		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep %sthe exit records and the logs of this %s for that review",
 		    ringless ? "" : "the ring, ", ringless ? "death" : "run");
-		if (!cand[0])
+		if (several)
+			apart_step(cr->run, v);
+		else if (!cand[0])
 			act(v, LW_ACTION_COLLECT_MORE_EVIDENCE,
 			    "no candidate is known to stop: pull what would settle the disagreement");
 		return;
@@ -1625,23 +1829,37 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f,
 		 * neither held back nor replaced. */
 		if (fired(v, rule_switch_overlap))
 			break;
-		if (growth_steps(cr, f, v, for_cand, how, sizeof(how)))
+		if (stage_steps(cr, f, v, for_cand, how, sizeof(how)))
 			break;
-		if (cand[0])
+		/* "Until its peak fits the budget" only when it passed it. */
+		if (cand[0] && f->over_budget)
 			act(v, LW_ACTION_ISOLATE_CANDIDATE, "hold %s back until its peak fits the budget%s",
 			    cand, how);
+		else if (cand[0] && f->have_rss && f->budget_kb)
+			act(v, LW_ACTION_ISOLATE_CANDIDATE, "hold %s back until the kill is explained: it "
+				"stayed within its budget, so the kill was not its growth alone%s", cand, how);
+		else if (cand[0])
+			act(v, LW_ACTION_ISOLATE_CANDIDATE, "hold %s back until its peak is measured: %s%s",
+			    cand, f->have_rss ? "no budget was given to compare it with"
+					      : "the ring has no memory sample", how);
 		if (stable[0])
 			revert_step(v, rc, process, f->stable_candidate, "serve");
+		if (several)
+			apart_step(cr->run, v);
 		break;
 	case LW_EXIT_NATIVE_CRASH:
 		if (f->open_stage == LW_STAGE_DELEGATE_PREPARE)
 			act(v, LW_ACTION_ISOLATE_DELEGATE,
-			    "do not prepare this delegate%s again; use the fallback path", for_cand);
+			    "do not prepare %s%s delegate%s again; use the fallback path, not proven "
+			    "equivalent to it: check its outputs first",
+			    delegate ? "the " : "this", delegate ? delegate : "", for_cand);
 		else if (cand[0])
 			act(v, LW_ACTION_ISOLATE_CANDIDATE, "stop running %s on the path that crashed", cand);
 		if (stable[0])
 			revert_step(v, rc, process, f->stable_candidate, "serve");
 		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the tombstone%s for symbolication", and_ring);
+		if (several)
+			apart_step(cr->run, v);
 		break;
 	case LW_EXIT_ANR:
 		act(v, LW_ACTION_INSPECT_MAIN_THREAD,
@@ -1655,6 +1873,8 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f,
 			act(v, LW_ACTION_ISOLATE_CANDIDATE, "stop running %s in %s until the exception is fixed",
 			    cand, stage);
 		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the exception's stack%s", and_ring);
+		if (several)
+			apart_step(cr->run, v);
 		break;
 	case LW_EXIT_SYSTEM_RECLAIM:
 		act(v, LW_ACTION_VERIFY_STATE_RESTORE,
@@ -1711,6 +1931,7 @@ static void classify_run(const struct corr_run *cr, const struct run_facts *f,
 			   "used, and no session is built on a damaged entry");
 	decide(f, v);
 	lower_for_caveats(cv, v);
+	blame_run(cr, f, 1, v);
 	recommend(cr, f, rc, v);
 }
 
@@ -1723,6 +1944,7 @@ static void find_only(const struct corr_run *cr, const struct run_facts *f, stru
 	for (i = 0; i < nrules; i++)
 		if (rules[i].finding && rules[i].fire(cr, f, v))
 			rule_fired(v, i);
+	blame_run(cr, f, 0, v);
 }
 
 void classify_all(const struct correlation *c, struct run_facts *facts, int *judged,

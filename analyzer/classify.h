@@ -58,12 +58,27 @@ struct claim {
 };
 
 /* The lengths a verdict's lines are cut to (bytes, with the NUL). */
-#define VERDICT_LINE_MAX 200
+#define VERDICT_LINE_MAX 256
 #define VERDICT_MISSING_MAX 160
 
 struct action {
 	enum lw_action action;
 	char *why;
+};
+
+/* The session blamed for a death (DESIGN.md, "Memory and blame"): the one
+ * whose stage was open at death, or, for a memory death, that held the
+ * peak; with several plausible, none (have_id 0) until one is shown.
+ * Without sessions of the app's own, the process's session 0 and the
+ * run's candidate. */
+#define BLAME_MAX_PLAUSIBLE 8
+struct blame {
+	int have_id;               /* id names a session */
+	uint32_t id;
+	uint64_t candidate;        /* its candidate, 0 if none is known */
+	char *why;                 /* on the heap; NULL when it could not be allocated */
+	uint32_t plausible[BLAME_MAX_PLAUSIBLE]; /* the sessions considered, in id order */
+	size_t nplausible;
 };
 
 struct verdict {
@@ -89,6 +104,7 @@ struct verdict {
 	 * them too. One that could hide the stage at death made the level one
 	 * step lower. */
 	struct caveats caveats;
+	struct blame blame;    /* of every run, judged or not */
 };
 
 /* The common shape of a rule, as data: the first exit record of reason

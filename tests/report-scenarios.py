@@ -129,9 +129,11 @@ def check_invariants(rep, rule_ids, diffs):
                 if not set(acts) <= allowed:
                     diffs.append(("invariants", "%s: unconfirmed, yet %r" % (who, acts)))
             else:
-                cand = r.get("candidate") is not None
+                blamed = r.get("blamed_session") or {}
+                cand = blamed.get("candidate") is not None
+                several = blamed.get("id") is None and len(blamed.get("plausible", [])) > 1
                 want = (["isolate_candidate"] if cand else []) + \
-                    (["revert_to_stable"] if r.get("stable_candidate") else []) + \
+                    (["revert_to_stable"] if r.get("stable_candidate") and not several else []) + \
                     ["preserve_evidence"] + ([] if cand else ["collect_more_evidence"])
                 if acts != want:
                     diffs.append(("invariants", "%s: contradiction, yet %r (expected %r)"

@@ -411,6 +411,16 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 	for (k = 0; k < v->caveats.n; k++)
 		json_text(j, a, NULL, v->caveats.line[k]);
 	json_text(j, o, "contradiction", v->contradiction);
+	m = json_object(j, o, "blamed_session");
+	if (v->blame.have_id)
+		json_number(j, m, "id", v->blame.id);
+	else
+		json_null(j, m, "id");
+	json_digest(j, m, "candidate", v->blame.candidate);
+	json_text(j, m, "why", v->blame.why);
+	a = json_array(j, m, "plausible");
+	for (k = 0; k < v->blame.nplausible; k++)
+		json_number(j, a, NULL, v->blame.plausible[k]);
 	m = json_object(j, o, "recovery");
 	a = json_array(j, m, "actions");
 	for (k = 0; k < v->nactions; k++) {

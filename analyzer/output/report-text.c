@@ -81,6 +81,28 @@ static void stages_text(const struct run *r, FILE *out)
 /* The run's sessions, when the app opened its own: each with its
  * candidate, how it ended and its peak; then the candidates resident at
  * the end. Session 0 is left out when it held nothing. */
+/* The session blamed, one line: "blamed     session 1 (digest): why", or
+ * "blamed     none: why" (with the sessions plausible). */
+static void blamed_text(const struct verdict *v, FILE *out)
+{
+	const struct blame *b = &v->blame;
+	char cand[24] = "no candidate";
+	size_t k;
+
+	if (b->candidate)
+		fmt_digest(cand, sizeof(cand), b->candidate);
+	if (b->have_id)
+		fprintf(out, "blamed     session %" PRIu32 " (%s)", b->id, cand);
+	else if (b->candidate)
+		fprintf(out, "blamed     %s", cand);
+	else
+		fprintf(out, "blamed     none");
+	if (!b->have_id && b->nplausible > 1)
+		for (k = 0; k < b->nplausible; k++)
+			fprintf(out, "%s%" PRIu32, k ? ", " : " of sessions ", b->plausible[k]);
+	fprintf(out, ": %s\n", b->why ? fmt_text(b->why) : "(not known)");
+}
+
 static void sessions_text(const struct run *r, FILE *out)
 {
 	struct session_view sv[LW_RING_SESSION_SLOTS_MAX];
@@ -414,6 +436,7 @@ int report_text(const struct report *r, FILE *out)
 			vocab_name(&vocab_evidence_levels, (int)v->level));
 		if (v->contradiction)
 			fprintf(out, "           contradiction: %s\n", fmt_text(v->contradiction));
+		blamed_text(v, out);
 		fprintf(out, "rules      ");
 		for (k = 0; k < v->nrules; k++)
 			fprintf(out, "%s%s", k ? ", " : "", v->rules[k]);

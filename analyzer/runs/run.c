@@ -1130,6 +1130,11 @@ void run_facts_get(const struct run *r, struct run_facts *f)
 		}
 		ring_facts_add(&rec, s);
 	}
+	/* With a stage open, the last stage is that of the session that holds
+	 * it, not another's begun and ended after it. */
+	if (f->open_stage != LW_STAGE_NONE && sessions_used(r) &&
+	    sessions_last_stage(r, f->open_stage) != LW_STAGE_NONE)
+		f->last_stage = sessions_last_stage(r, f->open_stage);
 	memory_at(r, peak_i, f->peak_kb ? (int64_t)f->peak_kb : RUN_KB_UNKNOWN, &f->at_peak);
 	memory_at(r, r->nevents, f->last_rss_kb ? (int64_t)f->last_rss_kb : RUN_KB_UNKNOWN,
 		  &f->at_death);

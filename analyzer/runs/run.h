@@ -178,7 +178,8 @@ int run_pressure_short(const struct lw_ring_slot *s);
 struct run_facts {
 	enum ring_outcome outcome;
 	enum lw_stage open_stage;      /* at death */
-	enum lw_stage last_stage;      /* of the last stage record */
+	enum lw_stage last_stage;      /* of the last stage record; with a stage open, of the
+					* session that holds it (sessions_last_stage()) */
 	uint64_t candidate;            /* current at the end */
 	uint64_t stable_candidate;     /* known last stable, 0 if none */
 	int crash_signo;               /* from the ring's crash record or header */

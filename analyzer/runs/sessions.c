@@ -133,6 +133,59 @@ enum lw_stage sessions_peak_stage(const struct run *r, uint32_t peak_kb, enum lw
 	return st;
 }
 
+void sessions_blame(const struct run *r, uint32_t peak_kb, struct session_blame *out)
+{
+	struct session_view sv[LW_RING_SESSION_SLOTS_MAX];
+	size_t n, k, first = SIZE_MAX;
+
+	memset(out, 0, sizeof(*out));
+	if (!r->nsessions)
+		return;
+	n = sessions_view(r, sv, LW_RING_SESSION_SLOTS_MAX);
+	for (k = 0; k < n; k++) {
+		if (sv[k].open_stages)
+			out->open_at_end |= UINT64_C(1) << k;
+		if (peak_kb && sv[k].peak_kb == peak_kb && sv[k].peak_record < first)
+			first = sv[k].peak_record;
+	}
+	for (k = 0; k < n && first != SIZE_MAX; k++)
+		if (sv[k].peak_kb == peak_kb && sv[k].peak_record == first &&
+		    sv[k].state == LW_SESSION_OPEN)
+			out->held_peak |= UINT64_C(1) << k;
+}
+
+enum lw_stage sessions_last_stage(const struct run *r, enum lw_stage open_stage)
+{
+	size_t i, k, began = 0, holder = SIZE_MAX;
+	enum lw_stage last = LW_STAGE_NONE;
+
+	if ((unsigned)open_stage >= LW_RING_STAGE_SLOTS || open_stage == LW_STAGE_NONE)
+		return LW_STAGE_NONE;
+	/* Of the sessions that hold it open, the one whose begin of it is
+	 * the latest record. */
+	for (i = 0; i < r->nevents; i++) {
+		const struct lw_ring_slot *s = &r->events[i];
+
+		if (s->type != LW_EV_STAGE_BEGIN || s->stage != (uint32_t)open_stage)
+			continue;
+		for (k = 0; k < r->nsessions; k++)
+			if (r->sessions[k].id == s->d && r->sessions[k].open_count[open_stage]) {
+				holder = k;
+				began = i;
+			}
+	}
+	if (holder == SIZE_MAX)
+		return LW_STAGE_NONE;
+	for (i = began; i < r->nevents; i++) {
+		const struct lw_ring_slot *s = &r->events[i];
+
+		if ((s->type == LW_EV_STAGE_BEGIN || s->type == LW_EV_STAGE_END) &&
+		    s->d == r->sessions[holder].id)
+			last = (enum lw_stage)s->stage;
+	}
+	return last;
+}
+
 int sessions_used(const struct run *r)
 {
 	return r->nsessions > 1 || (r->nsessions == 1 && r->sessions[0].id != 0);

@@ -48,6 +48,27 @@ size_t sessions_view(const struct run *r, struct session_view *out, size_t max);
  * names (peak_record_stage). */
 enum lw_stage sessions_peak_stage(const struct run *r, uint32_t peak_kb, enum lw_stage peak_record_stage);
 
+/* The sessions a blame may name (issue 23): by index into r's sessions
+ * (bit k: r->sessions[k]), those with a stage open at the end (at death),
+ * and those open at the end that had a stage open at the run's peak RSS
+ * peak_kb, at the first record at it (sessions_peak_stage()'s walk): a
+ * session closed before the end gave its memory back. */
+struct session_blame {
+	uint64_t open_at_end;
+	uint64_t held_peak;
+};
+
+/* Which of r's sessions had a stage open at the end, or held its peak
+ * peak_kb, into *out. A run without a session table has none. */
+void sessions_blame(const struct run *r, uint32_t peak_kb, struct session_blame *out);
+
+/* The last stage record's stage of the session of r that holds r's open
+ * stage open (of those that hold it, the one that began it last), or
+ * LW_STAGE_NONE when no session holds it or no record of it is left: a
+ * run's last stage is that session's, not another's that began and ended
+ * a stage after it. */
+enum lw_stage sessions_last_stage(const struct run *r, enum lw_stage open_stage);
+
 /* Whether the app opened sessions of its own (lw_session_open(3)): a
  * session other than session 0. A version 1 ring's, whose only session is
  * session 0, did not. */
