@@ -398,6 +398,9 @@ static int rule_lmk_as_signaled(const struct corr_run *cr, const struct run_fact
 	return 1;
 }
 
+static const struct log_event *app_watchdog(const struct corr_run *cr,
+					    const struct exit_record **rec);
+
 /* SIGNALED without an lmkd line: killed, by a sender nobody names; the cause stays unknown */
 static int rule_signaled_unknown_sender(const struct corr_run *cr, const struct run_facts *f,
 					struct verdict *v)
@@ -405,7 +408,8 @@ static int rule_signaled_unknown_sender(const struct corr_run *cr, const struct 
 	const struct exit_record *r = exit_with(cr, EXIT_REASON_SIGNALED);
 
 	(void)f;
-	if (!r || (r->status == 9 && lmkd_kill(cr)))
+	/* The app's own watchdog that names itself the sender: app-watchdog. */
+	if (!r || (r->status == 9 && lmkd_kill(cr)) || app_watchdog(cr, NULL))
 		return 0;
 	exit_evidence(v, r, NULL);
 	evidence(v, "killed by signal %" PRId64 " from a sender the record does not name",
@@ -620,7 +624,8 @@ static int rule_exit_self(const struct corr_run *cr, const struct run_facts *f, 
 {
 	const struct exit_record *r = exit_with(cr, EXIT_REASON_EXIT_SELF);
 
-	if (!r)
+	/* The app's own watchdog that says it ended the process: app-watchdog. */
+	if (!r || app_watchdog(cr, NULL))
 		return 0;
 	exit_evidence(v, r, NULL);
 	/* A ring-less run has no probe to close: status 0 is a normal exit. */
@@ -718,6 +723,279 @@ static int rule_crash_log(const struct corr_run *cr, const struct run_facts *f, 
 		claim(v, SRC_CRASH_LOG, LW_EXIT_ANR, 0);
 	}
 	return n || an || j || a;
+}
+
+/* The first seed's traps: the inference process behind a Binder
+ * interface (rules anr-binder-call, binder-too-large, system-watchdog,
+ * app-watchdog). */
+
+/* Whether a main thread's top frame is in a Binder call: the proxy's
+ * transact (BinderProxy.transact, transactNative), an AIDL proxy's method
+ * (the app's own interface, $Stub$Proxy), or libbinder's in a native
+ * trace. */
+static int binder_frame(const char *frame)
+{
+	return frame && (strstr(frame, "android.os.BinderProxy.transact") ||
+			 strstr(frame, "$Stub$Proxy.") || strstr(frame, "IPCThreadState::") ||
+			 strstr(frame, "BpBinder::transact"));
+}
+
+/* The run's first ANR trace whose main thread's top frame is in a Binder
+ * call, or NULL. */
+static const struct anr_trace *anr_in_binder(const struct corr_run *cr)
+{
+	size_t i;
+
+	for (i = 0; i < cr->anrs.n; i++) {
+		const struct anr_trace *a = &cr->anrs.v[i].file->anrs[cr->anrs.v[i].index];
+
+		if (binder_frame(a->main_top_frame))
+			return a;
+	}
+	return NULL;
+}
+
+/* What the ANR was about: the trace's Subject:, else am_anr's, else the
+ * ANR record's description; NULL when none says. */
+static const char *anr_subject(const struct corr_run *cr, const struct anr_trace *a)
+{
+	const struct log_event *e = log_with(cr, LOG_EV_AM_ANR);
+	const struct exit_record *r = exit_with(cr, EXIT_REASON_ANR);
+
+	if (a && a->subject)
+		return a->subject;
+	if (e && e->reason)
+		return e->reason;
+	return r ? r->description : NULL;
+}
+
+/*
+ * trap: an ANR whose main thread's top frame is in a Binder call (BinderProxy.transact, an AIDL
+ * $Stub$Proxy method): a synchronous call into another process, such as the inference process,
+ * blocked the main thread; move the call off it
+ */
+static int rule_anr_binder_call(const struct corr_run *cr, const struct run_facts *f,
+				struct verdict *v)
+{
+	const struct anr_trace *a = anr_in_binder(cr);
+	const char *subject = anr_subject(cr, a);
+
+	(void)f;
+	if (!a)
+		return 0;
+	evidence(v, "ANR trace: main thread in a Binder call: %s", a->main_top_frame);
+	evidence(v, "a Binder call waits for the other process to answer (AIDL calls are synchronous): "
+		    "the main thread was blocked until it did");
+	if (subject)
+		evidence(v, "ANR subject: %s", subject);
+	return 1;
+}
+
+/* How near before the death a Binder line counts (rule binder-too-large),
+ * with the clock tolerance; and the parcel size from which JavaBinder
+ * itself calls a failed transaction too large (signalExceptionForError:
+ * above it TransactionTooLargeException, below it "remote process
+ * probably died"). */
+#define BINDER_NEAR_DEATH_MS (10000 + CORR_DEFAULT_TOLERANCE_MS)
+#define BINDER_LARGE_BYTES (200 * 1024)
+
+/* The run's death, UTC ms: its earliest exit record's time (an ANR's
+ * comes before the kill that follows it), else its last record's. */
+static int64_t death_ms(const struct corr_run *cr)
+{
+	int64_t t = INT64_MAX;
+	size_t i;
+
+	for (i = 0; i < cr->exits.n; i++)
+		if (cr->exits.v[i].time_utc_ms != EV_NO_TIME && cr->exits.v[i].time_utc_ms < t)
+			t = cr->exits.v[i].time_utc_ms;
+	return t == INT64_MAX ? cr->last_ms : t;
+}
+
+/* The run's failed Binder transaction of a payload too large, near its
+ * death: a binder_failed line of its pid that names the exception or a
+ * parcel past BINDER_LARGE_BYTES within BINDER_NEAR_DEATH_MS before it,
+ * or its Java crash that is the exception; *at its index in cr->logs. */
+static const struct log_event *binder_too_large(const struct corr_run *cr, size_t *at)
+{
+	const struct log_event *j = java_crash_log(cr);
+	int64_t death = death_ms(cr);
+	size_t i;
+
+	for (i = 0; i < cr->logs.n; i++) {
+		const struct log_event *e = LOGS(cr, i);
+		int64_t t = cr->logs.v[i].time_utc_ms;
+
+		if (e->type != LOG_BINDER_FAILED || t == EV_NO_TIME || t < death - BINDER_NEAR_DEATH_MS ||
+		    !((e->reason && strstr(e->reason, "TransactionTooLargeException")) ||
+		      e->parcel_bytes > BINDER_LARGE_BYTES))
+			continue;
+		*at = i;
+		return e;
+	}
+	if (j && j->reason && strstr(j->reason, "TransactionTooLargeException")) {
+		for (i = 0; LOGS(cr, i) != j; i++)
+			;
+		*at = i;
+		return j;
+	}
+	return NULL;
+}
+
+/*
+ * trap: JavaBinder's FAILED BINDER TRANSACTION of a parcel over 200 KB, or a
+ * TransactionTooLargeException, of this pid within 10 s before the death: the payload passed
+ * Binder's 1 MB transaction buffer; pass large payloads through SharedMemory (ashmem) or a file
+ * descriptor; the candidate is not blamed
+ */
+static int rule_binder_too_large(const struct corr_run *cr, const struct run_facts *f,
+				 struct verdict *v)
+{
+	size_t at;
+	const struct log_event *e = binder_too_large(cr, &at);
+	int64_t t;
+
+	(void)f;
+	if (!e)
+		return 0;
+	t = cr->logs.v[at].time_utc_ms;
+	if (t != EV_NO_TIME)
+		evidence(v, "logcat (line %zu): %s, %.1f s before the death", e->line,
+			 e->reason ? e->reason : "a failed Binder transaction",
+			 (double)(death_ms(cr) - t) / 1000.0);
+	else
+		evidence(v, "logcat (line %zu): %s", e->line, e->reason ? e->reason : "");
+	if (e->parcel_bytes > 0)
+		evidence(v, "a Binder transaction of %" PRId64 " bytes: past the 1 MB buffer that a "
+			    "process's Binder calls share; the payload, not the candidate, failed",
+			 e->parcel_bytes);
+	else
+		evidence(v, "a Binder transaction too large: past the 1 MB buffer that a process's "
+			    "Binder calls share; the payload, not the candidate, failed");
+	return 1;
+}
+
+/* How long after a ring's last record system_server's watchdog may have
+ * ended it (it kills after a minute blocked; a quiet ring may end before). */
+#define SYSTEM_WATCHDOG_WINDOW_MS 60000
+
+/* system_server's watchdog killing the system process while the run
+ * lived: after its last record (within the tolerance), at most
+ * SYSTEM_WATCHDOG_WINDOW_MS after it, and no exit record of it older than
+ * the line (a death recorded before the restart was another's). */
+static const struct log_event *system_watchdog(const struct corr_run *cr)
+{
+	size_t i, k;
+
+	for (i = 0; i < cr->logs.n; i++) {
+		int64_t t = cr->logs.v[i].time_utc_ms;
+		int older = 0;
+
+		if (LOGS(cr, i)->type != LOG_WATCHDOG_KILL || t == EV_NO_TIME ||
+		    t < cr->last_ms - CORR_DEFAULT_TOLERANCE_MS || t > cr->last_ms + SYSTEM_WATCHDOG_WINDOW_MS)
+			continue;
+		for (k = 0; k < cr->exits.n; k++)
+			older |= cr->exits.v[k].time_utc_ms != EV_NO_TIME &&
+				 cr->exits.v[k].time_utc_ms < t - CORR_DEFAULT_TOLERANCE_MS;
+		if (!older)
+			return LOGS(cr, i);
+	}
+	return NULL;
+}
+
+/*
+ * trap: system_server's Watchdog killing the system process (logcat '*** WATCHDOG KILLING SYSTEM
+ * PROCESS') within a minute after the ring's last record: every app process dies with
+ * system_server; a system event, not the app's fault: system reclaim
+ */
+static int rule_system_watchdog(const struct corr_run *cr, const struct run_facts *f,
+				struct verdict *v)
+{
+	const struct log_event *e = system_watchdog(cr);
+
+	(void)f;
+	if (!e)
+		return 0;
+	evidence(v, "logcat (line %zu): WATCHDOG KILLING SYSTEM PROCESS%s%s", e->line,
+		 e->reason ? ": " : "", e->reason ? e->reason : "");
+	evidence(v, "system_server's watchdog killed the system process, and every app process died "
+		    "with it: a system event, not this process's fault");
+	claim(v, SRC_CRASH_LOG, LW_EXIT_SYSTEM_RECLAIM, 0);
+	return 1;
+}
+
+/* How near before its exit an app's watchdog line tells it (rule
+ * app-watchdog), with the clock tolerance. */
+#define APP_WATCHDOG_NEAR_MS (10000 + CORR_DEFAULT_TOLERANCE_MS)
+
+/* The app's own watchdog ending the run: an exit record that says the
+ * process was signaled (and lmkd did not kill it) or exited with a status
+ * not 0, and within APP_WATCHDOG_NEAR_MS before it a line of the process
+ * itself, of a tag naming a watchdog, that says it kills, aborts or exits
+ * (evidence.h, app_watchdog). The record into *rec when not NULL. */
+static const struct log_event *app_watchdog(const struct corr_run *cr,
+					    const struct exit_record **rec)
+{
+	size_t i, k;
+
+	for (k = 0; k < cr->exits.n; k++) {
+		const struct exit_record *r = EXITS(cr, k);
+		int64_t when = cr->exits.v[k].time_utc_ms;
+
+		if (!((r->reason == EXIT_REASON_SIGNALED && !lmkd_kill(cr)) ||
+		      (r->reason == EXIT_REASON_EXIT_SELF && r->status != 0)))
+			continue;
+		if (when == EV_NO_TIME)
+			when = cr->last_ms;
+		for (i = 0; i < cr->logs.n; i++) {
+			int64_t t = cr->logs.v[i].time_utc_ms;
+
+			if (LOGS(cr, i)->type != LOG_APP_WATCHDOG || t == EV_NO_TIME ||
+			    t < when - APP_WATCHDOG_NEAR_MS || t > when + CORR_DEFAULT_TOLERANCE_MS)
+				continue;
+			if (rec)
+				*rec = r;
+			return LOGS(cr, i);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * trap: the app's own watchdog killed the process: an exit record SIGNALED (no lmkd line) or
+ * EXIT_SELF with a status, and within 10 s before it a line of the process itself, of a tag naming
+ * a watchdog, that says it kills, aborts or exits: a hang the app saw in the stage open at death;
+ * anr on the app's word alone (it suggests, never confirms)
+ */
+static int rule_app_watchdog(const struct corr_run *cr, const struct run_facts *f,
+			     struct verdict *v)
+{
+	const struct exit_record *r = NULL;
+	const struct log_event *e = app_watchdog(cr, &r);
+	const char *stage = vocab_name(&vocab_stages, (int)f->open_stage);
+
+	if (!e)
+		return 0;
+	exit_evidence(v, r, NULL);
+	evidence(v, "logcat (line %zu): its own watchdog killed it: %s", e->line,
+		 e->reason ? e->reason : "");
+	if (f->outcome == RING_OUTCOME_NO_RING) {
+		evidence(v, "what the watchdog was waiting on is unknown: no ring");
+		missing(v, "the stack of the thread the watchdog waited on, logged before it kills");
+	} else if (f->open_stage == LW_STAGE_NONE) {
+		evidence(v, "the watchdog was waiting on no stage the ring shows open");
+		missing(v, "the stack of the thread the watchdog waited on, logged before it kills");
+	} else {
+		char what[VERDICT_MISSING_MAX];
+
+		evidence(v, "the watchdog was waiting on %s, the stage open at death", stage);
+		snprintf(what, sizeof(what), "the stack of the thread running %s when the watchdog "
+					     "fired, logged before it kills", stage);
+		missing(v, what);
+	}
+	/* The app's own word, like its ring: it suggests, never confirms. */
+	claim(v, SRC_RING, LW_EXIT_ANR, 1);
+	return 1;
 }
 
 /* ActivityManager killed it as an empty or cached process */
@@ -1232,6 +1510,14 @@ const struct rule rules[] = {
 	  .fire = rule_anr_trace },
 	{ "crash-log", "logcat or the event log shows a fatal signal, a native or Java crash, or an ANR for this process",
 	  .fire = rule_crash_log },
+	{ "anr-binder-call", "trap: an ANR whose main thread's top frame is in a Binder call (BinderProxy.transact, an AIDL $Stub$Proxy method): a synchronous call into another process, such as the inference process, blocked the main thread; move the call off it",
+	  .fire = rule_anr_binder_call },
+	{ "binder-too-large", "trap: JavaBinder's FAILED BINDER TRANSACTION of a parcel over 200 KB, or a TransactionTooLargeException, of this pid within 10 s before the death: the payload passed Binder's 1 MB transaction buffer; pass large payloads through SharedMemory (ashmem) or a file descriptor; the candidate is not blamed",
+	  .fire = rule_binder_too_large },
+	{ "system-watchdog", "trap: system_server's Watchdog killing the system process (logcat '*** WATCHDOG KILLING SYSTEM PROCESS') within a minute after the ring's last record: every app process dies with system_server; a system event, not the app's fault: system reclaim",
+	  .fire = rule_system_watchdog },
+	{ "app-watchdog", "trap: the app's own watchdog killed the process: an exit record SIGNALED (no lmkd line) or EXIT_SELF with a status, and within 10 s before it a line of the process itself, of a tag naming a watchdog, that says it kills, aborts or exits: a hang the app saw in the stage open at death; anr on the app's word alone (it suggests, never confirms)",
+	  .fire = rule_app_watchdog },
 	{ "am-trim", "ActivityManager killed it as an empty or cached process",
 	  .fire = rule_am_trim },
 	{ "ring-crash-record", "the ring holds the probe's crash record",
@@ -1775,6 +2061,83 @@ static void blame_run(const struct corr_run *cr, const struct run_facts *f, int 
 			  "until one is shown", n, memory_death(v) ? ", or the peak" : "");
 }
 
+/* An action moved back among those so far to where the order of
+ * reversibility puts it (it was added last). */
+static void act_in_order(struct verdict *v)
+{
+	size_t at;
+
+	for (at = v->nactions - 1; at > 0 && v->actions[at - 1].action > v->actions[at].action; at--) {
+		struct action t = v->actions[at];
+
+		v->actions[at] = v->actions[at - 1];
+		v->actions[at - 1] = t;
+	}
+}
+
+/* The steps of the first seed's Binder and watchdog traps, once the
+ * class's steps are given (the level allows acting): a payload too large
+ * for Binder is the payload's, not the candidate's (it is not isolated:
+ * large payloads go through shared memory); a death with system_server's
+ * watchdog is the system's restart. In the ANR's steps, a main thread in a
+ * Binder call moves the call off it, and the app's watchdog asks what the
+ * stage it waited on was doing (returns 1 when it gave the step). */
+static int trap_steps(const struct corr_run *cr, const struct run_facts *f, struct verdict *v,
+		      int anr)
+{
+	const struct anr_trace *a = anr_in_binder(cr);
+	const struct log_event *e;
+	size_t i, k, at;
+
+	if (anr) {
+		if (fired(v, rule_anr_binder_call) && a) {
+			act(v, LW_ACTION_INSPECT_MAIN_THREAD, "move the Binder call off the main thread: "
+				"call the service from a background thread (the call is synchronous); "
+				"its top frame: %s", a->main_top_frame);
+			return 1;
+		}
+		if (fired(v, rule_app_watchdog)) {
+			act(v, LW_ACTION_INSPECT_MAIN_THREAD, "find what %s waited on when the app's own "
+				"watchdog killed the process: a lock, I/O, or the delegate",
+			    f->open_stage ? vocab_name(&vocab_stages, (int)f->open_stage) : "the work");
+			return 1;
+		}
+		return 0;
+	}
+	if (fired(v, rule_binder_too_large) && (e = binder_too_large(cr, &at))) {
+		for (i = k = 0; i < v->nactions; i++) {
+			if (v->actions[i].action == LW_ACTION_ISOLATE_CANDIDATE) {
+				free(v->actions[i].why);
+				continue;
+			}
+			v->actions[k++] = v->actions[i];
+		}
+		v->nactions = k;
+		for (i = 0; i < v->nactions && v->actions[i].action != LW_ACTION_STOP_NEW_INFERENCE; i++)
+			;
+		if (i == v->nactions && v->nactions < VERDICT_MAX_ACTIONS) {
+			char size[48] = "";
+
+			if (e->parcel_bytes > 0)
+				snprintf(size, sizeof(size), " (this one was %" PRId64 " bytes)",
+					 e->parcel_bytes);
+			act(v, LW_ACTION_STOP_NEW_INFERENCE, "send no payload near Binder's 1 MB buffer%s: "
+				"pass large inputs and results through SharedMemory (ashmem) or a file "
+				"descriptor, so that Binder carries only the descriptor", size);
+			act_in_order(v);
+		}
+	}
+	if (fired(v, rule_system_watchdog) && v->cls == LW_EXIT_SYSTEM_RECLAIM)
+		for (i = 0; i < v->nactions; i++)
+			if (v->actions[i].action == LW_ACTION_VERIFY_STATE_RESTORE) {
+				free(v->actions[i].why);
+				v->actions[i].why = strdup("system_server's watchdog restarted the system, "
+							   "and every app with it: check that the app "
+							   "restores its state, and change nothing else");
+			}
+	return 0;
+}
+
 /* The most conservative next steps, in order of reversibility, gated by
  * the evidence level (DESIGN.md, "Recovery actions"). */
 static void recommend(const struct corr_run *cr, const struct run_facts *f,
@@ -1862,8 +2225,9 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f,
 			apart_step(cr->run, v);
 		break;
 	case LW_EXIT_ANR:
-		act(v, LW_ACTION_INSPECT_MAIN_THREAD,
-		    "find what blocked the main thread: model work, locks or I/O on it");
+		if (!trap_steps(cr, f, v, 1))
+			act(v, LW_ACTION_INSPECT_MAIN_THREAD,
+			    "find what blocked the main thread: model work, locks or I/O on it");
 		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the ANR trace%s", and_ring);
 		break;
 	case LW_EXIT_JAVA_CRASH:
@@ -1888,6 +2252,7 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f,
 	/* Not after a reclaim, where nothing else is changed. */
 	if (fired(v, rule_cache_rebuild_at_death) && v->cls != LW_EXIT_SYSTEM_RECLAIM)
 		clear_cache_step(cr, v);
+	trap_steps(cr, f, v, 0);
 }
 
 /* Rule i fired for v. */

@@ -579,9 +579,39 @@ static void witness(enum corr_kind k, const struct ev_file *f, size_t i, const c
 	}
 }
 
+/* A log line about the whole system, not one process: system_server's
+ * watchdog killing it ends every app process with it. */
+static int system_wide(enum corr_kind k, const struct ev_file *f, size_t i)
+{
+	return k == CORR_LOGS && f->logs[i].type == LOG_WATCHDOG_KILL;
+}
+
+/* A system-wide line (system_wide()) joins each of runs [from, to) whose
+ * death window holds its time; *none when it joins none. */
+static int join_every(struct correlation *c, const struct ev_file *f, size_t i, size_t from,
+		      size_t to, int *none)
+{
+	const struct log_event *e = &f->logs[i];
+	size_t r;
+
+	*none = 1;
+	for (r = from; r < to; r++) {
+		struct corr_run *cr = &c->runs[r];
+		int64_t t = log_time(e, anchor_ms(cr), &c->opt);
+
+		if (t == EV_NO_TIME || !in_exit_window(cr, t, 0, &c->opt))
+			continue;
+		*none = 0;
+		if (push(c, cr, CORR_LOGS, f, i, 0, t) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Join record i of kind k (not an exit record) of f to one of runs
- * [from, to). *none says whether none of them could have it (rather than
- * more than one). Returns 0, or -1 on ENOMEM. */
+ * [from, to), or a system-wide line to each it may be of. *none says
+ * whether none of them could have it (rather than more than one).
+ * Returns 0, or -1 on ENOMEM. */
 static int join_one(struct correlation *c, enum corr_kind k, const struct ev_file *f, size_t i,
 		    size_t from, size_t to, int *none)
 {
@@ -590,6 +620,8 @@ static int join_one(struct correlation *c, enum corr_kind k, const struct ev_fil
 	const struct log_event *e = k == CORR_LOGS ? &f->logs[i] : NULL;
 	size_t found, n, r;
 
+	if (system_wide(k, f, i))
+		return join_every(c, f, i, from, to, none);
 	if (!e) {
 		witness(k, f, i, &process, &pid, &text);
 		when = parse_zoned(text, &c->opt, NULL);
@@ -646,7 +678,9 @@ static int join_other(struct correlation *c, const struct ev_file *f, size_t fro
 		for (i = 0; i < n; i++) {
 			if (join_one(c, kinds[k], f, i, from, to, &none) != 0)
 				return -1;
-			if (left && none && add_leftover(left, kinds[k], f, i) != 0)
+			/* A system-wide line may be of the ring-less runs too. */
+			if (left && (none || system_wide(kinds[k], f, i)) &&
+			    add_leftover(left, kinds[k], f, i) != 0)
 				return -1;
 		}
 	}

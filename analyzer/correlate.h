@@ -8,7 +8,9 @@
  * record of another app version never joins; nothing is ever joined for
  * being the newest. Other evidence joins on pid and time; a log line with a
  * process name and no pid (a native crash's am_crash) on the name and the
- * exit's window. Records that join no run are listed with the reason.
+ * exit's window; a line about the whole system (system_server's watchdog
+ * killing it) joins every run whose death window holds its time. Records
+ * that join no run are listed with the reason.
  *
  * Then the deaths that no ring tells (DESIGN.md, "Runs without a ring"):
  * each exit record of a judged package (corr_packages) that joined no ring,

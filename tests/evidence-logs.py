@@ -33,7 +33,8 @@ from helpers import fail, finish, lastwords, option, setup
 DIRS = ["fixtures/evidence/logcat", "fixtures/evidence/event-log"]
 FORMATS = {"threadtime", "uid", "time", "brief", "tag", "long", "raw"}
 LOGCAT_EVENTS = {"lmkd_kill", "am_killing", "am_died", "am_low_memory", "zygote_signal",
-                 "crash_begin", "fatal_signal", "java_crash"}
+                 "crash_begin", "fatal_signal", "java_crash", "binder_failed", "watchdog_kill",
+                 "app_watchdog"}
 EVENTLOG_EVENTS = {"am_kill", "am_proc_died", "am_anr", "am_crash", "am_proc_start",
                    "killinfo", "am_low_memory"}
 
@@ -189,6 +190,28 @@ MEANING = {
                  " bytes and 1024B until OOM, target footprint 268435456, growth limit"
                  " 268435456"),
         R("java_crash", line=4, pid=31000, process="com.example.photos"),
+    ]),
+    # JavaBinder's failed transactions (with and without the parcel size), a
+    # TransactionTooLargeException wherever it is logged (also as the crash's
+    # exception, which stays the java_crash's reason), system_server's
+    # watchdog killing it (not its other lines), and the lines of a tag that
+    # names a watchdog that say they end the process (not the others).
+    "logcat/binder-watchdog.txt": dict(kind="logcat", lines=16, skipped=0, records=[
+        R("binder_failed", line=2, pid=9811, process=None, parcel_bytes=1572944,
+          reason="!!! FAILED BINDER TRANSACTION !!!  (parcel size = 1572944)"),
+        R("binder_failed", line=3, pid=9811, parcel_bytes=1572944,
+          reason="android.os.TransactionTooLargeException: data parcel size 1572944 bytes"),
+        R("java_crash", line=4, pid=9811, process="com.example.vision:inference",
+          reason="java.lang.RuntimeException: android.os.TransactionTooLargeException: data"
+                 " parcel size 1049276 bytes"),
+        R("binder_failed", line=6, pid=9811, parcel_bytes=1049276),
+        R("binder_failed", line=8, pid=7020, parcel_bytes=None),
+        R("binder_failed", line=9, pid=7021, parcel_bytes=316),
+        R("watchdog_kill", line=11, pid=1580, process="system_server",
+          reason="Blocked in handler on foreground thread (android.fg)"),
+        R("app_watchdog", line=14, pid=9900, process=None,
+          reason="inference did not finish within 2500 ms, killing process 9900"),
+        R("app_watchdog", line=15, pid=9950, reason="main thread blocked for 5000 ms, calling abort()"),
     ]),
     # --- logcat: prefix formats ---
     "logcat/format-uid.txt": dict(kind="logcat", lines=9, skipped=0, records=[

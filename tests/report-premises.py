@@ -114,7 +114,10 @@ def switch_overlap(r):
 
 
 def memory_steps(r):
-    steps = MEMORY_STEPS & set(names(r))
+    # A step against memory says so (its budget, memory back under it); the
+    # Binder trap's stop_new_inference is against a payload's size instead.
+    steps = {a for a in MEMORY_STEPS for w in whys(r, a)
+             if a == "reduce_concurrency" or re.search(r"\bbudget\b|\bmemory is\b", w)}
     if steps and not memory_death(r):
         return "memory steps %s on a %s death" % (sorted(steps), r.get("classification"))
 

@@ -126,7 +126,7 @@ void log_event_init(struct log_event *e)
 	e->pid = e->uid = e->user = e->oom_score_adj = EV_NONE;
 	e->rss_kb = e->swap_kb = e->free_kb = EV_NONE;
 	e->anon_rss_kb = e->dmabuf_pss_kb = e->dmabuf_rss_kb = EV_NONE;
-	e->signo = e->kill_reason_code = EV_NONE;
+	e->signo = e->kill_reason_code = e->parcel_bytes = EV_NONE;
 }
 
 /* Grow *v (n elements of size sz) by one; capacity doubles from 8. */
@@ -182,7 +182,8 @@ int log_event_same(const struct log_event *a, const struct log_event *b)
 {
 	return a->type == b->type && a->pid == b->pid && a->uid == b->uid &&
 	       a->time_ms == b->time_ms && a->rss_kb == b->rss_kb && a->signo == b->signo &&
-	       a->oom_score_adj == b->oom_score_adj && same_text(a->time_text, b->time_text) &&
+	       a->oom_score_adj == b->oom_score_adj && a->parcel_bytes == b->parcel_bytes &&
+	       same_text(a->time_text, b->time_text) &&
 	       same_text(a->process, b->process) && same_text(a->reason, b->reason);
 }
 
@@ -586,6 +587,9 @@ static void log_json(struct json *j, cJSON *arr, const struct log_event *e)
 	add_int(j, o, "signo", e->signo);
 	json_text(j, o, "reason", e->reason);
 	add_int(j, o, "kill_reason_code", e->kill_reason_code);
+	/* Only the type that has it: the other records keep their members. */
+	if (e->type == LOG_BINDER_FAILED)
+		add_int(j, o, "parcel_bytes", e->parcel_bytes);
 }
 
 static void seed_json(struct json *j, cJSON *arr, const struct seed_event *s)

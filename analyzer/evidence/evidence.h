@@ -150,7 +150,10 @@ struct anr_trace {
 	X(EV_AM_ANR, am_anr)                                                         \
 	X(EV_AM_CRASH, am_crash)                                                     \
 	X(EV_AM_PROC_START, am_proc_start)                                           \
-	X(EV_KILLINFO, killinfo)          /* lmkd killinfo, tag 10195355 */
+	X(EV_KILLINFO, killinfo)          /* lmkd killinfo, tag 10195355 */            \
+	X(BINDER_FAILED, binder_failed)   /* JavaBinder: FAILED BINDER TRANSACTION */ \
+	X(WATCHDOG_KILL, watchdog_kill)   /* Watchdog: *** WATCHDOG KILLING SYSTEM PROCESS */ \
+	X(APP_WATCHDOG, app_watchdog)     /* a watchdog's tag: a line that kills, aborts, exits */
 
 enum log_event_type {
 #define X(up, name) LOG_##up,
@@ -177,8 +180,10 @@ struct log_event {
 	int64_t rss_kb, swap_kb, free_kb;
 	int64_t anon_rss_kb, dmabuf_pss_kb, dmabuf_rss_kb;
 	int64_t signo;
-	char *reason;               /* lmkd/am kill reason, ANR subject, crash exception */
+	char *reason;               /* lmkd/am kill reason, ANR subject, crash exception,
+				     * a watchdog's subject or line */
 	int64_t kill_reason_code;   /* killinfo's kill reason, -1 */
+	int64_t parcel_bytes;       /* binder_failed: the parcel's size, -1 if not written */
 };
 
 /* Whether e is an am_crash of a native crash (exception "Native crash",

@@ -30,6 +30,20 @@
  *                        "OutOfMemoryError: MSG", since such an error usually
  *                        ends in a FATAL EXCEPTION (or is caught: the report
  *                        decides)
+ *   JavaBinder       !!! FAILED BINDER TRANSACTION !!!  (parcel size = N)
+ *                        (the process that made the call; Android 7 and
+ *                        later write the size): a binder_failed
+ *   any tag          ...TransactionTooLargeException: data parcel size N bytes
+ *                        (a crash's exception line, a "Caused by:", a
+ *                        caught one logged): a binder_failed too, with the
+ *                        line from the exception's name on as its reason
+ *   Watchdog         *** WATCHDOG KILLING SYSTEM PROCESS: SUBJECT
+ *                        (system_server's watchdog: the process is
+ *                        system_server, the reason its subject)
+ *   a tag naming a watchdog (any case: InferenceWatchdog, ANRWatchDog)
+ *                    a line that says it kills, aborts, exits or
+ *                        terminates: an app_watchdog of the logging pid,
+ *                        with the message as its reason
  *   am_*, killinfo   event-log lines in `-b all` output (event-log.c)
  *   (raw)            --------- beginning of crash
  *
@@ -75,6 +89,10 @@ enum lc_kind {
 	K_FATAL_SIGNAL,
 	K_JAVA_FATAL,
 	K_ART_OOM,
+	K_BINDER,
+	K_TOO_LARGE,
+	K_WATCHDOG_KILL,
+	K_APP_WATCHDOG,
 	K_EVENT,
 };
 
@@ -133,6 +151,30 @@ static long find_last(struct span s, const char *needle)
 }
 
 
+/* Whether s holds needle, in any case (needle in lower case). */
+static int has_nocase(struct span s, const char *needle)
+{
+	size_t n = strlen(needle), i, k;
+
+	for (i = 0; i + n <= s.n; i++) {
+		for (k = 0; k < n && (s.s[i + k] | 0x20) == needle[k]; k++)
+			;
+		if (k == n)
+			return 1;
+	}
+	return 0;
+}
+
+#define TOO_LARGE "TransactionTooLargeException"
+
+/* A line of a tag that names a watchdog that says it ends the process. */
+static int app_watchdog_line(struct span tag, struct span m)
+{
+	return has_nocase(tag, "watchdog") &&
+	       (has_nocase(m, "kill") || has_nocase(m, "abort") || has_nocase(m, "exit") ||
+		has_nocase(m, "terminat"));
+}
+
 static enum lc_kind classify_msg(enum logline_tag tg, struct span m)
 {
 	int any = tg == LOGTAG_ANY;
@@ -162,6 +204,12 @@ static enum lc_kind classify_msg(enum logline_tag tg, struct span m)
 		return K_CRASH_BANNER;
 	if (m.n > 25 && m.s[0] == 'T' && STARTS(m, "Throwing OutOfMemoryError"))
 		return K_ART_OOM;
+	if ((any || tg == LOGTAG_BINDER) && STARTS(m, "!!! FAILED BINDER TRANSACTION !!!"))
+		return K_BINDER;
+	if ((any || tg == LOGTAG_WATCHDOG) && STARTS(m, "*** WATCHDOG KILLING SYSTEM PROCESS"))
+		return K_WATCHDOG_KILL;
+	if (m.n > sizeof(TOO_LARGE) && span_find(m, TOO_LARGE) >= 0)
+		return K_TOO_LARGE;
 	return K_NONE;
 }
 
@@ -169,6 +217,8 @@ static enum lc_kind classify_msg(enum logline_tag tg, struct span m)
  * leading "TAG: " of a known tag). */
 static enum lc_kind classify_line(const struct logline *l, struct span *m, enum logline_tag *tg)
 {
+	enum lc_kind k;
+
 	*m = l->msg;
 	*tg = LOGTAG_OTHER;
 	if (l->format == LOGLINE_RAW) {
@@ -193,9 +243,16 @@ static enum lc_kind classify_line(const struct logline *l, struct span *m, enum 
 			return K_EVENT;
 		if (m->n > 25 && m->s[0] == 'T' && STARTS(*m, "Throwing OutOfMemoryError"))
 			return K_ART_OOM;
+		if (m->n > sizeof(TOO_LARGE) && span_find(*m, TOO_LARGE) >= 0)
+			return K_TOO_LARGE;
+		if (l->tag.n >= 8 && app_watchdog_line(l->tag, *m))
+			return K_APP_WATCHDOG;
 		return K_NONE;
 	}
-	return classify_msg(*tg, *m);
+	k = classify_msg(*tg, *m);
+	if (k == K_NONE && *tg == LOGTAG_WATCHDOG && app_watchdog_line(l->tag, *m))
+		k = K_APP_WATCHDOG;
+	return k;
 }
 
 /* The "N kB label, ..." list after "to free "; stops at ';' or the end. */
@@ -419,6 +476,61 @@ static int parse_art_oom(const struct logline *l, struct span m, struct logline_
 	return 0;
 }
 
+/* The logger's own pid and uid: the process the line is about. */
+static void logger(const struct logline *l, struct logline_fields *f)
+{
+	f->pid = l->pid;
+	if (l->format == LOGLINE_UID)
+		f->uid = logline_uid_value(l->uid);
+}
+
+/* !!! FAILED BINDER TRANSACTION !!!  (parcel size = N) */
+static int parse_binder(const struct logline *l, struct span m, struct logline_fields *f)
+{
+	long at = span_find(m, "(parcel size = ");
+
+	logger(l, f);
+	f->reason = span_trim(m);
+	if (at >= 0) {
+		struct span c = span_from(m, (size_t)at + 15);
+
+		if (!eat_int(&c, &f->parcel_bytes) || f->parcel_bytes < 0 || !eat(&c, ")"))
+			return -1;
+	}
+	return 0;
+}
+
+/* ...[android.os.]TransactionTooLargeException[: data parcel size N bytes] */
+static int parse_too_large(const struct logline *l, struct span m, struct logline_fields *f)
+{
+	long at = span_find(m, TOO_LARGE), size;
+	struct span c;
+
+	logger(l, f);
+	c = span_from(m, (size_t)at);
+	if ((size_t)at >= 11 && memcmp(m.s + at - 11, "android.os.", 11) == 0)
+		c = span_from(m, (size_t)at - 11);
+	f->reason = span_trim(c);
+	if ((size = span_find(c, "data parcel size ")) >= 0) {
+		c = span_from(c, (size_t)size + 17);
+		if (!eat_int(&c, &f->parcel_bytes) || f->parcel_bytes < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* *** WATCHDOG KILLING SYSTEM PROCESS[: SUBJECT] */
+static int parse_watchdog_kill(const struct logline *l, struct span m, struct logline_fields *f)
+{
+	struct span c = span_from(m, 35);
+
+	logger(l, f);
+	f->process = span_of("system_server", 13);
+	eat(&c, ":");
+	f->reason = span_trim(c);
+	return 0;
+}
+
 /* Parse a line of kind k without recording it: 0, or -1 if malformed. */
 static int parse_kind(enum lc_kind k, const struct logline *l, struct span m,
 		      struct logline_fields *f, enum log_event_type *t)
@@ -455,6 +567,20 @@ static int parse_kind(enum lc_kind k, const struct logline *l, struct span m,
 	case K_ART_OOM:
 		*t = LOG_JAVA_CRASH;
 		return parse_art_oom(l, m, f);
+	case K_BINDER:
+		*t = LOG_BINDER_FAILED;
+		return parse_binder(l, m, f);
+	case K_TOO_LARGE:
+		*t = LOG_BINDER_FAILED;
+		return parse_too_large(l, m, f);
+	case K_WATCHDOG_KILL:
+		*t = LOG_WATCHDOG_KILL;
+		return parse_watchdog_kill(l, m, f);
+	case K_APP_WATCHDOG:
+		*t = LOG_APP_WATCHDOG;
+		logger(l, f);
+		f->reason = span_trim(m);
+		return 0;
 	default:
 		return -1;
 	}
@@ -686,10 +812,13 @@ int logcat_parse(struct input *in, struct ev_file *out, struct ev_error *err)
 		struct span m;
 		enum lc_kind k = classify_line(&l, &m, &tg);
 
-		if (k == K_NONE) {
+		/* A crash's exception may be a TransactionTooLargeException:
+		 * the crash's line, and a record of its own. */
+		if (k == K_NONE || k == K_TOO_LARGE) {
 			if ((st.java_open || st.lmkd_open) && follow_up(&st, &l, m, tg, lineno) != 0)
 				rc = -2;
-			continue;
+			if (k == K_NONE || rc)
+				continue;
 		}
 		rc = handle(&st, k, &l, m, lineno);
 		if (rc == -1)

@@ -571,7 +571,7 @@ void logline_fields_init(struct logline_fields *f)
 	f->pid = f->uid = f->user = f->oom_score_adj = EV_NONE;
 	f->rss_kb = f->swap_kb = f->free_kb = EV_NONE;
 	f->anon_rss_kb = f->dmabuf_pss_kb = f->dmabuf_rss_kb = EV_NONE;
-	f->signo = f->kill_reason_code = EV_NONE;
+	f->signo = f->kill_reason_code = f->parcel_bytes = EV_NONE;
 }
 
 int logline_emit(struct ev_file *out, enum log_event_type t, const struct logline *l,
@@ -608,6 +608,7 @@ int logline_emit(struct ev_file *out, enum log_event_type t, const struct loglin
 	e->dmabuf_rss_kb = f->dmabuf_rss_kb;
 	e->signo = f->signo;
 	e->kill_reason_code = f->kill_reason_code;
+	e->parcel_bytes = f->parcel_bytes;
 	if (f->reason.n || (f->reason_sep && f->reason2.n)) {
 		size_t sep = f->reason_sep && f->reason2.n ? strlen(f->reason_sep) : 0;
 		size_t n2 = sep ? f->reason2.n : 0;
@@ -643,6 +644,12 @@ enum logline_tag logline_tag_of(struct span t)
 	case 8:
 		if (!memcmp(t.s, "zygote64", 8) || !memcmp(t.s, "Zygote64", 8))
 			return LOGTAG_ZYGOTE;
+		if (!memcmp(t.s, "Watchdog", 8))
+			return LOGTAG_WATCHDOG;
+		break;
+	case 10:
+		if (!memcmp(t.s, "JavaBinder", 10))
+			return LOGTAG_BINDER;
 		break;
 	case 14:
 		if (!memcmp(t.s, "AndroidRuntime", 14))

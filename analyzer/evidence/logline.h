@@ -131,7 +131,7 @@ void logline_iter_release(struct logline_iter *it);
 struct logline_fields {
 	int64_t pid, uid, user, oom_score_adj;
 	int64_t rss_kb, swap_kb, free_kb, anon_rss_kb, dmabuf_pss_kb, dmabuf_rss_kb;
-	int64_t signo, kill_reason_code;
+	int64_t signo, kill_reason_code, parcel_bytes;
 	struct span process;
 	struct span reason;      /* reason = reason + reason_sep + reason2 */
 	const char *reason_sep;  /* NULL: reason2 unused */
@@ -164,6 +164,8 @@ enum logline_tag {
 	LOGTAG_ZYGOTE,  /* Zygote, zygote, zygote64, Zygote64 */
 	LOGTAG_LIBC,    /* libc */
 	LOGTAG_RUNTIME, /* AndroidRuntime */
+	LOGTAG_BINDER,  /* JavaBinder */
+	LOGTAG_WATCHDOG, /* Watchdog (system_server's) */
 };
 
 enum logline_tag logline_tag_of(struct span tag);
