@@ -40,7 +40,7 @@ from helpers import check, fail, finish, lastwords, setup, skip
 from scenarios import read_scenario, scenario_names
 
 BATCH = 6
-PARTS = ["demo"] + ["scenarios-%d" % k for k in range(1, 12)]
+PARTS = ["demo"] + ["scenarios-%d" % k for k in range(1, 13)]
 RSS = (0x15, 0x65, 0xc0)
 MIN_PIXELS = 12
 
