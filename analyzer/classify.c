@@ -1510,6 +1510,9 @@ static int ring_consistent(const struct run_facts *f, enum lw_exit_class c)
 	}
 }
 
+static int fired(const struct verdict *v,
+		 int (*fire)(const struct corr_run *, const struct run_facts *, struct verdict *));
+
 static void decide(const struct run_facts *f, struct verdict *v)
 {
 	unsigned sources[LW_EXIT_CLASS_COUNT] = { 0 }; /* per class: bit per system source */
@@ -1602,6 +1605,14 @@ static void decide(const struct run_facts *f, struct verdict *v)
 				   ring_consistent(f, v->cls)
 			   ? LW_EVIDENCE_SUPPORTED
 			   : LW_EVIDENCE_UNCONFIRMED;
+	/* An OOM needs the system's evidence or an allocation's (the second
+	 * seed): the ring's memory over budget and the main process's
+	 * witness are the app's own, and leave it unconfirmed. */
+	if (v->cls != LW_EXIT_LOW_MEMORY)
+		return;
+	if (!fired(v, rule_alloc_failed))
+		v->level = LW_EVIDENCE_UNCONFIRMED;
+	missing(v, "the lmkd kill line (logcat, tag lowmemorykiller) for this pid");
 }
 
 __attribute__((format(printf, 3, 4))) static void act(struct verdict *v, enum lw_action a,
@@ -1907,8 +1918,13 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f,
 	if (v->level == LW_EVIDENCE_UNCONFIRMED) {
 		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep %s", ringless ? "whatever evidence there is of this death"
 									: "this run's ring and whatever evidence there is");
-		act(v, LW_ACTION_COLLECT_MORE_EVIDENCE,
-		    "pull what is missing before acting: nothing is changed on an unconfirmed cause");
+		if (v->cls == LW_EXIT_LOW_MEMORY && !cr->exits.n && !lmkd_kill(cr))
+			act(v, LW_ACTION_COLLECT_MORE_EVIDENCE,
+			    "pull the exit record of this pid and lmkd's kill line before acting: the app's "
+			    "own evidence does not make an OOM, and nothing is changed on an unconfirmed cause");
+		else
+			act(v, LW_ACTION_COLLECT_MORE_EVIDENCE,
+			    "pull what is missing before acting: nothing is changed on an unconfirmed cause");
 		return;
 	}
 	switch (v->cls) {
