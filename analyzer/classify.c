@@ -1369,6 +1369,254 @@ static int rule_alloc_failed(const struct corr_run *cr, const struct run_facts *
 	return 1;
 }
 
+/* How far the memory may stay above its level before a failed stage when
+ * the retry or the fallback begins, and still count as given back (rule
+ * retry-without-release): 8 MiB, or a tenth of that level when more. The
+ * samples of one process move by a few MiB between two stage boundaries
+ * with nothing held. */
+#define RELEASE_TOLERANCE_KB 8192
+#define RELEASE_TOLERANCE_SHARE 10
+
+/* Two resident sets at once (rule two-resident-sets): the new attempt
+ * reached at least 3/2 of the failed attempt's growth above the level
+ * before it, "about double" with the new attempt's own growth only half
+ * the failed one's. */
+#define TWO_SETS_NUM 3
+#define TWO_SETS_DEN 2
+
+/* The failed stages looked at, the newest first. */
+#define FAILED_PATHS_MAX 8
+
+/* A stage that failed and what came after it in its session: the indexes
+ * of the failed stage's begin and end, and of the next attempt, a retry
+ * (the same stage begun again) or a fallback (a fallback mark, then the
+ * first stage the session begins, or the mark itself when none follows);
+ * the memory at the begin, at the end and at the next attempt, and the
+ * most in the next attempt (up to its end, or the ring's), in kB, by the
+ * own measure (anon + shmem + swap + graphics) when a composition tells
+ * the level before and a newer one the level at the next attempt, else by
+ * the RSS samples of those records. */
+struct failed_path {
+	size_t begin, end, next;
+	const struct lw_ring_slot *fallback; /* the fallback mark, or NULL: a retry */
+	int own;
+	int64_t before_kb, failed_kb, next_kb, second_kb;
+};
+
+/* The next attempt after the failed stage ending at record end, into
+ * *next (and the fallback mark into *fb): 0 when there is none, or its
+ * session closed first (what it held went with it). */
+static int next_attempt(const struct run *r, size_t end, size_t *next,
+			const struct lw_ring_slot **fb)
+{
+	const struct lw_ring_slot *e = &r->events[end];
+	size_t j;
+
+	*fb = NULL;
+	for (j = end + 1; j < r->nevents; j++) {
+		const struct lw_ring_slot *x = &r->events[j];
+
+		if (x->type == LW_EV_SESSION_CLOSE && x->d == e->d)
+			return 0;
+		if (x->type == LW_EV_MARK && x->code == LW_MARK_FALLBACK && !*fb)
+			*fb = x;
+		if (x->type == LW_EV_STAGE_BEGIN && x->d == e->d && (x->stage == e->stage || *fb)) {
+			*next = j;
+			return 1;
+		}
+	}
+	if (!*fb)
+		return 0;
+	*next = (size_t)(*fb - r->events);
+	return 1;
+}
+
+/* The levels of p (struct failed_path), its indexes set: 0 when the ring
+ * gives no level before or at the next attempt. */
+static int failed_path_levels(const struct run *r, struct failed_path *p)
+{
+	struct run_memory m;
+	size_t i, stop = r->nevents - 1, comp = r->nevents;
+	int64_t own[3] = { -1, -1, -1 }, most = -1, x;
+	size_t fresh[3] = { 0, 0, 0 };
+	unsigned kinds;
+
+	if (r->events[p->next].type == LW_EV_STAGE_BEGIN)
+		for (i = p->next + 1; i < r->nevents; i++)
+			if (r->events[i].type == LW_EV_STAGE_END &&
+			    r->events[i].stage == r->events[p->next].stage &&
+			    r->events[i].d == r->events[p->next].d) {
+				stop = i;
+				break;
+			}
+	run_memory_unknown(&m);
+	for (i = 0; i <= stop; i++) {
+		if (run_memory_apply(&m, &r->events[i]))
+			comp = i;
+		x = run_memory_own(&m, &kinds);
+		if (i == p->begin || i == p->end || i == p->next) {
+			int k = i == p->begin ? 0 : i == p->end ? 1 : 2;
+
+			own[k] = x;
+			fresh[k] = comp;
+		}
+		if (i >= p->next && comp != r->nevents && comp >= p->next && x > most)
+			most = x;
+	}
+	p->own = own[0] >= 0 && own[2] >= 0 && fresh[2] != r->nevents && fresh[2] > p->end;
+	if (p->own) {
+		p->before_kb = own[0];
+		p->next_kb = own[2];
+		p->failed_kb = own[1] >= 0 && fresh[1] != r->nevents && fresh[1] > p->begin ? own[1] : -1;
+		p->second_kb = most > own[2] ? most : own[2];
+		return 1;
+	}
+	p->before_kb = r->events[p->begin].rss_kb;
+	p->failed_kb = r->events[p->end].rss_kb ? (int64_t)r->events[p->end].rss_kb : -1;
+	p->next_kb = r->events[p->next].rss_kb;
+	p->second_kb = p->next_kb;
+	for (i = p->next; i <= stop; i++)
+		if ((int64_t)r->events[i].rss_kb > p->second_kb)
+			p->second_kb = r->events[i].rss_kb;
+	return p->before_kb > 0 && p->next_kb > 0;
+}
+
+/* The tolerance of rule retry-without-release above level kb. */
+static int64_t release_tolerance(int64_t kb)
+{
+	return kb / RELEASE_TOLERANCE_SHARE > RELEASE_TOLERANCE_KB ? kb / RELEASE_TOLERANCE_SHARE
+								   : RELEASE_TOLERANCE_KB;
+}
+
+/* The newest failed stage of r (one of the last FAILED_PATHS_MAX) retried
+ * or fallen back from while the memory stayed above its level before it by
+ * more than the tolerance, into *p. Returns 0 when there is none. */
+static int failed_path_find(const struct run *r, struct failed_path *p)
+{
+	size_t i, b, looked = 0;
+
+	for (i = r->nevents; i-- > 0 && looked < FAILED_PATHS_MAX;) {
+		const struct lw_ring_slot *e = &r->events[i];
+
+		if (e->type != LW_EV_STAGE_END || e->code == LW_ERR_NONE || e->code == LW_ERR_CANCELLED)
+			continue;
+		looked++;
+		for (b = i; b-- > 0;)
+			if (r->events[b].type == LW_EV_STAGE_BEGIN && r->events[b].stage == e->stage &&
+			    r->events[b].d == e->d)
+				break;
+		if (b == SIZE_MAX)
+			continue; /* its begin is not in the ring */
+		memset(p, 0, sizeof(*p));
+		p->begin = b;
+		p->end = i;
+		if (!next_attempt(r, i, &p->next, &p->fallback) || !failed_path_levels(r, p))
+			continue;
+		if (p->next_kb - p->before_kb > release_tolerance(p->before_kb))
+			return 1;
+	}
+	return 0;
+}
+
+/* The delegate that the ring's last delegate mark at or before record
+ * upto names, or NULL. */
+static const char *delegate_at(const struct run *r, size_t upto)
+{
+	size_t i;
+
+	for (i = upto + 1; i-- > 0;)
+		if (r->events[i].type == LW_EV_MARK && r->events[i].code == LW_MARK_DELEGATE)
+			return r->events[i].a <= 255 ? vocab_name(&vocab_delegates, (int)r->events[i].a)
+						     : NULL;
+	return NULL;
+}
+
+/* The failed stage of p as text: "delegate_prepare (gpu) ended with
+ * delegate_error" and " in session 2" where the app opens sessions. */
+static void failed_text(const struct run *r, const struct failed_path *p, char *buf, size_t n)
+{
+	const struct lw_ring_slot *e = &r->events[p->end];
+	const char *delegate = delegate_at(r, p->end);
+	int w;
+
+	w = snprintf(buf, n, "%s%s%s%s ended with %s", vocab_name(&vocab_stages, (int)e->stage),
+		     delegate ? " (" : "", delegate ? delegate : "", delegate ? ")" : "",
+		     vocab_name(&vocab_errors, (int)e->code));
+	if (w > 0 && (size_t)w < n && sessions_used(r))
+		snprintf(buf + w, n - (size_t)w, " in session %u", e->d);
+}
+
+/* The next attempt of p as text: "the fallback to cpu" or "its retry". */
+static void next_text(const struct failed_path *p, char *buf, size_t n)
+{
+	if (!p->fallback)
+		snprintf(buf, n, "its retry");
+	else if (p->fallback->a && p->fallback->a <= 255)
+		snprintf(buf, n, "the fallback to %s", vocab_name(&vocab_delegates, (int)p->fallback->a));
+	else
+		snprintf(buf, n, "the fallback");
+}
+
+/*
+ * a stage that failed (it ended with an error other than cancelled) and was begun again in its
+ * session, or fell back (a fallback mark), while the memory when the retry or fallback began
+ * stayed above its level before the failed stage began by more than 8 MiB or a tenth of that level
+ * (the own memory where compositions tell both, else the RSS): the failed path was not released;
+ * the advice releases it first, and the candidate is not blamed for what it kept; it is listed on
+ * clean runs too
+ */
+static int rule_retry_without_release(const struct corr_run *cr, const struct run_facts *f,
+				      struct verdict *v)
+{
+	struct failed_path p;
+	char failed[96], next[40], before[24], at[24], kept[24], tol[24];
+
+	(void)f;
+	if (!failed_path_find(cr->run, &p))
+		return 0;
+	failed_text(cr->run, &p, failed, sizeof(failed));
+	next_text(&p, next, sizeof(next));
+	fmt_kb(before, sizeof(before), (uint64_t)p.before_kb);
+	fmt_kb(at, sizeof(at), (uint64_t)p.next_kb);
+	fmt_kb(kept, sizeof(kept), (uint64_t)(p.next_kb - p.before_kb));
+	fmt_kb(tol, sizeof(tol), (uint64_t)release_tolerance(p.before_kb));
+	evidence(v, "ring: %s; %s began at %s (%s), %s above the %s before it began (tolerance %s): "
+		    "the failed path was not released",
+		 failed, next, at, p.own ? "own memory" : "rss", kept, before, tol);
+	return 1;
+}
+
+/*
+ * after such a retry or fallback (rule retry-without-release), the new attempt reached at least
+ * 1.5 times the failed attempt's growth above the level before it: two resident sets of the
+ * delegate or model at once; told by the memory, as the ring records no release of a delegate to
+ * pair its delegate marks with; it is listed on clean runs too
+ */
+static int rule_two_resident_sets(const struct corr_run *cr, const struct run_facts *f,
+				  struct verdict *v)
+{
+	struct failed_path p;
+	char next[40], grew[24], most[24], above[24];
+	int64_t growth;
+
+	(void)f;
+	if (!failed_path_find(cr->run, &p) || p.failed_kb < 0)
+		return 0;
+	growth = p.failed_kb - p.before_kb;
+	if (growth <= release_tolerance(p.before_kb) ||
+	    (p.second_kb - p.before_kb) * TWO_SETS_DEN < growth * TWO_SETS_NUM)
+		return 0;
+	next_text(&p, next, sizeof(next));
+	fmt_kb(grew, sizeof(grew), (uint64_t)growth);
+	fmt_kb(most, sizeof(most), (uint64_t)p.second_kb);
+	fmt_kb(above, sizeof(above), (uint64_t)(p.second_kb - p.before_kb));
+	evidence(v, "ring: two resident sets at once: the failed %s kept the %s it grew, and %s "
+		    "reached %s (%s), %s above the level before it",
+		 vocab_name(&vocab_stages, (int)cr->run->events[p.end].stage), grew, next, most,
+		 p.own ? "own memory" : "rss", above);
+	return 1;
+}
+
 /*
  * the main process saw this process die (its peer_died mark, lw_peer_died(3)): the time of death,
  * which narrows the window of its evidence; app-side, it supports the ring's account, never
@@ -1526,6 +1774,10 @@ const struct rule rules[] = {
 	  .fire = rule_ring_memory_pressure },
 	{ "alloc-failed", "a stage ended with alloc_failed within 10 s of the ring's last record, or the Java crash is an OutOfMemoryError: app-side memory evidence, it supports, never confirms; a Java crash keeps its class and gets the memory steps too",
 	  .fire = rule_alloc_failed },
+	{ "retry-without-release", "a stage that failed (it ended with an error other than cancelled) and was begun again in its session, or fell back (a fallback mark), while the memory when the retry or fallback began stayed above its level before the failed stage began by more than 8 MiB or a tenth of that level (the own memory where compositions tell both, else the RSS): the failed path was not released; the advice releases it first, and the candidate is not blamed for what it kept; it is listed on clean runs too",
+	  .fire = rule_retry_without_release, .finding = 1 },
+	{ "two-resident-sets", "after such a retry or fallback (rule retry-without-release), the new attempt reached at least 1.5 times the failed attempt's growth above the level before it: two resident sets of the delegate or model at once; told by the memory, as the ring records no release of a delegate to pair its delegate marks with; it is listed on clean runs too",
+	  .fire = rule_two_resident_sets, .finding = 1 },
 	{ "concurrency-at-death", "the ring's last sessions, queue_depth or in_flight mark, or its session table's resident models, says more than one ran or waited at death: only then is reduce_concurrency advised",
 	  .fire = rule_concurrency_at_death },
 	{ "switch-overlap", "trap: a switch in progress at a memory death, a session loading one candidate while another still held a different one: the death is the overlap's, not the candidate's; unload first",
@@ -1564,6 +1816,9 @@ static int ring_consistent(const struct run_facts *f, enum lw_exit_class c)
 		return 0;
 	}
 }
+
+static int fired(const struct verdict *v,
+		 int (*fire)(const struct corr_run *, const struct run_facts *, struct verdict *));
 
 static void decide(const struct run_facts *f, struct verdict *v)
 {
@@ -1657,6 +1912,14 @@ static void decide(const struct run_facts *f, struct verdict *v)
 				   ring_consistent(f, v->cls)
 			   ? LW_EVIDENCE_SUPPORTED
 			   : LW_EVIDENCE_UNCONFIRMED;
+	/* An OOM needs the system's evidence or an allocation's (the second
+	 * seed): the ring's memory over budget and the main process's
+	 * witness are the app's own, and leave it unconfirmed. */
+	if (v->cls != LW_EXIT_LOW_MEMORY)
+		return;
+	if (!fired(v, rule_alloc_failed))
+		v->level = LW_EVIDENCE_UNCONFIRMED;
+	missing(v, "the lmkd kill line (logcat, tag lowmemorykiller) for this pid");
 }
 
 __attribute__((format(printf, 3, 4))) static void act(struct verdict *v, enum lw_action a,
@@ -1895,6 +2158,13 @@ static int stage_steps(const struct corr_run *cr, const struct run_facts *f, str
 	case LW_STAGE_NONE:
 		return 0;
 	case LW_STAGE_DELEGATE_PREPARE:
+		/* The CPU path itself (a fallback's) held the peak: there is no
+		 * other path to take, so it is the models' memory. */
+		if (delegate && (!strcmp(delegate, "cpu") || !strcmp(delegate, "xnnpack"))) {
+			snprintf(how, n, ": the peak was in delegate_prepare of the %s delegate, the CPU path "
+					 "itself: keep fewer models resident while it prepares", delegate);
+			break;
+		}
 		act(v, LW_ACTION_ISOLATE_DELEGATE, "do not prepare the %s delegate%s again: %s; take the "
 			"CPU path, not proven equivalent to it: check its outputs first",
 		    delegate ? delegate : "same", for_cand,
@@ -2138,6 +2408,48 @@ static int trap_steps(const struct corr_run *cr, const struct run_facts *f, stru
 	return 0;
 }
 
+/* A low-memory death's steps against a failed path never released (rule
+ * retry-without-release): release it before the retry or the fallback,
+ * with the delegate named when the failed stage was delegate_prepare or
+ * fell back from one. Returns 1 when, without what it kept, the peak was
+ * within the budget: the candidate is then not blamed (no isolate_candidate,
+ * no revert_to_stable); 0 when its peak passed the budget even so. */
+static int release_steps(const struct corr_run *cr, const struct run_facts *f, struct verdict *v)
+{
+	const struct run *r = cr->run;
+	struct failed_path p;
+	const struct lw_ring_slot *e;
+	const char *delegate;
+	char next[40], kept[24], peak[24], budget[24];
+	int64_t without;
+
+	if (!fired(v, rule_retry_without_release) || !failed_path_find(r, &p))
+		return 0;
+	e = &r->events[p.end];
+	delegate = delegate_at(r, p.end);
+	next_text(&p, next, sizeof(next));
+	fmt_kb(kept, sizeof(kept), (uint64_t)(p.next_kb - p.before_kb));
+	if (e->stage == LW_STAGE_DELEGATE_PREPARE || p.fallback)
+		act(v, LW_ACTION_ISOLATE_DELEGATE, "release the %s delegate when its %s fails (%s), "
+			"before %s: %s of it were still held then",
+		    delegate ? delegate : "failed", vocab_name(&vocab_stages, (int)e->stage),
+		    vocab_name(&vocab_errors, (int)e->code), next, kept);
+	else
+		act(v, LW_ACTION_REDUCE_CONCURRENCY, "release what the failed %s (%s) holds before "
+			"it is begun again, so that one set is resident at a time: %s were still held at "
+			"its retry",
+		    vocab_name(&vocab_stages, (int)e->stage), vocab_name(&vocab_errors, (int)e->code), kept);
+	without = (int64_t)f->measured_peak_kb - (p.next_kb - p.before_kb);
+	if (!f->budget_kb || without > (int64_t)f->budget_kb)
+		return 0;
+	fmt_kb(peak, sizeof(peak), (uint64_t)(without > 0 ? without : 0));
+	fmt_kb(budget, sizeof(budget), f->budget_kb);
+	evidence(v, "without the %s never released, the peak (%s) was within the budget (%s): the "
+		    "leak of the failed path, not the candidate, is to blame",
+		 kept, peak, budget);
+	return 1;
+}
+
 /* The most conservative next steps, in order of reversibility, gated by
  * the evidence level (DESIGN.md, "Recovery actions"). */
 static void recommend(const struct corr_run *cr, const struct run_facts *f,
@@ -2181,8 +2493,13 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f,
 	if (v->level == LW_EVIDENCE_UNCONFIRMED) {
 		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep %s", ringless ? "whatever evidence there is of this death"
 									: "this run's ring and whatever evidence there is");
-		act(v, LW_ACTION_COLLECT_MORE_EVIDENCE,
-		    "pull what is missing before acting: nothing is changed on an unconfirmed cause");
+		if (v->cls == LW_EXIT_LOW_MEMORY && !cr->exits.n && !lmkd_kill(cr))
+			act(v, LW_ACTION_COLLECT_MORE_EVIDENCE,
+			    "pull the exit record of this pid and lmkd's kill line before acting: the app's "
+			    "own evidence does not make an OOM, and nothing is changed on an unconfirmed cause");
+		else
+			act(v, LW_ACTION_COLLECT_MORE_EVIDENCE,
+			    "pull what is missing before acting: nothing is changed on an unconfirmed cause");
 		return;
 	}
 	switch (v->cls) {
@@ -2191,6 +2508,8 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f,
 		/* A death of the switch's overlap is not the candidate's: it is
 		 * neither held back nor replaced. */
 		if (fired(v, rule_switch_overlap))
+			break;
+		if (release_steps(cr, f, v))
 			break;
 		if (stage_steps(cr, f, v, for_cand, how, sizeof(how)))
 			break;

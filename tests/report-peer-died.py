@@ -10,8 +10,9 @@ the real probe's (fixtures/rings/peer-*.lwr, from tests/fixture-rings.c):
   later is another death (a ring-less run) with the mark, and the run's own
   without it;
 - it supports the ring's account and never confirms: alone with the ring's
-  memory it is supported, with one system source still supported, with none
-  and no claim of the ring's class unknown and unconfirmed;
+  memory it leaves low memory unconfirmed (an OOM needs the system's or an
+  allocation's evidence, issue 23), with one system source it is supported,
+  with none and no claim of the ring's class unknown and unconfirmed;
 - it joins a ring-less run of its pid and package too;
 - the JSON report's run has peer_died (the ring, its record, who saw the
   death, when), the HTML page shows it, and ingest stores the rule.

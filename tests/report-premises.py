@@ -143,12 +143,24 @@ def no_one_blamed(r):
             % blamed(r).get("plausible")
 
 
+def all_delegates(r):
+    return {m.get("detail") for m in ((r.get("timeline") or {}).get("marks") or [])
+            if m.get("mark") == "delegate"}
+
+
 def isolate_delegate(r, vocab_delegates):
     d = last_delegate(r)
     for w in whys(r, "isolate_delegate"):
         named = [x for x in vocab_delegates if re.search(r"\b%s delegate\b" % re.escape(x), w)]
-        if d and named != [d]:
+        # "Do not prepare X again" isolates the last delegate; "release X
+        # when its prepare fails, before the fallback" the failed one, an
+        # earlier mark.
+        release = w.startswith("release ")
+        if d and (len(named) != 1 or (named[0] != d and not (release and named[0] in
+                                                               all_delegates(r)))):
             return "isolate_delegate names %s, the ring's last delegate mark is %s (%r)" % (named, d, w)
+        if d in ("cpu", "xnnpack") and not release and "CPU path" in w:
+            return "isolate_delegate of the CPU path %s advises the CPU path (%r)" % (d, w)
         if not d and named:
             return "isolate_delegate names %s, and the ring has no delegate mark" % named
         if re.search(r"\bfor [0-9a-f]{16}\b", w) and blamed(r).get("id") is not None:

@@ -111,7 +111,7 @@ def check_text(lw, args, inputs, rep, status, diffs):
 
 
 # The rules that also run on a run with no verdict (classify.h, .finding).
-FINDING_RULES = {"unpaired-stage"}
+FINDING_RULES = {"retry-without-release", "two-resident-sets", "unpaired-stage"}
 
 
 def check_invariants(rep, rule_ids, diffs):

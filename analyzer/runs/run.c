@@ -867,7 +867,7 @@ void run_memory_kinds_text(unsigned kinds, int long_names, char *buf, size_t len
 }
 
 /* A memory figure with nothing known. */
-static void memory_unknown(struct run_memory *m)
+void run_memory_unknown(struct run_memory *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->rss_kb = m->anon_kb = m->file_kb = m->shmem_kb = m->swap_kb = m->graphics_kb = RUN_KB_UNKNOWN;
@@ -884,7 +884,7 @@ static void set_composition(struct run_memory *m, const struct ring_composition 
 
 /* Record e into m, when it is a composition or a graphics figure: 1 if
  * so (set_composition(), or graphics_kb), 0 for any other record. */
-static int memory_apply(struct run_memory *m, const struct lw_ring_slot *e)
+int run_memory_apply(struct run_memory *m, const struct lw_ring_slot *e)
 {
 	struct ring_composition c;
 
@@ -904,12 +904,12 @@ static void memory_at(const struct run *r, size_t upto, int64_t rss_kb, struct r
 {
 	size_t i;
 
-	memory_unknown(m);
+	run_memory_unknown(m);
 	m->rss_kb = rss_kb;
 	for (i = 0; i < r->nevents && i <= upto; i++) {
 		const struct lw_ring_slot *e = &r->events[i];
 
-		if (!memory_apply(m, e))
+		if (!run_memory_apply(m, e))
 			continue;
 		m->have = 1;
 		if (e->type != LW_EV_GRAPHICS)
@@ -920,7 +920,7 @@ static void memory_at(const struct run *r, size_t upto, int64_t rss_kb, struct r
 /* What the process cannot give back (anon + shmem + swap + graphics, of
  * those m knows), with the kinds summed in *kinds; -1 without a
  * composition. */
-static int64_t memory_own(const struct run_memory *m, unsigned *kinds)
+int64_t run_memory_own(const struct run_memory *m, unsigned *kinds)
 {
 	int64_t sum = m->anon_kb;
 
@@ -951,13 +951,13 @@ static void budget_measure(const struct run *r, struct run_facts *f)
 	unsigned kinds = 0;
 	size_t i;
 
-	memory_unknown(&m);
+	run_memory_unknown(&m);
 	for (i = 0; i < r->nevents; i++) {
 		const struct lw_ring_slot *e = &r->events[i];
 
-		if (!memory_apply(&m, e))
+		if (!run_memory_apply(&m, e))
 			continue;
-		own = memory_own(&m, &kinds);
+		own = run_memory_own(&m, &kinds);
 		if (own > best) {
 			best = own;
 			f->measured_kinds = kinds;
@@ -1000,8 +1000,8 @@ static void memory_grew(const struct run *r, struct run_facts *f)
 				end = i;
 				break;
 			}
-	memory_unknown(&before);
-	memory_unknown(&in);
+	run_memory_unknown(&before);
+	run_memory_unknown(&in);
 	for (i = 0; i < end; i++) {
 		const struct lw_ring_slot *e = &r->events[i];
 		struct run_memory *m = i < begin ? &before : &in;

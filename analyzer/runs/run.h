@@ -133,6 +133,21 @@ struct run_memory {
 	int64_t rss_kb, anon_kb, file_kb, shmem_kb, swap_kb, graphics_kb;
 };
 
+/* A figure with nothing known (every figure RUN_KB_UNKNOWN). Does not
+ * allocate or block. */
+void run_memory_unknown(struct run_memory *m);
+
+/* Record e into m, when it is a composition or a graphics figure: 1 if
+ * so, 0 for any other record (m unchanged). Walking a run's records in
+ * order through it gives the figures at each one. Does not allocate or
+ * block. */
+int run_memory_apply(struct run_memory *m, const struct lw_ring_slot *e);
+
+/* What the process cannot give back (anon + shmem + swap + graphics, of
+ * those m knows), with the kinds (RUN_MEM_*) summed in *kinds; -1 without
+ * a composition. Does not allocate or block. */
+int64_t run_memory_own(const struct run_memory *m, unsigned *kinds);
+
 /* The kinds of memory, as bits of run_facts.grew. */
 enum run_memory_kind {
 	RUN_MEM_ANON = 1,
