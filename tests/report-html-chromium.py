@@ -39,8 +39,8 @@ from chromium import MAX_HEIGHT, WIDTH, chromium_cmd, colour_pixels, draw
 from helpers import check, fail, finish, lastwords, setup, skip
 from scenarios import read_scenario, scenario_names
 
-BATCH = 7
-PARTS = ["demo"] + ["scenarios-%d" % k for k in range(1, 14)]
+BATCH = 6
+PARTS = ["demo"] + ["scenarios-%d" % k for k in range(1, 16)]
 RSS = (0x15, 0x65, 0xc0)
 MIN_PIXELS = 12
 
