@@ -29,6 +29,12 @@ need arm-linux-gnueabihf-gcc i686-linux-gnu-gcc qemu-arm meson ninja
 [ -d /usr/arm-linux-gnueabihf/lib ] && [ -d /usr/i686-linux-gnu/lib ] ||
 	{ echo "skip: no 32-bit libc to link against (libc6-dev-armhf-cross, libc6-dev-i386-cross)"; exit 77; }
 
+# The host build's programs that the comparison runs (meson test, as
+# .ci/run uses it, builds only what the host's own tests need).
+if ! ninja -C "$host" analyzer/lastwords tests/abi-story >/dev/null 2>&1; then
+	echo "FAIL: cannot build $host's analyzer/lastwords and tests/abi-story"
+	exit 1
+fi
 # The sanitizers of the host build do not apply to the cross builds.
 unset ASAN_OPTIONS UBSAN_OPTIONS
 # The logs, outside the build directories. The cross files are
