@@ -2015,6 +2015,20 @@ static void revert_step(struct verdict *v, const struct receipts *rc, const char
 		   "verified complete");
 }
 
+/* An action moved back among those so far to where the order of
+ * reversibility puts it (it was added last). */
+static void act_in_order(struct verdict *v)
+{
+	size_t at;
+
+	for (at = v->nactions - 1; at > 0 && v->actions[at - 1].action > v->actions[at].action; at--) {
+		struct action t = v->actions[at];
+
+		v->actions[at] = v->actions[at - 1];
+		v->actions[at - 1] = t;
+	}
+}
+
 /* clear_rebuildable_cache, where the order of reversibility puts it among
  * the actions so far: the cache being rebuilt at death (rule
  * cache-rebuild-at-death). */
@@ -2022,20 +2036,13 @@ static void clear_cache_step(const struct corr_run *cr, struct verdict *v)
 {
 	char key[24];
 	uint64_t k;
-	size_t at;
 
 	if (v->nactions >= VERDICT_MAX_ACTIONS || !rebuild_at_death(cr->run, &k))
 		return;
 	fmt_digest(key, sizeof(key), k);
 	act(v, LW_ACTION_CLEAR_REBUILDABLE_CACHE, "clear the cache of key %s: its rebuild was cut "
 		"short by the death; the next start rebuilds it from the model", key);
-	for (at = v->nactions - 1; at > 0 && v->actions[at - 1].action > LW_ACTION_CLEAR_REBUILDABLE_CACHE;
-	     at--) {
-		struct action t = v->actions[at];
-
-		v->actions[at] = v->actions[at - 1];
-		v->actions[at - 1] = t;
-	}
+	act_in_order(v);
 }
 
 /* The first steps against memory: stop new work, no prewarm after an
@@ -2329,20 +2336,6 @@ static void blame_run(const struct corr_run *cr, const struct run_facts *f, int 
 	else
 		blame_why(b, "%zu sessions are plausible (a stage open at death%s): none is isolated "
 			  "until one is shown", n, memory_death(v) ? ", or the peak" : "");
-}
-
-/* An action moved back among those so far to where the order of
- * reversibility puts it (it was added last). */
-static void act_in_order(struct verdict *v)
-{
-	size_t at;
-
-	for (at = v->nactions - 1; at > 0 && v->actions[at - 1].action > v->actions[at].action; at--) {
-		struct action t = v->actions[at];
-
-		v->actions[at] = v->actions[at - 1];
-		v->actions[at - 1] = t;
-	}
 }
 
 /* The steps of the first seed's Binder and watchdog traps, once the

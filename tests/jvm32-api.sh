@@ -48,7 +48,6 @@ if [ $status -ne 0 ] || [ -z "$ok" ] || grep -q '^FAIL' "$tmp/out.log"; then
 	echo "FAIL: JvmApi on the 32-bit JVM exits $status"
 	exit 1
 fi
-grep -q 'Server VM\|Client VM' "$tmp/out.log" 2>/dev/null || true
 "$libc/ld-linux.so.2" --library-path "$path" "$java_home/bin/java" -XshowSettings:properties \
 	-version 2>&1 | grep -q 'sun.arch.data.model = 32' ||
 	{ echo "FAIL: $java_home/bin/java is not a 32-bit JVM"; exit 1; }
