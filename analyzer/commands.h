@@ -55,7 +55,10 @@ extern const struct command_help dump_help, verify_help, digest_help, inspect_he
 	{ "--tz ZONE", "the device's zone: +01:00, -0530, UTC, or a name such as Europe/Berlin" }, \
 	{ "--tolerance MS", "the clock tolerance between ring and system times (2000 ms)" }, \
 	{ "--package NAME", "judge this package's deaths too, as ring-less runs "           \
-			    "(repeatable, up to 32)" }
+			    "(repeatable, up to 32)" },                                       \
+	{ "--symbols DIR", "symbolicate native frames by build id from the app's unstripped " \
+			   "libraries or a .build-id tree in DIR (repeatable, up to 16)" },   \
+	{ "--mapping FILE", "deobfuscate Java stacks with this R8 or ProGuard mapping.txt" }
 
 /* Print the help of the command named name (help_or_bad_option()'s argv[0])
  * to stdout: its summary, synopsis, options and example. Returns
@@ -109,10 +112,13 @@ void scan_counts_json(struct json *j, cJSON *o, const struct ring_scan *sc);
  * loop.
  */
 #define PACKAGES_MAX 32
+#define SYMBOL_DIRS_MAX 16
 #define JOIN_OPTIONS                                          \
 	{ "tz", required_argument, NULL, 'z' },               \
 	{ "tolerance", required_argument, NULL, 't' },        \
-	{ "package", required_argument, NULL, 'p' }
+	{ "package", required_argument, NULL, 'p' },          \
+	{ "symbols", required_argument, NULL, 'S' },          \
+	{ "mapping", required_argument, NULL, 'M' }
 int parse_join_option(int c, char *arg, const char *usage, char **packages,
 		      struct corr_options *opt, int argc, char **argv);
 

@@ -80,6 +80,14 @@ struct corr_options {
 	 * (the report finds it; caveats.c names it). */
 	int64_t sdk;
 	const char *sdk_from;
+	/* Symbolication (--symbols DIR, repeatable; --mapping FILE): the
+	 * directories of the app's unstripped libraries or .build-id trees,
+	 * and an R8 or ProGuard mapping.txt; borrowed, as packages are. The
+	 * commands apply them to the bundle (bundle_symbolicate()) before the
+	 * report is built. */
+	char *const *symbol_dirs;
+	size_t nsymbol_dirs;
+	const char *mapping;
 };
 
 /* Why an exit record joined no run. */

@@ -205,6 +205,45 @@ static int parse_tolerance_option(const char *arg, const char *usage, struct cor
 	return -1;
 }
 
+/* --symbols DIR: a directory that can be read. The commands run once per
+ * process, so the list lives here. */
+static char *symbol_dirs[SYMBOL_DIRS_MAX];
+
+static int parse_symbols_option(char *arg, const char *usage, struct corr_options *opt)
+{
+	struct stat st;
+
+	if (stat(arg, &st) != 0)
+		return usage_error(usage, "--symbols '%s': %s", fmt_text(arg), strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return usage_error(usage, "--symbols takes a directory of the app's unstripped "
+					  "libraries or a .build-id tree, and '%s' is not one",
+				   fmt_text(arg));
+	if (opt->nsymbol_dirs >= SYMBOL_DIRS_MAX)
+		return usage_error(usage, "--symbols is given more than %d times", SYMBOL_DIRS_MAX);
+	symbol_dirs[opt->nsymbol_dirs++] = arg;
+	opt->symbol_dirs = symbol_dirs;
+	return -1;
+}
+
+/* --mapping FILE: a file that can be read; its content is read (and
+ * refused, naming the line) when the report is built. */
+static int parse_mapping_option(char *arg, const char *usage, struct corr_options *opt)
+{
+	struct stat st;
+
+	if (opt->mapping)
+		return usage_error(usage, "--mapping is given twice: one mapping.txt per report");
+	if (stat(arg, &st) != 0)
+		return usage_error(usage, "--mapping '%s': %s", fmt_text(arg), strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return usage_error(usage, "--mapping takes an R8 or ProGuard mapping.txt, and '%s' "
+					  "is not a file",
+				   fmt_text(arg));
+	opt->mapping = arg;
+	return -1;
+}
+
 int parse_join_option(int c, char *arg, const char *usage, char **packages,
 		      struct corr_options *opt, int argc, char **argv)
 {
@@ -215,6 +254,10 @@ int parse_join_option(int c, char *arg, const char *usage, char **packages,
 		return parse_tolerance_option(arg, usage, opt);
 	case 'p':
 		return parse_package_option(arg, usage, packages, opt);
+	case 'S':
+		return parse_symbols_option(arg, usage, opt);
+	case 'M':
+		return parse_mapping_option(arg, usage, opt);
 	}
 	return help_or_bad_option(c, usage, argc, argv);
 }

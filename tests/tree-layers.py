@@ -9,13 +9,16 @@
   depending on nothing above it;
 - analyzer/seed/ and analyzer/device/ (the phone: adb, bug report zips,
   pull) include only themselves, src/ and evidence/;
+- analyzer/symbols/ (native frames by build id, Java stacks by an R8
+  mapping, crash signatures) includes only itself, src/ and evidence/: it
+  annotates the records evidence/ reads;
 - analyzer/runs/ (rings into runs) includes only itself, src/, evidence/
   and the leaves;
 - the leaves, analyzer/format.h and analyzer/tz.h (formatting for people,
   time zones), include only src/ and evidence/, so that every layer from
   runs/ up may use them;
 - the pipeline (the other files of analyzer/: bundle, correlate, classify,
-  the report model) includes src/, evidence/, seed/ and runs/, never
+  the report model) includes src/, evidence/, seed/, runs/ and symbols/, never
   output/, history/, device/ nor the commands;
 - history/ may include the pipeline (it stores reports) but not the gate
   (analyzer/gate.h: the gate reads the history, so it sits above it),
@@ -65,9 +68,10 @@ MAY_INCLUDE = {
     "analyzer/seed": ["src", "analyzer/evidence"],
     "analyzer/device": ["src", "analyzer/evidence"],
     "analyzer/runs": ["src", "analyzer/evidence"] + LEAVES,
-    "analyzer": ["src", "analyzer/evidence", "analyzer/seed", "analyzer/runs"],
-    "analyzer/history": ["src", "analyzer/evidence", "analyzer/runs", "analyzer"],
-    "analyzer/output": ["src", "analyzer/evidence", "analyzer/seed", "analyzer/runs", "analyzer",
+    "analyzer/symbols": ["src", "analyzer/evidence"],
+    "analyzer": ["src", "analyzer/evidence", "analyzer/seed", "analyzer/runs", "analyzer/symbols"],
+    "analyzer/history": ["src", "analyzer/evidence", "analyzer/runs", "analyzer/symbols", "analyzer"],
+    "analyzer/output": ["src", "analyzer/evidence", "analyzer/seed", "analyzer/runs", "analyzer/symbols", "analyzer",
                         "analyzer/history"],
 }
 # folder -> files of the folders it may include that sit above it all the same

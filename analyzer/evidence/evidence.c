@@ -199,6 +199,32 @@ static void exit_record_release(struct exit_record *r)
 	free(r->trace);
 }
 
+void frame_lines_release(struct frame *fr)
+{
+	size_t i;
+
+	for (i = 0; i < fr->nlines; i++) {
+		free(fr->lines[i].function);
+		free(fr->lines[i].file);
+	}
+	free(fr->lines);
+	fr->lines = NULL;
+	fr->nlines = 0;
+}
+
+static void frames_release(struct frame *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].library);
+		free(v[i].symbol);
+		free(v[i].build_id);
+		frame_lines_release(&v[i]);
+	}
+	free(v);
+}
+
 static void tombstone_release(struct tombstone *t)
 {
 	size_t j;
@@ -212,11 +238,12 @@ static void tombstone_release(struct tombstone *t)
 	free(t->code_name);
 	free(t->cause);
 	free(t->abort_message);
-	for (j = 0; j < t->nframes; j++) {
-		free(t->frames[j].library);
-		free(t->frames[j].symbol);
+	frames_release(t->frames, t->nframes);
+	for (j = 0; j < t->nthreads; j++) {
+		free(t->threads[j].name);
+		frames_release(t->threads[j].frames, t->threads[j].nframes);
 	}
-	free(t->frames);
+	free(t->threads);
 }
 
 static void anr_trace_release(struct anr_trace *a)
@@ -232,6 +259,16 @@ static void anr_trace_release(struct anr_trace *a)
 
 static void log_event_release(struct log_event *e)
 {
+	size_t i, k;
+
+	for (i = 0; i < e->nstack; i++) {
+		free(e->stack[i].text);
+		for (k = 0; k < e->stack[i].nretraced; k++)
+			free(e->stack[i].retraced[k]);
+		free(e->stack[i].retraced);
+	}
+	free(e->stack);
+	free(e->reason_retraced);
 	free(e->format);
 	free(e->time_text);
 	free(e->process);
@@ -425,6 +462,30 @@ struct frame *ev_add_frame(struct tombstone *t)
 		memset(fr, 0, sizeof(*fr));
 		fr->index = EV_NONE;
 		t->nframes++;
+	}
+	return fr;
+}
+
+struct tomb_thread *ev_add_thread(struct tombstone *t)
+{
+	struct tomb_thread *th = ev_grow((void **)&t->threads, t->nthreads, sizeof(*th));
+
+	if (th) {
+		memset(th, 0, sizeof(*th));
+		th->tid = EV_NONE;
+		t->nthreads++;
+	}
+	return th;
+}
+
+struct frame *ev_add_thread_frame(struct tomb_thread *th)
+{
+	struct frame *fr = ev_grow((void **)&th->frames, th->nframes, sizeof(*fr));
+
+	if (fr) {
+		memset(fr, 0, sizeof(*fr));
+		fr->index = EV_NONE;
+		th->nframes++;
 	}
 	return fr;
 }

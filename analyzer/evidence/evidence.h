@@ -84,18 +84,51 @@ struct exit_record {
  * top frames are the ones that tell. */
 #define EV_FRAMES_MAX 256
 
+/* Threads kept of a tombstone besides the crashing one (the rest are
+ * counted, ev_stats.cut_threads), each with at most EV_FRAMES_MAX frames. */
+#define EV_THREADS_MAX 1024
+
+/* Where a native frame's pc is in the source, from the library's debug
+ * info (symbols/symbolize.h): one per inlining level, the innermost (the
+ * code at the pc) first, then each function it was inlined into. */
+struct frame_line {
+	char *function;             /* demangled where it was mangled; NULL if unknown */
+	char *file;                 /* the source file as the debug info names it; NULL */
+	int64_t line, column;       /* 0 when unknown */
+};
+
 /* One stack frame of a tombstone. */
 struct frame {
 	int64_t index;
-	uint64_t pc;
+	uint64_t pc;                /* rel_pc, as "#NN pc" writes it: the address in the
+				     * ELF file's own terms (its load bias taken off) */
 	char *library;              /* path of the mapping, as written */
-	char *symbol;               /* function (+offset) if symbolized */
+	char *symbol;               /* function (+offset) if symbolized, as written */
+	char *build_id;             /* "(BuildId: ...)", lowercase hex; NULL if not written */
+	uint64_t file_offset;       /* "(offset 0x...)": where the ELF starts in the
+				     * mapped file (a library stored in an APK) */
+	int has_file_offset;
 	const char *runtime;        /* GPU/NN runtime the library belongs to, or NULL */
+	/* Symbolication (report --symbols): lines, innermost first, when the
+	 * library's build id matched a file of the symbols; else NULL, and
+	 * why_not says why (static text) when symbols were given. */
+	struct frame_line *lines;
+	size_t nlines;
+	const char *why_not;
+};
+
+/* A thread of a tombstone other than the crashing one. */
+struct tomb_thread {
+	int64_t tid;
+	char *name;
+	struct frame *frames;
+	size_t nframes;
 };
 
 struct tombstone {
-	size_t line;
+	size_t line;                /* line of its start; 0 for a protobuf */
 	int logcat_prefixed;        /* lines carried a logcat prefix (F DEBUG, A/DEBUG, ...) */
+	int protobuf;               /* read from debuggerd's protobuf (tombstone.proto) */
 	char *fingerprint;
 	char *abi;
 	char *timestamp_text;
@@ -111,8 +144,12 @@ struct tombstone {
 	uint64_t fault_addr;
 	char *cause;
 	char *abort_message;
-	struct frame *frames;
+	struct frame *frames;       /* the crashing thread's */
 	size_t nframes;
+	struct tomb_thread *threads; /* the other threads, in the order written */
+	size_t nthreads;
+	size_t nmappings;           /* memory mappings listed (protobuf) */
+	size_t nlog_lines;          /* lines of its own log buffers (protobuf) */
 	size_t runtime_frames;      /* frames in GPU/NN runtime libraries */
 	const char *first_runtime;  /* runtime of the top-most such frame */
 };
@@ -164,6 +201,20 @@ enum log_event_type {
 
 const char *log_event_name(enum log_event_type t);
 
+/* A frame of a Java stack, "at com.example.Foo.bar(Foo.java:12)", and
+ * what an R8 or ProGuard mapping makes of it (report --mapping,
+ * symbols/r8-mapping.h). */
+struct java_frame {
+	char *text;                 /* as written, "at " taken off */
+	char **retraced;            /* the original frames it stands for, the
+				     * innermost first (R8 inlines several into one),
+				     * in the same form; NULL when not retraced */
+	size_t nretraced;
+};
+
+/* Frames kept of a Java crash's stack (its "Caused by:" ones included). */
+#define EV_JAVA_FRAMES_MAX 64
+
 struct log_event {
 	size_t line;
 	enum log_event_type type;
@@ -184,6 +235,9 @@ struct log_event {
 				     * a watchdog's subject or line */
 	int64_t kill_reason_code;   /* killinfo's kill reason, -1 */
 	int64_t parcel_bytes;       /* binder_failed: the parcel's size, -1 if not written */
+	struct java_frame *stack;   /* java_crash: its stack, at most EV_JAVA_FRAMES_MAX */
+	size_t nstack;
+	char *reason_retraced;      /* java_crash: reason with its exception class retraced */
 };
 
 /* Whether e is an am_crash of a native crash (exception "Native crash",
@@ -213,7 +267,8 @@ struct ev_stats {
 	size_t first_skipped; /* line number of the first skipped line, 0 if none */
 	size_t cut_lines;     /* lines longer than INPUT_LINE_MAX, read cut */
 	size_t first_cut;     /* line number of the first, 0 if none */
-	size_t cut_frames;    /* tombstone frames past the first EV_FRAMES_MAX */
+	size_t cut_frames;    /* tombstone frames past the first EV_FRAMES_MAX of a thread */
+	size_t cut_threads;   /* tombstone threads past the first EV_THREADS_MAX */
 	/* records read past their kind's cap, not kept (the oldest) */
 	size_t dropped_exits, dropped_tombstones, dropped_anrs;
 	size_t dropped_logs[LOG_EVENT_COUNT];
@@ -283,6 +338,11 @@ struct tombstone *ev_add_tombstone(struct ev_file *f);
 struct anr_trace *ev_add_anr(struct ev_file *f);
 struct log_event *ev_add_log(struct ev_file *f);
 struct frame *ev_add_frame(struct tombstone *t);
+struct tomb_thread *ev_add_thread(struct tombstone *t);
+struct frame *ev_add_thread_frame(struct tomb_thread *th);
+
+/* Free a frame's symbolication (lines) and zero it. */
+void frame_lines_release(struct frame *fr);
 
 /* Drop the oldest records of each kind past its cap, counting them in
  * f->stats; done when a file has been parsed. */
