@@ -162,7 +162,7 @@ static const struct log_event *am_crash(const struct corr_run *cr, int native)
 	return NULL;
 }
 
-static const struct log_event *java_crash_log(const struct corr_run *cr)
+const struct log_event *classify_java_crash(const struct corr_run *cr)
 {
 	const struct log_event *e = log_with(cr, LOG_JAVA_CRASH);
 
@@ -177,7 +177,7 @@ static int has_tombstone(const struct corr_run *cr)
 
 static int has_java_stack(const struct corr_run *cr)
 {
-	return java_crash_log(cr) != NULL;
+	return classify_java_crash(cr) != NULL;
 }
 
 /* Sets of subreasons, a bit each (those below 64), and whether a
@@ -699,7 +699,7 @@ static int rule_crash_log(const struct corr_run *cr, const struct run_facts *f, 
 {
 	const struct log_event *n = log_with(cr, LOG_FATAL_SIGNAL);
 	const struct log_event *an = am_crash(cr, 1);
-	const struct log_event *j = java_crash_log(cr);
+	const struct log_event *j = classify_java_crash(cr);
 	const struct log_event *a = log_with(cr, LOG_EV_AM_ANR);
 
 	(void)f;
@@ -818,7 +818,7 @@ static int64_t death_ms(const struct corr_run *cr)
  * or its Java crash that is the exception; *at its index in cr->logs. */
 static const struct log_event *binder_too_large(const struct corr_run *cr, size_t *at)
 {
-	const struct log_event *j = java_crash_log(cr);
+	const struct log_event *j = classify_java_crash(cr);
 	int64_t death = death_ms(cr);
 	size_t i;
 

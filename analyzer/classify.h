@@ -120,6 +120,10 @@ struct rule_exit {
 	const char *absent;
 };
 
+/* The Java crash that tells of run cr's death: its logcat FATAL EXCEPTION,
+ * else its am_crash of a Java exception; NULL when it has neither. */
+const struct log_event *classify_java_crash(const struct corr_run *cr);
+
 /* Free a verdict's lines and zero it. Accepts a zeroed verdict. */
 void verdict_release(struct verdict *v);
 

@@ -108,6 +108,21 @@ static void find_platform(const struct bundle *b, struct corr_options *opt)
 		}
 }
 
+/* Each run's crash: its first tombstone, its Java crash. */
+static void find_crashes(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->corr.nruns; i++) {
+		const struct corr_run *cr = &r->corr.runs[i];
+		struct run_crash *c = &r->crashes[i];
+
+		if (cr->tombstones.n)
+			c->tombstone = &cr->tombstones.v[0].file->tombstones[cr->tombstones.v[0].index];
+		c->java = classify_java_crash(cr);
+	}
+}
+
 int report_build(const struct bundle *b, const struct corr_options *opt, struct report *out)
 {
 	struct corr_options o = *opt;
@@ -123,11 +138,13 @@ int report_build(const struct bundle *b, const struct corr_options *opt, struct 
 	out->facts = calloc(n, sizeof(*out->facts));
 	out->verdicts = calloc(n, sizeof(*out->verdicts));
 	out->judged = calloc(n, sizeof(*out->judged));
-	if (!out->facts || !out->verdicts || !out->judged) {
+	out->crashes = calloc(n, sizeof(*out->crashes));
+	if (!out->facts || !out->verdicts || !out->judged || !out->crashes) {
 		report_release(out);
 		return -1;
 	}
 	classify_all(&out->corr, out->facts, out->judged, out->verdicts);
+	find_crashes(out);
 	find_loops(out);
 	return 0;
 }
@@ -153,6 +170,7 @@ void report_release(struct report *r)
 	free(r->facts);
 	free(r->verdicts);
 	free(r->judged);
+	free(r->crashes);
 	free(r->loops);
 	memset(r, 0, sizeof(*r));
 }

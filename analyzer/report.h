@@ -11,12 +11,22 @@
 #include "bundle.h"
 #include "classify.h"
 #include "correlate.h"
+#include "symbols/signature.h"
 
 struct boot_loop {
 	char process[LW_RING_PROCESS_MAX];
 	enum lw_stage stage;
 	uint64_t candidate;
 	size_t first, count;   /* runs first .. first+count-1 of the correlation */
+};
+
+/* A run's crash: the tombstone or the Java crash that tells of it (the
+ * first the correlation joined), and its signature (symbols/signature.h). */
+struct run_crash {
+	const struct tombstone *tombstone;   /* NULL when the run has none */
+	const struct log_event *java;        /* a java_crash or am_crash; NULL */
+	char signature[CRASH_SIGNATURE_LEN]; /* "" when there is none */
+	char signed_frames[CRASH_SIGNATURE_TEXT_MAX]; /* what was hashed, for people */
 };
 
 /* The runs are those of the correlation: the bundle's, then the ring-less
@@ -27,6 +37,7 @@ struct report {
 	struct run_facts *facts;   /* per run of corr */
 	struct verdict *verdicts;  /* per run; classification 0 for a clean run */
 	int *judged;               /* per run: 1 if it died, or evidence says it did */
+	struct run_crash *crashes; /* per run */
 	struct boot_loop *loops;
 	size_t nloops;
 };
