@@ -50,10 +50,17 @@ static int build(char **inputs, size_t n, const struct report_options *ro, int l
 	char *text;
 	int rc = -ENOMEM;
 
+	struct symbolicate_notes notes;
+
 	if (bundle_load(inputs, n, &b) != 0)
 		return -ENOMEM;
+	if (symbolicate_load(&b, &ro->corr, &notes) != 0) {
+		rc = -EINVAL; /* said */
+		goto out_bundle;
+	}
 	if (report_build(&b, &ro->corr, &r) != 0)
 		goto out_bundle;
+	r.symbolicated = notes;
 	if (loud)
 		print_input_errors(&b, "");
 	tree = report_json(&r);
@@ -136,8 +143,8 @@ int cmd_check(int argc, char **argv)
 			inputs[n] = ring;
 			snprintf(prefix, sizeof(prefix), "with %s: ", fmt_text(ring));
 		}
-		if (build(inputs, n + !!form, &ro, 1, &rep, &status) != 0)
-			goto out_nomem;
+		if ((rc = build(inputs, n + !!form, &ro, 1, &rep, &status)) != 0)
+			goto out_failed;
 		input_failed |= status == LW_EXIT_INPUT;
 		expect_compare(exp, rep, status, prefix, &d);
 		if (!first)
@@ -154,8 +161,8 @@ int cmd_check(int argc, char **argv)
 
 		memset(&plain, 0, sizeof(plain));
 		plain.corr.tolerance_ms = CORR_DEFAULT_TOLERANCE_MS;
-		if (build(inputs, n, &plain, 0, &rep, &status) != 0)
-			goto out_nomem;
+		if ((rc = build(inputs, n, &plain, 0, &rep, &status)) != 0)
+			goto out_failed;
 		expect_compare(without, rep, status, "without the options: ", &d);
 		cJSON_Delete(rep);
 	}
@@ -168,6 +175,11 @@ int cmd_check(int argc, char **argv)
 		 : input_failed && !cJSON_HasObjectItem(exp, "exit_status") ? LW_EXIT_INPUT
 									    : LW_EXIT_OK;
 	goto out;
+out_failed:
+	if (rc == -EINVAL) { /* the symbols or the mapping: said */
+		status = LW_EXIT_INPUT;
+		goto out;
+	}
 out_nomem:
 	fprintf(stderr, "lastwords: out of memory\n");
 	status = LW_EXIT_INPUT;

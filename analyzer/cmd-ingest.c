@@ -70,6 +70,7 @@ enum outcome { STORED, DUPLICATE, REFUSED, DB_FAILED };
 static enum outcome ingest_one(struct history_store *s, char *source, struct corr_options opt,
 			       int with_events)
 {
+	struct symbolicate_notes notes;
 	struct store_counts c;
 	struct bundle b;
 	struct report r;
@@ -86,11 +87,16 @@ static enum outcome ingest_one(struct history_store *s, char *source, struct cor
 		bundle_release(&b);
 		return REFUSED;
 	}
+	if (symbolicate_load(&b, &opt, &notes) != 0) {
+		bundle_release(&b);
+		return REFUSED;
+	}
 	if (report_build(&b, &opt, &r) != 0) {
 		fprintf(stderr, "lastwords: refused '%s': out of memory\n", fmt_text(source));
 		bundle_release(&b);
 		return REFUSED;
 	}
+	r.symbolicated = notes;
 	if (r.corr.nruns == 0) {
 		fprintf(stderr, "lastwords: refused '%s': no ring, no seed events and no death of a "
 				"judged package's process in it: no run to store\n",

@@ -122,6 +122,13 @@ void scan_counts_json(struct json *j, cJSON *o, const struct ring_scan *sc);
 int parse_join_option(int c, char *arg, const char *usage, char **packages,
 		      struct corr_options *opt, int argc, char **argv);
 
+/* The bundle's crash frames symbolicated by opt's --symbols and --mapping
+ * (bundle_symbolicate()), into notes. Returns 0, or LW_EXIT_INPUT with the
+ * error printed (a mapping or a symbols directory that cannot be read,
+ * ENOMEM): the report is not made. */
+int symbolicate_load(struct bundle *b, const struct corr_options *opt,
+		     struct symbolicate_notes *notes);
+
 /* The inputs of report and trace read into *b (bundle_load()) and joined,
  * classified and judged into *r (report_build()), the inputs that could
  * not be read printed (print_input_errors()): the one pipeline both

@@ -365,18 +365,38 @@ void print_run_warnings(const struct run *r)
 			w); /* the reader's own text: counter names and numbers */
 }
 
+int symbolicate_load(struct bundle *b, const struct corr_options *opt,
+		     struct symbolicate_notes *notes)
+{
+	char err[512];
+
+	if (bundle_symbolicate(b, opt, notes, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lastwords: %s\n", fmt_text(err));
+		return LW_EXIT_INPUT;
+	}
+	return 0;
+}
+
 int report_load(char **inputs, size_t n, const struct corr_options *opt, struct bundle *b,
 		struct report *r)
 {
+	struct symbolicate_notes notes;
+	int status;
+
 	if (bundle_load(inputs, n, b) != 0) {
 		fprintf(stderr, "lastwords: out of memory\n");
 		return LW_EXIT_INPUT;
+	}
+	if ((status = symbolicate_load(b, opt, &notes)) != 0) {
+		bundle_release(b);
+		return status;
 	}
 	if (report_build(b, opt, r) != 0) {
 		fprintf(stderr, "lastwords: out of memory\n");
 		bundle_release(b);
 		return LW_EXIT_INPUT;
 	}
+	r->symbolicated = notes;
 	print_input_errors(b, "");
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include "bundle.h"
 #include "classify.h"
 #include "correlate.h"
+#include "symbolicate.h"
 #include "symbols/signature.h"
 
 struct boot_loop {
@@ -38,6 +39,7 @@ struct report {
 	struct verdict *verdicts;  /* per run; classification 0 for a clean run */
 	int *judged;               /* per run: 1 if it died, or evidence says it did */
 	struct run_crash *crashes; /* per run */
+	struct symbolicate_notes symbolicated; /* what --symbols and --mapping did (the command sets it) */
 	struct boot_loop *loops;
 	size_t nloops;
 };

@@ -90,7 +90,7 @@ fi
 # report that the harnesses reach).
 modules=""
 for f in "$src"/analyzer/*.c "$src"/analyzer/evidence/*.c "$src"/analyzer/seed/*.c \
-	"$src"/analyzer/runs/*.c "$src"/analyzer/output/*.c; do
+	"$src"/analyzer/runs/*.c "$src"/analyzer/output/*.c "$src"/analyzer/symbols/*.c; do
 	case $(basename "$f") in
 	main.c | cmd-*.c | history-html.c) ;;
 	*) modules="$modules $f" ;;
@@ -148,7 +148,7 @@ done
 
 for h in "$@"; do
 	# shellcheck disable=SC2086
-	if ! "$clang" $cflags $incs "$src/tests/fuzz/$h.c" "$tmp"/obj/*.o -lcjson -lz -lzip \
+	if ! "$clang" $cflags $incs "$src/tests/fuzz/$h.c" "$tmp"/obj/*.o -lcjson -lz -lzip -ldw -lelf \
 		-o "$dir/$h" 2>"$tmp/cc.log"; then
 		cat "$tmp/cc.log"
 		echo "FAIL: cannot build harness $h"

@@ -472,10 +472,11 @@ static void handle_signal_line(struct tomb_parse *tp, struct span p, struct tomb
  */
 static void handle_frame(struct tomb_parse *tp, struct span p, struct tombstone *t)
 {
-	struct span lib, sym = { NULL, 0 };
+	struct span lib, sym = { NULL, 0 }, bid = { NULL, 0 };
 	struct frame *fr;
 	int64_t index;
-	uint64_t pc;
+	uint64_t pc, off = 0;
+	int has_off = 0;
 	size_t k, i;
 	long at;
 
@@ -521,8 +522,11 @@ static void handle_frame(struct tomb_parse *tp, struct span p, struct tombstone 
 		{
 			struct span g = span_of(p.s + 1, i > 0 ? i - 1 : 0);
 
-			if (!sym.s && !span_starts(g, "BuildId:") && !span_starts(g, "offset 0x") &&
-			    !span_eq(g, "deleted"))
+			if (span_starts(g, "BuildId:"))
+				bid = span_trim(span_from(g, 8));
+			else if (span_starts(g, "offset 0x"))
+				has_off = span_hex64(span_from(g, 9), &off) > 0;
+			else if (!sym.s && !span_eq(g, "deleted"))
 				sym = g;
 		}
 		p = span_from(p, i + 1);
@@ -539,6 +543,15 @@ static void handle_frame(struct tomb_parse *tp, struct span p, struct tombstone 
 	sym = span_trim(sym);
 	if (sym.n && !(fr->symbol = ev_strndup(sym.s, sym.n)))
 		tp->oom = 1;
+	if (bid.n && (fr->build_id = ev_strndup(bid.s, bid.n)) != NULL) {
+		for (i = 0; fr->build_id[i]; i++)
+			if (fr->build_id[i] >= 'A' && fr->build_id[i] <= 'F')
+				fr->build_id[i] = (char)(fr->build_id[i] - 'A' + 'a');
+	} else if (bid.n) {
+		tp->oom = 1;
+	}
+	fr->file_offset = off;
+	fr->has_file_offset = has_off;
 }
 
 /* A line of report content (a DEBUG line or an unprefixed one). Returns 1 if

@@ -6,6 +6,8 @@
  */
 #include "report-writer.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +16,7 @@
 #include "../format.h"
 #include "../runs/ring-event.h"
 #include "../runs/sessions.h"
+#include "../symbols/symbolize.h"
 #include "../timeline.h"
 
 /* A time in ms since the epoch as ISO 8601, or null when unknown. */
@@ -305,6 +308,92 @@ static void sessions_json(struct json *j, cJSON *o, const struct run *r)
 
 /* Run i into runs; with its stages, or with "stages" left empty (for
  * put_run(), which writes them one at a time). */
+/* A native frame, raw (as the tombstone wrote it) and symbolicated. */
+static void frame_json(struct json *j, cJSON *arr, const struct frame *fr)
+{
+	cJSON *o = json_object(j, arr, NULL), *a;
+	char pc[24];
+	size_t k;
+
+	if (fr->index >= 0)
+		json_number(j, o, "index", (double)fr->index);
+	else
+		json_null(j, o, "index");
+	snprintf(pc, sizeof(pc), "0x%" PRIx64, fr->pc);
+	json_text(j, o, "pc", pc);
+	json_text(j, o, "library", fr->library);
+	json_text(j, o, "build_id", fr->build_id);
+	if (fr->has_file_offset) {
+		snprintf(pc, sizeof(pc), "0x%" PRIx64, fr->file_offset);
+		json_text(j, o, "file_offset", pc);
+	} else {
+		json_null(j, o, "file_offset");
+	}
+	json_text(j, o, "symbol", fr->symbol);
+	json_bool(j, o, "app", library_is_app(fr->library));
+	json_text(j, o, "runtime", fr->runtime);
+	if (!fr->nlines) {
+		json_null(j, o, "symbolicated");
+		json_text(j, o, "not_symbolicated", fr->why_not);
+		return;
+	}
+	a = json_array(j, o, "symbolicated");
+	for (k = 0; k < fr->nlines; k++) {
+		const struct frame_line *l = &fr->lines[k];
+		cJSON *x = json_object(j, a, NULL);
+
+		json_text(j, x, "function", l->function);
+		json_text(j, x, "file", l->file);
+		if (l->line)
+			json_number(j, x, "line", (double)l->line);
+		else
+			json_null(j, x, "line");
+		if (l->column)
+			json_number(j, x, "column", (double)l->column);
+		else
+			json_null(j, x, "column");
+		json_bool(j, x, "inlined", k + 1 < fr->nlines);
+	}
+	json_null(j, o, "not_symbolicated");
+}
+
+/* The run's native crash: every frame of its tombstone, the crashing
+ * thread's and the others'; null without a tombstone. */
+static void native_crash_json(struct json *j, cJSON *o, const struct run_crash *c)
+{
+	const struct tombstone *t = c->tombstone;
+	cJSON *n, *a, *th;
+	size_t k, f;
+
+	if (!t) {
+		json_null(j, o, "native_crash");
+		return;
+	}
+	n = json_object(j, o, "native_crash");
+	json_bool(j, n, "protobuf", t->protobuf);
+	if (t->tid >= 0)
+		json_number(j, n, "tid", (double)t->tid);
+	else
+		json_null(j, n, "tid");
+	json_text(j, n, "thread", t->thread);
+	a = json_array(j, n, "frames");
+	for (k = 0; k < t->nframes; k++)
+		frame_json(j, a, &t->frames[k]);
+	th = json_array(j, n, "other_threads");
+	for (k = 0; k < t->nthreads; k++) {
+		cJSON *x = json_object(j, th, NULL);
+
+		if (t->threads[k].tid >= 0)
+			json_number(j, x, "tid", (double)t->threads[k].tid);
+		else
+			json_null(j, x, "tid");
+		json_text(j, x, "name", t->threads[k].name);
+		a = json_array(j, x, "frames");
+		for (f = 0; f < t->threads[k].nframes; f++)
+			frame_json(j, a, &t->threads[k].frames[f]);
+	}
+}
+
 static void run_json(struct json *j, cJSON *runs, const struct report *rep, size_t i,
 		     int with_stages)
 {
@@ -429,6 +518,7 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 		json_name(j, x, "action", &vocab_actions, (int)v->actions[k].action, NULL);
 		json_text(j, x, "why", v->actions[k].why);
 	}
+	native_crash_json(j, o, &rep->crashes[i]);
 	timeline_json(j, o, "timeline", cr, f, &rep->corr);
 }
 

@@ -15,6 +15,7 @@
 #include "../../src/vocab.h"
 #include "../format.h"
 #include "../runs/sessions.h"
+#include "../symbols/symbolize.h"
 
 /* Where the zone came from, for people. */
 static const char *tz_source_text(const struct report *r)
@@ -371,6 +372,78 @@ static void composition_text(const struct run_facts *f, FILE *out)
 		fputs(": over budget", out);
 }
 
+/* One native frame: its function and line when symbolicated (each
+ * inlined level), else its library, offset and the tombstone's symbol;
+ * why it was not symbolicated when it was asked and this is the first
+ * frame of its library to say so. */
+static void frame_text(const struct frame *fr, const struct frame *all, size_t at, FILE *out)
+{
+	const char *lib = fr->library ? library_base(fr->library) : "?";
+	size_t k;
+
+	fprintf(out, "#%02" PRId64 " ", fr->index >= 0 ? fr->index : (int64_t)at);
+	for (k = 0; k < fr->nlines; k++) {
+		const struct frame_line *l = &fr->lines[k];
+
+		fprintf(out, "%s%s", k ? ", inlined in " : "",
+			l->function ? fmt_text(l->function) : "?");
+		if (l->file && l->line)
+			fprintf(out, " (%s:%" PRId64 ")", fmt_text(l->file), l->line);
+		else if (l->file)
+			fprintf(out, " (%s)", fmt_text(l->file));
+	}
+	if (fr->nlines) {
+		fprintf(out, "  %s\n", fmt_text(lib));
+		return;
+	}
+	fprintf(out, "%s +0x%" PRIx64, fmt_text(lib), fr->pc);
+	if (fr->symbol)
+		fprintf(out, " (%s)", fmt_text(fr->symbol));
+	if (fr->why_not) {
+		for (k = 0; k < at; k++)
+			if (all[k].why_not == fr->why_not && all[k].library && fr->library &&
+			    strcmp(all[k].library, fr->library) == 0)
+				break;
+		if (k == at)
+			fprintf(out, ": not symbolicated, %s", fr->why_not);
+	}
+	fputc('\n', out);
+}
+
+/* The crashing thread's top frames, those in the app's own libraries
+ * first (up to FRAMES_SHOWN), then what the others were. */
+#define FRAMES_SHOWN 6
+static void frames_text(const struct tombstone *t, FILE *out)
+{
+	size_t k, shown = 0, apps = 0, others = 0, first_other = 0;
+
+	if (!t || !t->nframes)
+		return;
+	for (k = 0; k < t->nframes; k++)
+		apps += library_is_app(t->frames[k].library);
+	for (k = 0; k < t->nframes && shown < FRAMES_SHOWN; k++) {
+		if (apps && !library_is_app(t->frames[k].library))
+			continue;
+		fprintf(out, "%s ", shown ? "          " : "frames    ");
+		frame_text(&t->frames[k], t->frames, k, out);
+		shown++;
+	}
+	for (k = 0; k < t->nframes; k++)
+		if (apps ? !library_is_app(t->frames[k].library) : k >= shown) {
+			if (!others++)
+				first_other = k;
+		}
+	if (others) {
+		const struct frame *fr = &t->frames[first_other];
+
+		fprintf(out, "           and %zu frame%s %s, the first #%02zu %s +0x%" PRIx64 "%s%s%s\n",
+			others, others == 1 ? "" : "s", apps ? "outside the app's libraries" : "more",
+			first_other, fr->library ? fmt_text(library_base(fr->library)) : "?", fr->pc,
+			fr->symbol ? " (" : "", fr->symbol ? fmt_text(fr->symbol) : "",
+			fr->symbol ? ")" : "");
+	}
+}
+
 int report_text(const struct report *r, FILE *out)
 {
 	const struct bundle *b = r->bundle;
@@ -443,6 +516,7 @@ int report_text(const struct report *r, FILE *out)
 		fprintf(out, "%s\n", v->nrules ? "" : "none fired");
 		for (k = 0; k < v->nevidence; k++)
 			fprintf(out, "%s %s\n", k ? "          " : "evidence  ", fmt_text(v->evidence[k]));
+		frames_text(r->crashes[i].tombstone, out);
 		for (k = 0; k < v->nmissing; k++)
 			fprintf(out, "%s %s\n", k ? "          " : "missing   ", fmt_text(v->missing[k]));
 		for (k = 0; k < v->caveats.n; k++)

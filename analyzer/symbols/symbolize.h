@@ -36,4 +36,15 @@ size_t symbols_files(const struct symbols *s);
 
 void symbols_close(struct symbols *s);
 
+/* Whether a library path is the app's own code: under /data/ (an app's
+ * install or its files), inside an APK, or any path that is not of a
+ * system partition (/system/, /system_ext/, /apex/, /vendor/, /product/,
+ * /odm/, /bin/, /lib/, /lib64/, /usr/: the last four a Linux host's) nor
+ * a kernel or anonymous mapping ("[vdso]", "[anon:...]"). NULL is not. */
+int library_is_app(const char *library);
+
+/* A library's base name: after its last '/', and after a '!' (a library
+ * stored in an APK: base.apk!libfoo.so). */
+const char *library_base(const char *library);
+
 #endif
