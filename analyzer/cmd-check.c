@@ -19,6 +19,7 @@
 #include "format.h"
 #include "output/report-writer.h"
 #include "report.h"
+#include "symbolicate.h"
 
 static const char usage[] =
 	"lastwords check [--tz ZONE] [--tolerance MS] [--package NAME]...\n"
@@ -40,18 +41,26 @@ const struct command_help check_help = {
 
 /* The report of inputs under ro, as report --format json prints it, parsed
  * back, and its exit status. Prints the inputs that could not be read when
- * loud. Returns 0, or -ENOMEM. */
+ * loud. Returns 0, -EINVAL when --mapping or --symbols cannot be applied
+ * (printed), or -ENOMEM. */
 static int build(char **inputs, size_t n, const struct report_options *ro, int loud, cJSON **out,
 		 int *status)
 {
+	struct symbolicate_notes notes;
 	struct bundle b;
 	struct report r;
+	char err[1024];
 	cJSON *tree;
 	char *text;
 	int rc = -ENOMEM;
 
 	if (bundle_load(inputs, n, &b) != 0)
 		return -ENOMEM;
+	if (bundle_symbolicate(&b, &ro->corr, &notes, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lastwords: %s\n", err);
+		rc = -EINVAL;
+		goto out_bundle;
+	}
 	if (report_build(&b, &ro->corr, &r) != 0)
 		goto out_bundle;
 	if (loud)
@@ -136,8 +145,8 @@ int cmd_check(int argc, char **argv)
 			inputs[n] = ring;
 			snprintf(prefix, sizeof(prefix), "with %s: ", fmt_text(ring));
 		}
-		if (build(inputs, n + !!form, &ro, 1, &rep, &status) != 0)
-			goto out_nomem;
+		if ((rc = build(inputs, n + !!form, &ro, 1, &rep, &status)) != 0)
+			goto out_failed;
 		input_failed |= status == LW_EXIT_INPUT;
 		expect_compare(exp, rep, status, prefix, &d);
 		if (!first)
@@ -154,8 +163,8 @@ int cmd_check(int argc, char **argv)
 
 		memset(&plain, 0, sizeof(plain));
 		plain.corr.tolerance_ms = CORR_DEFAULT_TOLERANCE_MS;
-		if (build(inputs, n, &plain, 0, &rep, &status) != 0)
-			goto out_nomem;
+		if ((rc = build(inputs, n, &plain, 0, &rep, &status)) != 0)
+			goto out_failed;
 		expect_compare(without, rep, status, "without the options: ", &d);
 		cJSON_Delete(rep);
 	}
@@ -168,6 +177,11 @@ int cmd_check(int argc, char **argv)
 		 : input_failed && !cJSON_HasObjectItem(exp, "exit_status") ? LW_EXIT_INPUT
 									    : LW_EXIT_OK;
 	goto out;
+out_failed:
+	if (rc == -EINVAL) {
+		status = LW_EXIT_INPUT;
+		goto out;
+	}
 out_nomem:
 	fprintf(stderr, "lastwords: out of memory\n");
 	status = LW_EXIT_INPUT;

@@ -24,6 +24,7 @@
 #include "history/history-store.h"
 #include "output/report-writer.h"
 #include "report.h"
+#include "symbolicate.h"
 
 static const char usage[] =
 	"lastwords ingest --db FILE [--events] [--tz ZONE] [--tolerance MS] [--package NAME]...\n"
@@ -70,10 +71,11 @@ enum outcome { STORED, DUPLICATE, REFUSED, DB_FAILED };
 static enum outcome ingest_one(struct history_store *s, char *source, struct corr_options opt,
 			       int with_events)
 {
+	struct symbolicate_notes notes;
 	struct store_counts c;
 	struct bundle b;
 	struct report r;
-	char err[512];
+	char err[1024];
 	cJSON *rep;
 	int rc;
 
@@ -83,6 +85,11 @@ static enum outcome ingest_one(struct history_store *s, char *source, struct cor
 	}
 	print_left_out(&b);
 	if (refused(source, &b)) {
+		bundle_release(&b);
+		return REFUSED;
+	}
+	if (bundle_symbolicate(&b, &opt, &notes, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lastwords: refused '%s': %s\n", fmt_text(source), err);
 		bundle_release(&b);
 		return REFUSED;
 	}

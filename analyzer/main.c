@@ -17,6 +17,7 @@
 #include "../src/vocab.h"
 #include "commands.h"
 #include "format.h"
+#include "symbolicate.h"
 
 #define LASTWORDS_VERSION "0.1.0"
 
@@ -368,8 +369,16 @@ void print_run_warnings(const struct run *r)
 int report_load(char **inputs, size_t n, const struct corr_options *opt, struct bundle *b,
 		struct report *r)
 {
+	struct symbolicate_notes notes;
+	char err[1024];
+
 	if (bundle_load(inputs, n, b) != 0) {
 		fprintf(stderr, "lastwords: out of memory\n");
+		return LW_EXIT_INPUT;
+	}
+	if (bundle_symbolicate(b, opt, &notes, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lastwords: %s\n", err);
+		bundle_release(b);
 		return LW_EXIT_INPUT;
 	}
 	if (report_build(b, opt, r) != 0) {
