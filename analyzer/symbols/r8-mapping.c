@@ -793,7 +793,7 @@ static int keep_answers(struct java_frame *fr, struct answer *a, size_t n)
 	}
 	fr->retraced = out;
 	fr->nretraced = nout;
-	fr->ambiguous = nout > 1;
+	fr->ambiguous = distinct > 1 && nout > 1;
 	return 1;
 }
 
