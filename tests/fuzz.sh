@@ -90,7 +90,7 @@ fi
 # report that the harnesses reach).
 modules=""
 for f in "$src"/analyzer/*.c "$src"/analyzer/evidence/*.c "$src"/analyzer/seed/*.c \
-	"$src"/analyzer/runs/*.c "$src"/analyzer/output/*.c; do
+	"$src"/analyzer/runs/*.c "$src"/analyzer/output/*.c "$src"/analyzer/symbols/*.c; do
 	case $(basename "$f") in
 	main.c | cmd-*.c | history-html.c) ;;
 	*) modules="$modules $f" ;;
@@ -128,6 +128,7 @@ seeds_for() {
 	seed_report) echo "$src/fixtures/scenarios" ;;
 	report) echo "$tmp/report-seeds" ;;
 	bugreport) echo "$src/fixtures/bugreports" ;;
+	r8_mapping) echo "$src/fixtures/r8" ;;
 	*) echo "$src/fixtures/evidence" ;;
 	esac
 }
