@@ -61,7 +61,7 @@
 
 #define NO_LINE (-1)
 #define R8_CHAIN_MAX 64     /* frames inlined into one, kept of a chain */
-#define R8_CANDIDATES_MAX 16
+#define R8_CANDIDATES_MAX 64 /* answers kept of an ambiguous frame */
 
 struct r8_member {
 	const char *obf;
@@ -717,6 +717,13 @@ static int answers_equal(const struct answer *a, const struct answer *b)
 	return 1;
 }
 
+/* A method the compiler made: marked so, or of a class marked so (and
+ * not code of another class inlined into it). */
+static int synthesized(const struct r8_class *c, const struct r8_member *b)
+{
+	return b->synthesized || (c->synthesized && !strchr(b->name, '.'));
+}
+
 /* The frames of chain v[0..n) for frame f; with_line 0: none written. */
 static int chain_answer(const struct r8_mapping *m, const struct r8_class *c,
 			const struct r8_member *const *v, size_t n, const struct jframe *f,
@@ -726,11 +733,11 @@ static int chain_answer(const struct r8_mapping *m, const struct r8_class *c,
 
 	a->n = 0;
 	for (i = 0; i < n; i++)
-		real += !v[i]->synthesized;
+		real += !synthesized(c, v[i]);
 	for (i = 0; i < n && a->n < R8_CHAIN_MAX; i++) {
 		int32_t line = with_line && f->line != NO_LINE ? original_line(v[i], f->line) : 0;
 
-		if (real && v[i]->synthesized)
+		if (real && synthesized(c, v[i]))
 			continue;
 		if (!(a->frames[a->n] = frame_text(m, c, v[i], f, line))) {
 			answer_release(a);
@@ -820,48 +827,62 @@ static int class_only(const struct r8_mapping *m, const struct r8_class *c,
 /* Retrace one "at" frame: 1 retraced, 0 left, -1 ENOMEM. */
 static int retrace_frame(const struct r8_mapping *m, struct java_frame *fr)
 {
-	const struct r8_member *named[R8_CANDIDATES_MAX * 4];
-	struct answer answers[R8_CANDIDATES_MAX];
-	size_t nnamed = 0, i, nanswers = 0;
+	const struct r8_member **named;
+	struct answer *answers;
+	size_t nnamed = 0, i, k, nanswers = 0;
 	const struct r8_class *c;
 	struct jframe f;
-	int pass;
+	int pass, rc = -1;
 
 	if (parse_frame(fr->text, &f) != 0)
 		return 0;
 	if (!(c = find_class(m, f.cls, f.ncls, 0)))
 		return 0;
-	for (i = c->first; i < c->first + c->n && nnamed < sizeof(named) / sizeof(named[0]); i++) {
-		const struct r8_member *b = &m->members[i];
-
-		if (strlen(b->obf) == f.nmethod && memcmp(b->obf, f.method, f.nmethod) == 0)
-			named[nnamed++] = b;
-	}
+	for (i = c->first; i < c->first + c->n; i++)
+		nnamed += strlen(m->members[i].obf) == f.nmethod &&
+			  memcmp(m->members[i].obf, f.method, f.nmethod) == 0;
 	if (!nnamed)
 		return class_only(m, c, &f, fr);
+	named = malloc(nnamed * sizeof(*named));
+	answers = malloc(R8_CANDIDATES_MAX * sizeof(*answers));
+	if (!named || !answers)
+		goto out;
+	for (nnamed = 0, i = c->first; i < c->first + c->n; i++)
+		if (strlen(m->members[i].obf) == f.nmethod &&
+		    memcmp(m->members[i].obf, f.method, f.nmethod) == 0)
+			named[nnamed++] = &m->members[i];
 	/* pass 0: the chains whose range holds the line; 1: the members of
-	 * no range; 2: every chain, no line written. */
+	 * no range; 2: every chain, no line written. The same answer twice
+	 * counts once. */
 	for (pass = f.line != NO_LINE ? 0 : 1; pass < 3 && nanswers == 0; pass++) {
-		for (i = 0; i < nnamed && nanswers < R8_CANDIDATES_MAX;) {
-			size_t k = i + 1;
+		for (i = 0; i < nnamed && nanswers < R8_CANDIDATES_MAX; i = k) {
+			size_t d;
 
-			while (k < nnamed && same_range(named[i], named[k]) && named[k]->orig_from != NO_LINE &&
-			       named[k]->orig_to == NO_LINE)
-				k++;
-			if ((pass == 0 && holds(named[i], f.line)) ||
-			    (pass == 1 && named[i]->min_from == NO_LINE) || pass == 2) {
-				if (chain_answer(m, c, named + i, k - i, &f, pass != 2,
-						 &answers[nanswers]) != 0) {
-					while (nanswers)
-						answer_release(&answers[--nanswers]);
-					return -1;
-				}
+			for (k = i + 1; k < nnamed && same_range(named[i], named[k]) &&
+					named[k]->orig_from != NO_LINE && named[k]->orig_to == NO_LINE;
+			     k++)
+				;
+			if (!((pass == 0 && holds(named[i], f.line)) ||
+			      (pass == 1 && named[i]->min_from == NO_LINE) || pass == 2))
+				continue;
+			if (chain_answer(m, c, named + i, k - i, &f, pass != 2, &answers[nanswers]) != 0)
+				goto out;
+			for (d = 0; d < nanswers && !answers_equal(&answers[d], &answers[nanswers]); d++)
+				;
+			if (d < nanswers || answers[nanswers].n == 0)
+				answer_release(&answers[nanswers]);
+			else
 				nanswers++;
-			}
-			i = k;
 		}
 	}
-	return keep_answers(fr, answers, nanswers);
+	rc = keep_answers(fr, answers, nanswers);
+	nanswers = 0;
+out:
+	while (answers && nanswers)
+		answer_release(&answers[--nanswers]);
+	free(answers);
+	free(named);
+	return rc;
 }
 
 /* Reason "cls[: message]" (after prefix) with its class retraced, into a
