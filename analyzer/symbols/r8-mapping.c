@@ -86,7 +86,9 @@ struct r8_mapping {
 	size_t nclasses, classes_cap;
 	struct r8_member *members;
 	size_t nmembers, members_cap;
-	size_t *by_obf, *by_orig;   /* class indexes sorted by name */
+	/* the classes sorted by name, made once all are read (classes moves
+	 * no more) */
+	const struct r8_class **by_obf, **by_orig;
 };
 
 static void set_error(struct ev_error *err, size_t line, const char *fmt, ...)
@@ -367,18 +369,16 @@ static void spread_synthesized(struct r8_mapping *m, const struct r8_class *c)
 	}
 }
 
-static const struct r8_mapping *sort_mapping;
-
 static int by_obf_cmp(const void *a, const void *b)
 {
-	return strcmp(sort_mapping->classes[*(const size_t *)a].obf,
-		      sort_mapping->classes[*(const size_t *)b].obf);
+	return strcmp((*(const struct r8_class *const *)a)->obf,
+		      (*(const struct r8_class *const *)b)->obf);
 }
 
 static int by_orig_cmp(const void *a, const void *b)
 {
-	return strcmp(sort_mapping->classes[*(const size_t *)a].orig,
-		      sort_mapping->classes[*(const size_t *)b].orig);
+	return strcmp((*(const struct r8_class *const *)a)->orig,
+		      (*(const struct r8_class *const *)b)->orig);
 }
 
 static int read_file(const char *path, char **out, size_t *len, struct ev_error *err)
@@ -491,18 +491,16 @@ int r8_mapping_load(const char *path, struct r8_mapping **out, struct ev_error *
 	if (m->nclasses)
 		spread_synthesized(m, &m->classes[m->nclasses - 1]);
 	if (m->nclasses) {
-		m->by_obf = malloc(m->nclasses * sizeof(size_t));
-		m->by_orig = malloc(m->nclasses * sizeof(size_t));
+		m->by_obf = malloc(m->nclasses * sizeof(*m->by_obf));
+		m->by_orig = malloc(m->nclasses * sizeof(*m->by_orig));
 		if (!m->by_obf || !m->by_orig) {
 			set_error(err, 0, "out of memory");
 			goto fail;
 		}
 		for (i = 0; i < m->nclasses; i++)
-			m->by_obf[i] = m->by_orig[i] = i;
-		sort_mapping = m;
-		qsort(m->by_obf, m->nclasses, sizeof(size_t), by_obf_cmp);
-		qsort(m->by_orig, m->nclasses, sizeof(size_t), by_orig_cmp);
-		sort_mapping = NULL;
+			m->by_obf[i] = m->by_orig[i] = &m->classes[i];
+		qsort(m->by_obf, m->nclasses, sizeof(*m->by_obf), by_obf_cmp);
+		qsort(m->by_orig, m->nclasses, sizeof(*m->by_orig), by_orig_cmp);
 	}
 	*out = m;
 	return 0;
@@ -518,8 +516,8 @@ void r8_mapping_free(struct r8_mapping *m)
 	free(m->buf);
 	free(m->classes);
 	free(m->members);
-	free(m->by_obf);
-	free(m->by_orig);
+	free((void *)m->by_obf);
+	free((void *)m->by_orig);
 	free(m);
 }
 
@@ -528,12 +526,12 @@ void r8_mapping_free(struct r8_mapping *m)
 static const struct r8_class *find_class(const struct r8_mapping *m, const char *name, size_t n,
 					 int orig)
 {
-	const size_t *idx = orig ? m->by_orig : m->by_obf;
+	const struct r8_class *const *idx = orig ? m->by_orig : m->by_obf;
 	size_t lo = 0, hi = m->nclasses;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct r8_class *c = &m->classes[idx[mid]];
+		const struct r8_class *c = idx[mid];
 		const char *key = orig ? c->orig : c->obf;
 		int d = strncmp(key, name, n);
 
