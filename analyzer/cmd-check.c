@@ -19,6 +19,7 @@
 #include "format.h"
 #include "output/report-writer.h"
 #include "report.h"
+#include "symbolicate.h"
 
 static const char usage[] =
 	"lastwords check [--tz ZONE] [--tolerance MS] [--package NAME]...\n"
@@ -40,17 +41,17 @@ const struct command_help check_help = {
 
 /* The report of inputs under ro, as report --format json prints it, parsed
  * back, and its exit status. Prints the inputs that could not be read when
- * loud. Returns 0, or -ENOMEM. */
+ * loud. Returns 0, -EINVAL when --mapping or --symbols cannot be applied
+ * (printed), or -ENOMEM. */
 static int build(char **inputs, size_t n, const struct report_options *ro, int loud, cJSON **out,
 		 int *status)
 {
+	struct symbolicate_notes notes;
 	struct bundle b;
 	struct report r;
 	cJSON *tree;
 	char *text;
 	int rc = -ENOMEM;
-
-	struct symbolicate_notes notes;
 
 	if (bundle_load(inputs, n, &b) != 0)
 		return -ENOMEM;

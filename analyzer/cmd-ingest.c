@@ -24,6 +24,7 @@
 #include "history/history-store.h"
 #include "output/report-writer.h"
 #include "report.h"
+#include "symbolicate.h"
 
 static const char usage[] =
 	"lastwords ingest --db FILE [--events] [--tz ZONE] [--tolerance MS] [--package NAME]...\n"
@@ -74,7 +75,7 @@ static enum outcome ingest_one(struct history_store *s, char *source, struct cor
 	struct store_counts c;
 	struct bundle b;
 	struct report r;
-	char err[512];
+	char err[1024];
 	cJSON *rep;
 	int rc;
 
@@ -87,7 +88,8 @@ static enum outcome ingest_one(struct history_store *s, char *source, struct cor
 		bundle_release(&b);
 		return REFUSED;
 	}
-	if (symbolicate_load(&b, &opt, &notes) != 0) {
+	if (bundle_symbolicate(&b, &opt, &notes, err, sizeof(err)) != 0) {
+		fprintf(stderr, "lastwords: refused '%s': %s\n", fmt_text(source), err);
 		bundle_release(&b);
 		return REFUSED;
 	}

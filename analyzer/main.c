@@ -17,6 +17,7 @@
 #include "../src/vocab.h"
 #include "commands.h"
 #include "format.h"
+#include "symbolicate.h"
 
 #define LASTWORDS_VERSION "0.1.0"
 

@@ -128,6 +128,7 @@ seeds_for() {
 	seed_report) echo "$src/fixtures/scenarios" ;;
 	report) echo "$tmp/report-seeds" ;;
 	bugreport) echo "$src/fixtures/bugreports" ;;
+	r8_mapping) echo "$src/fixtures/r8" ;;
 	*) echo "$src/fixtures/evidence" ;;
 	esac
 }

@@ -164,6 +164,7 @@ static int add_logcat_events(struct input *in, struct ev_file *out, struct ev_er
 		out->stats.dropped_tombstones = tombstones;
 	} else {
 		out->stats.skipped += logs.stats.skipped;
+		out->stats.cut_java_frames += logs.stats.cut_java_frames;
 		for (t = 0; t < LOG_EVENT_COUNT; t++)
 			out->stats.dropped_logs[t] += logs.stats.dropped_logs[t];
 		if (logs.stats.first_skipped &&

@@ -84,6 +84,9 @@ int ev_cut_text(const struct ev_stats *st, char *buf, size_t len)
 	if (st->cut_frames)
 		ADD("%s%zu tombstone frame%s past the first %d not kept", n ? "; " : "",
 		    st->cut_frames, st->cut_frames == 1 ? "" : "s", EV_FRAMES_MAX);
+	if (st->cut_java_frames)
+		ADD("%s%zu Java stack line%s past a crash's first %d not kept", n ? "; " : "",
+		    st->cut_java_frames, st->cut_java_frames == 1 ? "" : "s", EV_JAVA_FRAMES_MAX);
 	for (i = 0; i < nd; i++)
 		ADD("%s%zu %s records dropped, the last %zu read kept (what one input may keep)",
 		    n ? "; " : "", d[i].dropped, d[i].kind, d[i].kept);
@@ -624,6 +627,28 @@ static void anr_json(struct json *j, cJSON *arr, const struct anr_trace *a)
 	json_text(j, o, "main_top_frame", a->main_top_frame);
 }
 
+/* A Java crash's stack: each line as written ("at " taken off), and what
+ * the mapping made of it when it was retraced (report --mapping). */
+static void java_stack_json(struct json *j, cJSON *o, const struct log_event *e)
+{
+	cJSON *a = json_array(j, o, "stack");
+	size_t i, k;
+
+	for (i = 0; i < e->nstack; i++) {
+		const struct java_frame *fr = &e->stack[i];
+		cJSON *x = json_object(j, a, NULL), *r;
+
+		json_text(j, x, "text", fr->text);
+		if (!fr->retraced)
+			continue;
+		r = json_array(j, x, "retraced");
+		for (k = 0; k < fr->nretraced; k++)
+			json_text(j, r, NULL, fr->retraced[k]);
+		if (fr->ambiguous)
+			json_bool(j, x, "ambiguous", 1);
+	}
+}
+
 static void log_json(struct json *j, cJSON *arr, const struct log_event *e)
 {
 	cJSON *o = json_object(j, arr, NULL);
@@ -651,6 +676,10 @@ static void log_json(struct json *j, cJSON *arr, const struct log_event *e)
 	/* Only the type that has it: the other records keep their members. */
 	if (e->type == LOG_BINDER_FAILED)
 		add_int(j, o, "parcel_bytes", e->parcel_bytes);
+	if (e->type == LOG_JAVA_CRASH)
+		java_stack_json(j, o, e);
+	if (e->reason_retraced)
+		json_text(j, o, "reason_retraced", e->reason_retraced);
 }
 
 static void seed_json(struct json *j, cJSON *arr, const struct seed_event *s)

@@ -210,6 +210,9 @@ struct java_frame {
 				     * innermost first (R8 inlines several into one),
 				     * in the same form; NULL when not retraced */
 	size_t nretraced;
+	int ambiguous;              /* the mapping has several answers: retraced
+				     * holds one frame per answer (the method
+				     * each one's code is in), not a chain */
 };
 
 /* Frames kept of a Java crash's stack (its "Caused by:" ones included). */
@@ -269,6 +272,7 @@ struct ev_stats {
 	size_t first_cut;     /* line number of the first, 0 if none */
 	size_t cut_frames;    /* tombstone frames past the first EV_FRAMES_MAX of a thread */
 	size_t cut_threads;   /* tombstone threads past the first EV_THREADS_MAX */
+	size_t cut_java_frames; /* Java stack lines past a crash's first EV_JAVA_FRAMES_MAX */
 	/* records read past their kind's cap, not kept (the oldest) */
 	size_t dropped_exits, dropped_tombstones, dropped_anrs;
 	size_t dropped_logs[LOG_EVENT_COUNT];

@@ -24,7 +24,9 @@
  *   AndroidRuntime   FATAL EXCEPTION: THREAD (or *** FATAL EXCEPTION IN
  *                        SYSTEM PROCESS), then "Process: PROC, PID: N" and
  *                        the exception line, which become process, pid and
- *                        reason of the same record
+ *                        reason of the same record, and its stack: the
+ *                        "at ..." and "Caused by: ..." lines after it
+ *                        (java_stack_line())
  *   any tag          Throwing OutOfMemoryError "MSG" (ART, tagged with the
  *                        process name): a java_crash with reason
  *                        "OutOfMemoryError: MSG", since such an error usually
@@ -99,9 +101,13 @@ enum lc_kind {
 
 struct lc {
 	struct ev_file *out;
-	/* a java_crash waiting for its Process: and exception lines */
-	size_t java_line;
+	/* a java_crash waiting for its Process: and exception lines, then
+	 * reading its stack */
+	size_t java_line, java_last;  /* its line; the last line of it read */
 	int java_open;
+	int java_reason;        /* its exception line was read */
+	int java_message;       /* the lines after an exception or "Caused by:"
+				 * line and before its first "at": its message */
 	char *java_tag;         /* a copy: its line is gone when the next come */
 	size_t java_tag_n, java_tag_cap;
 	int64_t java_pid;
@@ -612,7 +618,8 @@ static int handle(struct lc *st, enum lc_kind k, const struct logline *l, struct
 			memcpy(st->java_tag, l->tag.s, l->tag.n);
 		st->java_tag_n = l->tag.n;
 		st->java_open = 1;
-		st->java_line = lineno;
+		st->java_reason = 0;
+		st->java_line = st->java_last = lineno;
 		st->java_pid = l->pid;
 	} else if (k == K_LMKD_OLD) {
 		st->lmkd_open = 1;
@@ -693,15 +700,51 @@ static struct log_event *event_of_line(struct ev_file *f, size_t line, enum log_
 	return NULL;
 }
 
+/* A line of a Java crash's stack, m (trimmed), after its exception line:
+ * "at ..." and "Caused by: ..." (or "Suppressed: ...") lines are kept
+ * (the first EV_JAVA_FRAMES_MAX, the others counted), "... N more" passed
+ * over, the lines of an exception's message passed over; any other line
+ * ends the stack. 0, or -1 on ENOMEM. */
+static int java_stack_line(struct lc *st, struct log_event *e, struct span m)
+{
+	struct span c = m;
+	int cause = STARTS(m, "Caused by: ") || STARTS(m, "Suppressed: ");
+	struct java_frame *fr;
+
+	if (eat(&c, "at ") && c.n) {
+		st->java_message = 0;
+	} else if (cause) {
+		st->java_message = 1;
+	} else if (STARTS(m, "... ") && span_find(m, " more") > 0) {
+		return 0;
+	} else {
+		if (!st->java_message)
+			st->java_open = 0;
+		return 0;
+	}
+	if (e->nstack >= EV_JAVA_FRAMES_MAX) {
+		st->out->stats.cut_java_frames++;
+		return 0;
+	}
+	if (!(fr = ev_grow((void **)&e->stack, e->nstack, sizeof(*fr))))
+		return -1;
+	memset(fr, 0, sizeof(*fr));
+	if (!(fr->text = ev_strndup(c.s, c.n)))
+		return -1;
+	e->nstack++;
+	return 0;
+}
+
 /* The lines that complete an open record: AndroidRuntime's Process: and
- * exception lines, Android 8 lmkd's "to free". 0, or -2 on ENOMEM. */
+ * exception lines and its stack, Android 8 lmkd's "to free". 0, or -2 on
+ * ENOMEM. */
 static int follow_up(struct lc *st, const struct logline *l, struct span msg, enum logline_tag tg,
 		     size_t lineno)
 {
 	struct span m = span_trim(msg);
 
 	if (st->java_open) {
-		if (lineno - st->java_line > FOLLOW_LINES) {
+		if (lineno - st->java_last > FOLLOW_LINES) {
 			st->java_open = 0;
 		} else if (l->tag.n == st->java_tag_n &&
 			   (!l->tag.n || memcmp(l->tag.s, st->java_tag, l->tag.n) == 0) &&
@@ -713,6 +756,10 @@ static int follow_up(struct lc *st, const struct logline *l, struct span msg, en
 
 			if (!e) {
 				st->java_open = 0;
+			} else if (st->java_reason) {
+				st->java_last = lineno;
+				if (java_stack_line(st, e, m) != 0)
+					return -2;
 			} else if (eat(&c, "Process: ")) {
 				int64_t pid;
 
@@ -725,10 +772,13 @@ static int follow_up(struct lc *st, const struct logline *l, struct span msg, en
 				}
 				if (set_text(&e->process, span_trim(c)))
 					return -2;
+				st->java_last = lineno;
 			} else {
 				if (!e->reason && set_text(&e->reason, m))
 					return -2;
-				st->java_open = 0;
+				st->java_reason = 1;
+				st->java_message = 1;
+				st->java_last = lineno;
 			}
 		}
 	}

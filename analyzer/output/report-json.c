@@ -306,6 +306,35 @@ static void sessions_json(struct json *j, cJSON *o, const struct run *r)
 			json_digest(j, res, NULL, sv[k].candidate);
 }
 
+/* A run's Java crash (only when it has one): its exception and its stack,
+ * each line as written and, when --mapping retraced it, what it stands for. */
+static void java_crash_json(struct json *j, cJSON *o, const struct run_crash *c)
+{
+	const struct log_event *e = c->java;
+	cJSON *a;
+	size_t k, n;
+
+	if (!e)
+		return;
+	json_text(j, o, "exception", e->reason);
+	if (e->reason_retraced)
+		json_text(j, o, "exception_retraced", e->reason_retraced);
+	a = json_array(j, o, "java_stack");
+	for (k = 0; k < e->nstack; k++) {
+		const struct java_frame *fr = &e->stack[k];
+		cJSON *x = json_object(j, a, NULL), *r;
+
+		json_text(j, x, "raw", fr->text);
+		if (!fr->retraced)
+			continue;
+		r = json_array(j, x, "retraced");
+		for (n = 0; n < fr->nretraced; n++)
+			json_text(j, r, NULL, fr->retraced[n]);
+		if (fr->ambiguous)
+			json_bool(j, x, "ambiguous", 1);
+	}
+}
+
 /* Run i into runs; with its stages, or with "stages" left empty (for
  * put_run(), which writes them one at a time). */
 /* A native frame, raw (as the tombstone wrote it) and symbolicated. */
@@ -519,6 +548,7 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 		json_text(j, x, "why", v->actions[k].why);
 	}
 	native_crash_json(j, o, &rep->crashes[i]);
+	java_crash_json(j, o, &rep->crashes[i]);
 	timeline_json(j, o, "timeline", cr, f, &rep->corr);
 }
 

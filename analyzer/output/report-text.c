@@ -444,6 +444,38 @@ static void frames_text(const struct tombstone *t, FILE *out)
 	}
 }
 
+/* Lines of a Java crash's stack shown, frames R8 inlined counted each. */
+#define JAVA_TEXT_FRAMES 5
+
+/* A run's Java crash: its exception and top frames, retraced when
+ * --mapping did. */
+static void java_crash_text(const struct run_crash *c, FILE *out)
+{
+	const struct log_event *e = c->java;
+	size_t k, n, shown = 0, retraced = 0;
+
+	if (!e || !e->nstack)
+		return;
+	if (e->reason_retraced)
+		fprintf(out, "exception  %s\n", fmt_text(e->reason_retraced));
+	for (k = 0; k < e->nstack && shown < JAVA_TEXT_FRAMES; k++) {
+		const struct java_frame *fr = &e->stack[k];
+
+		if (!fr->retraced) {
+			fprintf(out, "%s %s\n", shown++ ? "          " : "stack     ", fmt_text(fr->text));
+			continue;
+		}
+		retraced++;
+		for (n = 0; n < fr->nretraced && shown < JAVA_TEXT_FRAMES; n++)
+			fprintf(out, "%s %s%s\n", shown++ ? "          " : "stack     ",
+				fr->ambiguous ? (n ? "or " : "one of ") : "", fmt_text(fr->retraced[n]));
+	}
+	if (k < e->nstack || retraced)
+		fprintf(out, "           (%zu line%s of the stack%s%s)\n", e->nstack, e->nstack == 1 ? "" : "s",
+			k < e->nstack ? ", the top shown" : "",
+			retraced ? "; retraced with the mapping" : "");
+}
+
 int report_text(const struct report *r, FILE *out)
 {
 	const struct bundle *b = r->bundle;
@@ -517,6 +549,7 @@ int report_text(const struct report *r, FILE *out)
 		for (k = 0; k < v->nevidence; k++)
 			fprintf(out, "%s %s\n", k ? "          " : "evidence  ", fmt_text(v->evidence[k]));
 		frames_text(r->crashes[i].tombstone, out);
+		java_crash_text(&r->crashes[i], out);
 		for (k = 0; k < v->nmissing; k++)
 			fprintf(out, "%s %s\n", k ? "          " : "missing   ", fmt_text(v->missing[k]));
 		for (k = 0; k < v->caveats.n; k++)
