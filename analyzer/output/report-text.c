@@ -443,6 +443,9 @@ int report_text(const struct report *r, FILE *out)
 		fprintf(out, "%s\n", v->nrules ? "" : "none fired");
 		for (k = 0; k < v->nevidence; k++)
 			fprintf(out, "%s %s\n", k ? "          " : "evidence  ", fmt_text(v->evidence[k]));
+		if (r->crashes[i].signature[0])
+			fprintf(out, "signature  %s (%s)\n", r->crashes[i].signature,
+				fmt_text(r->crashes[i].signed_frames));
 		for (k = 0; k < v->nmissing; k++)
 			fprintf(out, "%s %s\n", k ? "          " : "missing   ", fmt_text(v->missing[k]));
 		for (k = 0; k < v->caveats.n; k++)
