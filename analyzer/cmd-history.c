@@ -63,9 +63,14 @@ static const struct grouping {
 	const char *name;
 	enum grouping_kind kind;
 } groupings[] = {
-	{ "candidate", GROUP_RATES }, { "app_version", GROUP_RATES }, { "stage", GROUP_RATES },
-	{ "class", GROUP_RATES },     { "device", GROUP_RATES },      { "process", GROUP_RATES },
-	{ "ring", GROUP_RATES },      { "signature", GROUP_SIGNATURES },
+	{ "candidate", GROUP_RATES },
+	{ "app_version", GROUP_RATES },
+	{ "stage", GROUP_RATES },
+	{ "class", GROUP_RATES },
+	{ "device", GROUP_RATES },
+	{ "process", GROUP_RATES },
+	{ "ring", GROUP_RATES },
+	{ "signature", GROUP_SIGNATURES },
 };
 #define NGROUPINGS (sizeof(groupings) / sizeof(groupings[0]))
 
@@ -76,8 +81,8 @@ static void grouping_names(char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (i = 0; i < NGROUPINGS && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i == 0 ? "" : i + 1 == NGROUPINGS ? " or " : ", ",
-				      groupings[i].name);
+		n += (size_t)snprintf(buf + n, len - n, "%s%s",
+				      i == 0 ? "" : i + 1 == NGROUPINGS ? " or " : ", ", groupings[i].name);
 }
 
 /* "2026-11-01", "2026-11-01T12:00", "2026-11-01 12:00:30Z": a UTC date or
