@@ -1,10 +1,14 @@
 /*
- * lastwords history --db FILE [--by candidate|app_version|stage|class|device|process|ring]
+ * lastwords history --db FILE
+ *                   [--by candidate|app_version|stage|class|device|process|ring|signature]
  *                   [--since DATE] [--format text|json|html]
  *
- * Rates of each class and evidence level per group, and regressions: a
+ * Rates of each class and evidence level per group (--by signature: each
+ * crash signature, its runs and app versions), and regressions: a
  * candidate or app version whose rate of confirmed low_memory or
- * native_crash verdicts rose over the one before it. The figures come from
+ * native_crash verdicts rose over the one before it, and a crash signature
+ * that an app version brought (the statements "signatures" and
+ * "new-signatures"). The figures come from
  * the statements "totals", "rates" and "regressions" of
  * schemas/history-queries.sql (which read the tallies), run as written and
  * decoded by history/history-read.c; this file only lays them out.
@@ -30,12 +34,13 @@
 #include "output/history-text.h"
 
 static const char usage[] =
-	"lastwords history --db FILE [--by candidate|app_version|stage|class|device|process|ring]\n"
+	"lastwords history --db FILE\n"
+	"                  [--by candidate|app_version|stage|class|device|process|ring|signature]\n"
 	"                  [--since DATE] [--format text|json|html]";
 
 static const struct command_option options[] = {
 	{ "--db FILE", "the history database (required)" },
-	{ "--by GROUP", "candidate (the default), app_version, stage, class, device, process or ring" },
+	{ "--by GROUP", "candidate (the default), app_version, stage, class, device, process, ring, or signature (each crash signature: its runs, app versions, first and last seen)" },
 	{ "--since DATE", "only runs started at or after this UTC date or time (2026-11-01)" },
 	{ "--format text|json|html", "text (the default), JSON (schemas/history.schema.json) or a page of charts" },
 	{ "-h, --help", "this help" },
@@ -49,8 +54,36 @@ const struct command_help history_help = {
 	"lastwords history --db history.db --by candidate",
 };
 
-static const char *const groupings[] = { "candidate", "app_version", "stage", "class",
-					 "device",    "process",     "ring" };
+/* The groupings of --by: rates per group (the statement "rates", grouped
+ * by the view run_group's dimension of that name), or each crash
+ * signature (the statement "signatures"). A grouping is one row here. */
+enum grouping_kind { GROUP_RATES, GROUP_SIGNATURES };
+
+static const struct grouping {
+	const char *name;
+	enum grouping_kind kind;
+} groupings[] = {
+	{ "candidate", GROUP_RATES },
+	{ "app_version", GROUP_RATES },
+	{ "stage", GROUP_RATES },
+	{ "class", GROUP_RATES },
+	{ "device", GROUP_RATES },
+	{ "process", GROUP_RATES },
+	{ "ring", GROUP_RATES },
+	{ "signature", GROUP_SIGNATURES },
+};
+#define NGROUPINGS (sizeof(groupings) / sizeof(groupings[0]))
+
+/* "candidate, app_version, ... or signature", for the usage error. */
+static void grouping_names(char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < NGROUPINGS && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s",
+				      i == 0 ? "" : i + 1 == NGROUPINGS ? " or " : ", ", groupings[i].name);
+}
 
 /* "2026-11-01", "2026-11-01T12:00", "2026-11-01 12:00:30Z": a UTC date or
  * time, written as the stored times are so that they compare as text. */
@@ -102,7 +135,7 @@ static void group_json(struct json *j, cJSON *groups, const struct history_group
 }
 
 static int print_json(const char *by, const char *since, const struct history_rates *f,
-		      const cJSON *regressions)
+		      const cJSON *signatures, const cJSON *regressions, const cJSON *new_crashes)
 {
 	struct json j;
 	cJSON *o = json_begin(&j), *a;
@@ -114,10 +147,13 @@ static int print_json(const char *by, const char *since, const struct history_ra
 	json_number(&j, o, "runs", (double)f->runs);
 	json_number(&j, o, "bundles", (double)f->bundles);
 	a = json_array(&j, o, "groups");
-	for (i = 0; i < f->ngroups; i++)
+	for (i = 0; !signatures && i < f->ngroups; i++)
 		group_json(&j, a, &f->groups[i]);
-	/* A reference: the text printer reads regressions too, and frees them. */
+	/* References: the caller frees them. */
+	if (signatures)
+		json_item(&j, o, "signatures", cJSON_CreateArrayReference(signatures->child));
 	json_item(&j, o, "regressions", cJSON_CreateArrayReference(regressions->child));
+	json_item(&j, o, "new_crash_signatures", cJSON_CreateArrayReference(new_crashes->child));
 	return print_json_tree(json_end(&j), 1);
 }
 
@@ -133,8 +169,9 @@ int cmd_history(int argc, char **argv)
 	};
 	const char *db = NULL, *by = "candidate", *format = "text", *since = NULL;
 	struct history_rates f = { 0 };
-	cJSON *regressions = NULL, *trends = NULL;
-	char since_buf[32], err[512];
+	cJSON *regressions = NULL, *trends = NULL, *signatures = NULL, *new_crashes = NULL;
+	const struct grouping *g = &groupings[0];
+	char since_buf[32], err[512], names[160];
 	struct history h;
 	size_t i;
 	int c, status = LW_EXIT_OK;
@@ -148,13 +185,14 @@ int cmd_history(int argc, char **argv)
 			break;
 		case 'b':
 			by = optarg;
-			for (i = 0; i < sizeof(groupings) / sizeof(groupings[0]); i++)
-				if (strcmp(by, groupings[i]) == 0)
+			for (i = 0; i < NGROUPINGS; i++)
+				if (strcmp(by, groupings[i].name) == 0)
 					break;
-			if (i == sizeof(groupings) / sizeof(groupings[0]))
-				return usage_error(usage, "--by is candidate, app_version, stage, class, "
-							  "device, process or ring, not '%s'",
-						   by);
+			if (i == NGROUPINGS) {
+				grouping_names(names, sizeof(names));
+				return usage_error(usage, "--by is %s, not '%s'", names, by);
+			}
+			g = &groupings[i];
 			break;
 		case 's':
 			if (normalize_since(optarg, since_buf, sizeof(since_buf)) != 0)
@@ -180,10 +218,14 @@ int cmd_history(int argc, char **argv)
 	if ((status = open_history(db, HISTORY_READ, &h)) != 0)
 		return status;
 	/* One read transaction: the figures agree with each other while an
-	 * ingest writes. */
+	 * ingest writes. --by signature reads the totals alone of the rates
+	 * (no tally has that dimension: its groups are empty). */
 	if (sqlite3_exec(h.db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
 	    history_rates(&h, by, since, &f, err, sizeof(err)) != 0 ||
+	    (g->kind == GROUP_SIGNATURES &&
+	     history_signatures(&h, since, &signatures, err, sizeof(err)) != 0) ||
 	    history_regressions(&h, since, &regressions, err, sizeof(err)) != 0 ||
+	    history_new_signatures(&h, since, &new_crashes, err, sizeof(err)) != 0 ||
 	    (strcmp(format, "html") == 0 && history_trends(&h, since, &trends, err, sizeof(err)) != 0)) {
 		fprintf(stderr, "lastwords: '%s': %s\n", fmt_text(db), fmt_text(err));
 		status = LW_EXIT_DATABASE;
@@ -192,7 +234,7 @@ int cmd_history(int argc, char **argv)
 	history_close(&h);
 	if (status == LW_EXIT_OK) {
 		if (strcmp(format, "json") == 0) {
-			if (print_json(by, since, &f, regressions) != 0) {
+			if (print_json(by, since, &f, signatures, regressions, new_crashes) != 0) {
 				fprintf(stderr, "lastwords: out of memory\n");
 				status = LW_EXIT_DATABASE;
 			}
@@ -202,10 +244,12 @@ int cmd_history(int argc, char **argv)
 				status = LW_EXIT_DATABASE;
 			}
 		} else {
-			history_text(by, since, &f, regressions, stdout);
+			history_text(by, since, &f, signatures, regressions, new_crashes, stdout);
 		}
 	}
 	cJSON_Delete(regressions);
+	cJSON_Delete(new_crashes);
+	cJSON_Delete(signatures);
 	cJSON_Delete(trends);
 	history_rates_release(&f);
 	return status;

@@ -108,7 +108,9 @@ static void find_platform(const struct bundle *b, struct corr_options *opt)
 		}
 }
 
-/* Each run's crash: its first tombstone, its Java crash. */
+/* Each run's crash: its first tombstone, its Java crash, and its
+ * signature: the tombstone's frames when it has one to sign, else the Java
+ * crash's (symbols/signature.h). */
 static void find_crashes(struct report *r)
 {
 	size_t i;
@@ -120,6 +122,13 @@ static void find_crashes(struct report *r)
 		if (cr->tombstones.n)
 			c->tombstone = &cr->tombstones.v[0].file->tombstones[cr->tombstones.v[0].index];
 		c->java = classify_java_crash(cr);
+		if (!crash_signature_native(c->tombstone, c->signature, c->signed_frames,
+					    sizeof(c->signed_frames)) &&
+		    !crash_signature_java(c->java, c->signature, c->signed_frames,
+					  sizeof(c->signed_frames))) {
+			c->signature[0] = '\0';
+			c->signed_frames[0] = '\0';
+		}
 	}
 }
 

@@ -1,4 +1,4 @@
--- The statements "totals", "rates" and "regressions" of
+-- The statements "totals", "rates", "regressions" and "signatures" of
 -- history-queries.sql in PostgreSQL's dialect, counting from the runs
 -- alone (as there after "count-from-runs": a warehouse has no tallies),
 -- over the export's rows loaded into lastwords_verdicts
@@ -107,3 +107,23 @@ SELECT count(*) AS runs, count(DISTINCT bundle) AS bundles
 FROM lastwords_verdicts
 WHERE NULLIF(:'since', '') IS NULL
    OR coalesce(start_time, end_time) >= NULLIF(:'since', '')::timestamp AT TIME ZONE 'UTC';
+
+-- name: signatures
+-- `history --by signature` from the export's crash_signature: each
+-- package's signatures with their runs, app versions (0, unknown, not
+-- counted), first and last version and time; most runs first. The signed
+-- frames are not in the export: `lastwords history` has them.
+SELECT package, crash_signature, count(*) AS runs,
+       count(DISTINCT NULLIF(app_version, 0)) AS versions,
+       min(NULLIF(app_version, 0)) AS first_version, max(NULLIF(app_version, 0)) AS last_version,
+       to_char(min(coalesce(start_time, end_time)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+	       AS first_seen,
+       to_char(max(coalesce(start_time, end_time)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+	       AS last_seen
+FROM lastwords_verdicts
+WHERE crash_signature IS NOT NULL
+  AND (NULLIF(:'since', '') IS NULL
+       OR coalesce(start_time, end_time) >= NULLIF(:'since', '')::timestamp AT TIME ZONE 'UTC')
+GROUP BY package, crash_signature
+ORDER BY count(*) DESC, min(coalesce(start_time, end_time)) NULLS FIRST, package COLLATE "C",
+	 crash_signature COLLATE "C";

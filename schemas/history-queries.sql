@@ -204,9 +204,64 @@ SELECT bundle.digest AS bundle,
        (SELECT json_group_array(text) FROM (SELECT text FROM run_line
 		WHERE run_id = run.id AND kind = 'missing' ORDER BY seq)) AS "missing[]",
        (SELECT json_group_array(text) FROM (SELECT text FROM run_line
-		WHERE run_id = run.id AND kind = 'action' ORDER BY seq)) AS "actions[]"
+		WHERE run_id = run.id AND kind = 'action' ORDER BY seq)) AS "actions[]",
+       run.crash_signature AS crash_signature
 FROM run JOIN bundle ON bundle.id = run.bundle_id
 ORDER BY coalesce(run.start_time, run.end_time), run.run_key;
+
+-- name: signatures
+-- `history --by signature`: one row per package and crash signature
+-- (schemas/history.sql, version 10), the same crash across runs and app
+-- versions counted as one: its runs, the app versions it was seen in (an
+-- unknown version, 0, not counted), its first and last time, the frames it
+-- signs (as the newest run wrote them) and its classes as a JSON object
+-- {class: runs}. Most runs first. Runs without a signature are left out;
+-- "totals" counts them.
+WITH r AS (
+	SELECT package, crash_signature AS sig, app_version, class,
+	       coalesce(start_time, end_time) AS seen, crash_signed_frames AS frames
+	FROM run
+	WHERE crash_signature IS NOT NULL
+	  AND (:since IS NULL OR coalesce(start_time, end_time) >= :since)
+)
+SELECT package, sig, count(*) AS runs,
+       count(DISTINCT nullif(app_version, 0)) AS versions,
+       min(seen) AS first_seen, max(seen) AS last_seen,
+       (SELECT frames FROM r AS n WHERE n.package = r.package AND n.sig = r.sig
+	ORDER BY n.seen DESC LIMIT 1) AS frames,
+       (SELECT json_group_object(cls, k) FROM (
+		SELECT coalesce(c.class, 'clean') AS cls, count(*) AS k FROM r AS c
+		WHERE c.package = r.package AND c.sig = r.sig GROUP BY 1 ORDER BY 2 DESC, 1)) AS classes,
+       min(nullif(app_version, 0)) AS first_version, max(nullif(app_version, 0)) AS last_version
+FROM r
+GROUP BY package, sig
+ORDER BY count(*) DESC, min(seen), package, sig;
+
+-- name: new-signatures
+-- The regression check's new crashes: within each package, a crash
+-- signature first seen in an app version that is not the package's first
+-- (that release brought it: no run of an earlier version crashed so),
+-- with that version, the one before it, its runs (in that version and
+-- later ones) and its frames. Runs of an unknown version (0) are no
+-- version's.
+WITH r AS (
+	SELECT package, crash_signature AS sig, app_version,
+	       coalesce(start_time, end_time) AS seen, crash_signed_frames AS frames
+	FROM run
+	WHERE (:since IS NULL OR coalesce(start_time, end_time) >= :since) AND app_version != 0
+), versions AS (
+	SELECT package, app_version, lag(app_version) OVER (PARTITION BY package ORDER BY app_version) AS prev
+	FROM (SELECT DISTINCT package, app_version FROM r)
+), s AS (
+	SELECT package, sig, min(app_version) AS app_version, count(*) AS runs, min(seen) AS first_seen
+	FROM r WHERE sig IS NOT NULL GROUP BY package, sig
+)
+SELECT s.package, s.sig, s.app_version, versions.prev, s.runs, s.first_seen,
+       (SELECT frames FROM r WHERE r.package = s.package AND r.sig = s.sig
+	ORDER BY r.seen DESC LIMIT 1) AS frames
+FROM s JOIN versions USING (package, app_version)
+WHERE versions.prev IS NOT NULL
+ORDER BY s.package, s.app_version, s.runs DESC, s.first_seen, s.sig;
 
 -- name: candidate-deaths
 -- The deaths of one candidate (:candidate, 16 hex digits), oldest first,

@@ -380,3 +380,17 @@ SELECT package, coalesce(candidate, ''), app_version,
        coalesce(substr(coalesce(start_time, end_time), 1, 10), ''), coalesce(start_time, end_time),
        coalesce(open_stage, ''), coalesce(class, ''), coalesce(evidence_level, ''), 1, 0
 FROM run;
+
+-- version 10
+-- Each run's crash signature (report.schema.json's crash_signature and
+-- crash_signed_frames, lastwords(1) CRASH SIGNATURES): the same crash
+-- across runs and versions signs alike, so `history --by signature` counts
+-- it once, with its runs, its app versions and when it was first and last
+-- seen, and the statement "new-signatures" finds the crashes an app
+-- version brought. NULL for a run without a crash with a frame to sign,
+-- and for the runs an older lastwords stored (the history keeps no
+-- tombstone to sign them from).
+ALTER TABLE run ADD COLUMN crash_signature TEXT;
+ALTER TABLE run ADD COLUMN crash_signed_frames TEXT;
+CREATE INDEX run_signature ON run(package, crash_signature, app_version)
+	WHERE crash_signature IS NOT NULL;

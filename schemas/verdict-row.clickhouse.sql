@@ -31,7 +31,8 @@ CREATE TABLE IF NOT EXISTS lastwords_verdicts
     rules            Array(String),
     evidence         Array(String),
     missing          Array(String),
-    actions          Array(String)
+    actions          Array(String),
+    crash_signature  Nullable(String)
 )
 ENGINE = MergeTree
 ORDER BY (package, run_id);

@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS lastwords_verdicts (
     rules            text[] NOT NULL,
     evidence         text[] NOT NULL,
     missing          text[] NOT NULL,
-    actions          text[] NOT NULL
+    actions          text[] NOT NULL,
+    crash_signature  text
 );
 CREATE TEMPORARY TABLE lastwords_ndjson (doc jsonb NOT NULL);

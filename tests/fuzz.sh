@@ -85,9 +85,9 @@ if ! "$clang" -fsanitize=fuzzer "$tmp/probe.c" -o "$tmp/probe" >/dev/null 2>&1; 
 fi
 
 # Every analyzer module: the evidence parsers, the seed's reproduction and
-# the runs and the pipeline with its outputs; not the commands, main() or the device
-# (device/: adb, bugreportz), nor the history store (SQLite, fed only by the
-# report that the harnesses reach).
+# the runs, the crash signatures and the pipeline with its outputs; not the
+# commands, main() or the device (device/: adb, bugreportz), nor the history
+# store (SQLite, fed only by the report that the harnesses reach).
 modules=""
 for f in "$src"/analyzer/*.c "$src"/analyzer/evidence/*.c "$src"/analyzer/seed/*.c \
 	"$src"/analyzer/runs/*.c "$src"/analyzer/output/*.c "$src"/analyzer/symbols/*.c; do

@@ -110,6 +110,7 @@ def compare(row, run, where):
         check(row["app_version"] is None or row["app_version"] > 0,
               "%s: a ring-less run's app_version %r" % (where, row["app_version"]))
     same("actions", [a["action"] for a in run["recovery"]["actions"]])
+    same("crash_signature", run["crash_signature"])
     first = run["exit_records"][0] if run["exit_records"] else None
     same("exit_reason", first["reason"] if first else None)
     same("exit_description", first["description"] if first else None)

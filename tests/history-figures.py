@@ -199,7 +199,12 @@ def check_text(where, text, case, by, with_regressions):
     if blocks != want:
         fail(where, "the text's groups differ:\n      got      %s\n      expected %s"
              % (json.dumps(blocks), json.dumps(want)))
-    regs = [line for line in lines[regs_at + 1:] if line.strip()]
+    # The regressions end where the new crash signatures begin (their own
+    # section, tests/history-signatures.py).
+    ends = [i for i in range(regs_at + 1, len(lines)) if lines[i].startswith("new crash signatures")]
+    if not ends:
+        fail(where, "no 'new crash signatures' section after the regressions")
+    regs = [line for line in lines[regs_at + 1:ends[0] if ends else len(lines)] if line.strip()]
     if not with_regressions:
         return
     if not case["regressions"]:

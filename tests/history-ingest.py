@@ -380,6 +380,16 @@ def test_migration(lw, root, tmp):
         check(len(rows) == 7 and old and old[0]["rules"] == ["aei-low-memory"] and
               old[0]["ring"] == "probe" and seed and seed[0]["ring"] == "seed",
               "from version %d: the old rows survive the upgrade: %d rows, %s" % (version, len(rows), old))
+        # From version 10 each run has its crash signature; an older run
+        # has none (nothing stored could sign it), the demo's native crash
+        # ingested after the upgrade has one.
+        check(old[0]["crash_signature"] is None,
+              "from version %d: an old run has no crash signature: %r" % (version, old[0]["crash_signature"]))
+        signed = [x for x in rows if x["crash_signature"]]
+        check(version >= 10 or (signed and all(re.fullmatch(r"[0-9a-f]{16}", x["crash_signature"])
+                                                for x in signed)),
+              "from version %d: the runs ingested after the upgrade are signed: %s" %
+              (version, [(x["process"], x["class"], x["crash_signature"]) for x in rows]))
         # ingest says it upgraded, once.
         again = os.path.join(tmp, "v%d-again.db" % version)
         old_database(again, steps, version)

@@ -2,11 +2,11 @@
 """The trend queries past one machine, on a real PostgreSQL server: the
 fixtures of fixtures/history ingested, their `lastwords export --format
 ndjson` rows loaded as schemas/verdict-row.postgresql.sql says (the
-README's loading step), and the statements "totals", "rates" and
-"regressions" of schemas/history-queries.postgresql.sql giving the figures
-of `lastwords history --format json` for every case of
+README's loading step), and the statements "totals", "rates",
+"regressions" and "signatures" of schemas/history-queries.postgresql.sql
+giving the figures of `lastwords history --format json` for every case of
 fixtures/history/expected.json (all runs, a date, a time of day) and every
---by grouping.
+--by grouping (signature: from the export's crash_signature).
 
 The server is started by the test under a temporary directory (initdb,
 then pg_ctl on a unix socket there and no TCP port; as nobody through
@@ -153,6 +153,16 @@ def lastwords_regressions(out):
             for r in out["regressions"]]
 
 
+def signature_rows(rows):
+    return [tuple(value(x) for x in r) for r in rows[1:]]
+
+
+def lastwords_signatures(out):
+    s = lambda x: None if x is None else str(x)
+    return [(x["package"], x["signature"], str(x["runs"]), str(x["versions"]), s(x["first_version"]),
+             s(x["last_version"]), x["first_seen"], x["last_seen"]) for x in out["signatures"]]
+
+
 def main():
     lw, root = setup("usage: history-postgresql.py LASTWORDS SOURCE_ROOT")
     bindir = server_bin()
@@ -220,6 +230,21 @@ def main():
                       % (where, regression_rows(got["regressions"]), lastwords_regressions(out)))
                 check(out["regressions"] or by != "candidate" or since,
                       "the fixtures have regressions to compare")
+            # The crash signatures (history --by signature) from the
+            # export's crash_signature.
+            where = "%s, --by signature" % case["name"]
+            p = lastwords(lw, ["history", "--db", db, "--by", "signature", "--format", "json"] +
+                          (["--since", since] if since else []))
+            if not check(p.returncode == 0, "%s: history exits %d: %s" % (where, p.returncode, p.stderr)):
+                continue
+            out = json.loads(p.stdout)
+            got = server.psql(["-v", "by=signature", "-v", "since=" + (since or "")], where,
+                              stmts["signatures"])
+            compared += 1
+            check(signature_rows(got) == lastwords_signatures(out),
+                  "%s: PostgreSQL's signatures differ:\n    postgresql %s\n    lastwords  %s"
+                  % (where, signature_rows(got), lastwords_signatures(out)))
+            check(out["signatures"] or since, "the fixtures have a crash signature to compare")
     finally:
         os.chdir(root)
         server.stop()

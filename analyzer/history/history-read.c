@@ -173,6 +173,63 @@ int history_trends(struct history *h, const char *since, cJSON **out, char *err,
 	return read_rows(h, "trends", since, trend_json, out, err, errlen);
 }
 
+/* A number column, or null when it is NULL. */
+static void number_or_null(struct json *j, cJSON *o, const char *key, sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		json_null(j, o, key);
+	else
+		json_number(j, o, key, (double)sqlite3_column_int64(st, col));
+}
+
+/* One signatures row (see the statement) as JSON, into arr. */
+static void signature_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
+{
+	cJSON *o = json_object(j, arr, NULL), *classes;
+
+	json_text(j, o, "package", text_at(st, 0));
+	json_text(j, o, "signature", text_at(st, 1));
+	json_number(j, o, "runs", (double)sqlite3_column_int64(st, 2));
+	json_number(j, o, "versions", (double)sqlite3_column_int64(st, 3));
+	number_or_null(j, o, "first_version", st, 8);
+	number_or_null(j, o, "last_version", st, 9);
+	json_text(j, o, "first_seen", text_at(st, 4));
+	json_text(j, o, "last_seen", text_at(st, 5));
+	json_text(j, o, "signed_frames", text_at(st, 6));
+	classes = text_at(st, 7) ? cJSON_Parse(text_at(st, 7)) : NULL;
+	if (!cJSON_IsObject(classes)) {
+		cJSON_Delete(classes);
+		classes = cJSON_CreateObject();
+	}
+	json_item(j, o, "classes", classes);
+}
+
+/* One new-signatures row (see the statement) as JSON, into arr. */
+static void new_signature_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
+{
+	cJSON *o = json_object(j, arr, NULL);
+
+	json_text(j, o, "package", text_at(st, 0));
+	json_text(j, o, "signature", text_at(st, 1));
+	json_number(j, o, "app_version", (double)sqlite3_column_int64(st, 2));
+	json_number(j, o, "previous_version", (double)sqlite3_column_int64(st, 3));
+	json_number(j, o, "runs", (double)sqlite3_column_int64(st, 4));
+	json_text(j, o, "first_seen", text_at(st, 5));
+	json_text(j, o, "signed_frames", text_at(st, 6));
+}
+
+int history_signatures(struct history *h, const char *since, cJSON **out, char *err,
+		       size_t errlen)
+{
+	return read_rows(h, "signatures", since, signature_json, out, err, errlen);
+}
+
+int history_new_signatures(struct history *h, const char *since, cJSON **out, char *err,
+			   size_t errlen)
+{
+	return read_rows(h, "new-signatures", since, new_signature_json, out, err, errlen);
+}
+
 void history_deaths_release(struct history_deaths *d)
 {
 	size_t i;

@@ -55,6 +55,18 @@ int history_regressions(struct history *h, const char *since, cJSON **out, char 
 			size_t errlen);
 int history_trends(struct history *h, const char *since, cJSON **out, char *err, size_t errlen);
 
+/* The statements "signatures" (history --by signature: each crash
+ * signature with its runs, app versions, first and last time, frames and
+ * classes) and "new-signatures" (the regression check's new crashes: a
+ * signature first seen in an app version after the package's first), each
+ * row an object of schemas/history.schema.json ("signatures",
+ * "new_crash_signatures") in a JSON array (free with cJSON_Delete()) in
+ * *out. Returns 0, or -1 with err set. */
+int history_signatures(struct history *h, const char *since, cJSON **out, char *err,
+		       size_t errlen);
+int history_new_signatures(struct history *h, const char *since, cJSON **out, char *err,
+			   size_t errlen);
+
 /* One earlier death of a candidate (the statement "candidate-deaths"). */
 struct history_death {
 	char *device;    /* the bundle's model, or "unknown device" */

@@ -26,8 +26,8 @@ static const struct {
 	S(add_run, "INSERT INTO run (run_key, bundle_id, package, process, pid, file, start_time, "
 		   "end_time, app_version, candidate, stable_candidate, outcome, last_stage, "
 		   "open_stage, budget_kb, peak_kb, peak_stage, over_budget, class, evidence_level, "
-		   "contradiction, ring, death_key) "
-		   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+		   "contradiction, ring, death_key, crash_signature, crash_signed_frames) "
+		   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
 	S(add_line, "INSERT INTO run_line (run_id, kind, seq, text, why) VALUES (?, ?, ?, ?, ?)"),
 	S(add_exit, "INSERT INTO exit_record (run_id, seq, file, line, reason, subreason, status, "
 		    "importance, timestamp, description, joined_by) "
@@ -413,7 +413,8 @@ static int add_run(struct history_store *s, long long bundle_id, const char *sou
 	    bt(st, 17, stage_or_none(json_get_string(m, "peak_stage"))) || bi(st, 18, json_get_int(m, "over_budget")) ||
 	    bt(st, 19, json_get_string(o, "classification")) || bt(st, 20, level) ||
 	    bt(st, 21, json_get_string(o, "contradiction")) || bs(st, 22, run_ring_name(r->ring)) ||
-	    bt(st, 23, death[0] ? death : NULL) || run_stmt(st))
+	    bt(st, 23, death[0] ? death : NULL) || bt(st, 24, json_get_string(o, "crash_signature")) ||
+	    bt(st, 25, json_get_string(o, "crash_signed_frames")) || run_stmt(st))
 		return -1;
 	id = sqlite3_last_insert_rowid(s->h->db);
 	if (add_lines(s, id, "rule", cJSON_GetObjectItem(o, "rules")) ||

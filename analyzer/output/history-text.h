@@ -1,9 +1,10 @@
 /*
  * The history as text (lastwords history, the default format): the runs
  * and bundles, each group's rates per exit class with its counts per
- * evidence level, then the regressions. Drawn from history_rates() and
- * history_regressions() (history/history-read.h). Only writes to the
- * stream it is given.
+ * evidence level (with --by signature: each crash signature instead), then
+ * the regressions and the new crash signatures. Drawn from history_rates(),
+ * history_signatures(), history_regressions() and history_new_signatures()
+ * (history/history-read.h). Only writes to the stream it is given.
  */
 #ifndef LW_ANALYZER_HISTORY_TEXT_H
 #define LW_ANALYZER_HISTORY_TEXT_H
@@ -14,9 +15,13 @@
 
 #include "../history/history-read.h"
 
-/* by: the --by grouping; since: the --since time, or NULL; f: the rates;
- * regressions: the array of history_regressions(). */
+/* by: the --by grouping; since: the --since time, or NULL; f: the rates
+ * (its groups unused with signatures); signatures: the array of
+ * history_signatures() for --by signature, else NULL; regressions and
+ * new_crashes: the arrays of history_regressions() and
+ * history_new_signatures(). */
 void history_text(const char *by, const char *since, const struct history_rates *f,
-		  const cJSON *regressions, FILE *out);
+		  const cJSON *signatures, const cJSON *regressions, const cJSON *new_crashes,
+		  FILE *out);
 
 #endif

@@ -335,6 +335,14 @@ static void java_crash_json(struct json *j, cJSON *o, const struct run_crash *c)
 	}
 }
 
+/* The run's crash: its signature and the frames it signs, null when the
+ * run has no crash with a frame to sign (symbols/signature.h). */
+static void crash_json(struct json *j, cJSON *o, const struct run_crash *c)
+{
+	json_text(j, o, "crash_signature", c->signature[0] ? c->signature : NULL);
+	json_text(j, o, "crash_signed_frames", c->signature[0] ? c->signed_frames : NULL);
+}
+
 /* Run i into runs; with its stages, or with "stages" left empty (for
  * put_run(), which writes them one at a time). */
 /* A native frame, raw (as the tombstone wrote it) and symbolicated. */
@@ -509,6 +517,7 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 	for (k = 0; k < cr->exits.n; k++)
 		exit_record_json(j, a, &cr->exits.v[k]);
 	peer_json(j, o, cr);
+	crash_json(j, o, &rep->crashes[i]);
 	if (!rep->judged[i]) {
 		json_null(j, o, "classification");
 		json_null(j, o, "evidence_level");

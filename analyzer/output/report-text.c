@@ -550,6 +550,9 @@ int report_text(const struct report *r, FILE *out)
 			fprintf(out, "%s %s\n", k ? "          " : "evidence  ", fmt_text(v->evidence[k]));
 		frames_text(r->crashes[i].tombstone, out);
 		java_crash_text(&r->crashes[i], out);
+		if (r->crashes[i].signature[0])
+			fprintf(out, "signature  %s (%s)\n", r->crashes[i].signature,
+				fmt_text(r->crashes[i].signed_frames));
 		for (k = 0; k < v->nmissing; k++)
 			fprintf(out, "%s %s\n", k ? "          " : "missing   ", fmt_text(v->missing[k]));
 		for (k = 0; k < v->caveats.n; k++)
