@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """A tombstone in protobuf (tombstone_NN.pb, or the trace of a native crash
-that an app exported with getTraceInputStream()) in a bundle is known and
-not read: the report exits 0 and names it as left out, while a file of
-other bytes is still an unknown kind (exit 4). Bytes that only begin like
-a protobuf, or a protobuf without a build fingerprint, are not taken for
-one.
+that an app exported with getTraceInputStream()) in a bundle is read: the
+demo's crash of pid 25706 with only the protobuf of its tombstone is a
+native_crash with the tombstone among its rules; with the text tombstone
+and its protobuf twin both, the crash counts once (the same five runs, no
+ring-less one, one record seen twice). Bytes that only begin like a
+protobuf, or a protobuf without a build fingerprint, are still an unknown
+kind.
 
 usage: report-tombstone-proto.py LASTWORDS SOURCE_ROOT
 """
@@ -14,7 +16,12 @@ import sys
 import tempfile
 
 from helpers import check, finish, lastwords, report_json, setup
-from tombstone_pb import field, tombstone
+from tombstone_pb import demo_twin, field, tombstone
+
+
+def crash_run(rep):
+    """The demo's native crash run (pid 25706), or {}."""
+    return next((r for r in rep["runs"] if r["pid"] == 25706 and r.get("ring")), {})
 
 
 def main():
@@ -26,16 +33,37 @@ def main():
         pb = os.path.join(bundle, "traces", "tombstone.25706.1764458884675.pb")
         os.makedirs(os.path.dirname(pb))
         with open(pb, "wb") as f:
-            f.write(tombstone(25706, "com.example.demo:inference"))
+            f.write(demo_twin())
+
+        # the protobuf twin and the text: one crash
         rep, inputs = report_json(lw, ["--tz", "+01:00", bundle])
         if rep:
             x = inputs.get(pb, {})
-            check("protobuf" in x.get("skipped", ""),
-                  "the protobuf is left out and named: %r" % x)
-            check(len(rep["runs"]) == 5, "the demo's runs are all there: %d" % len(rep["runs"]))
+            check(x.get("kind") == "tombstone" and "skipped" not in x,
+                  "the protobuf is read as a tombstone: %r" % x)
+            check(len(rep["runs"]) == 5, "the demo's five runs, no ring-less tombstone run: %r"
+                  % [(r["pid"], r["classification"]) for r in rep["runs"]])
+            r = crash_run(rep)
+            check(r.get("classification") == "native_crash" and "tombstone" in r.get("rules", []),
+                  "the crash run: native_crash from the tombstone: %r %r"
+                  % (r.get("classification"), r.get("rules")))
+            tombs = [e for e in r.get("evidence", []) if e.startswith("tombstone:")]
+            check(len(tombs) == 1 and "SEGV_MAPERR" in tombs[0] and "gles" in tombs[0],
+                  "one tombstone in its evidence: %r" % tombs)
         p = lastwords(lw, ["report", "--tz", "+01:00", bundle])
-        check(p.returncode == 0 and "a tombstone in protobuf: not read" in p.stdout,
-              "the text report names it: %d %s" % (p.returncode, p.stderr))
+        check(p.returncode == 0 and "not read" not in p.stdout and
+              "native_crash" in p.stdout,
+              "the text report: %d %s" % (p.returncode, p.stderr))
+
+        # the protobuf alone: still the crash's tombstone
+        os.unlink(os.path.join(bundle, "tombstone_00"))
+        rep, inputs = report_json(lw, ["--tz", "+01:00", bundle])
+        if rep:
+            r = crash_run(rep)
+            check(r.get("classification") == "native_crash" and "tombstone" in r.get("rules", []),
+                  "the protobuf alone: native_crash from its tombstone: %r %r"
+                  % (r.get("classification"), r.get("rules")))
+            check(len(rep["runs"]) == 5, "five runs: %d" % len(rep["runs"]))
 
         for name, data in (("noise.bin", bytes(range(256)) * 8),
                            ("no-fingerprint.pb", field(1, 1) + field(2, "not one") + field(5, 7)),
@@ -48,7 +76,8 @@ def main():
                   "%s is still an unknown kind: %d %s" % (name, p.returncode, p.stderr))
     finally:
         shutil.rmtree(tmp)
-    return finish("a tombstone protobuf is named and left out; other bytes are still unknown")
+    return finish("a tombstone protobuf is read, once with its text twin; other bytes are "
+                  "still unknown")
 
 
 if __name__ == "__main__":
