@@ -2,6 +2,7 @@
 /data/tombstones/tombstone_NN.pb and ApplicationExitInfo.getTraceInputStream()
 of a native crash (API 31) give it, for the tests that need one
 (report-tombstone-proto.py, android-exit-info.py, bugreports.py)."""
+import re
 
 
 def varint(n):
@@ -92,3 +93,76 @@ def demo_twin():
         "SEGV_MAPERR", 0x10, "null pointer dereference",
         [thread(25706, "inference", crashing), thread(25709, "RenderThread", idle),
          thread(25710, "binder:25706_1", idle)])
+
+
+ARCHES = {"arm": 0, "arm64": 1, "x86": 2, "x86_64": 3, "riscv64": 4}
+FRAME = re.compile(r"^#(\d+) pc ([0-9a-fA-F]+)\s+(\[[^\]]*\]|.*?)((?: \(.*)?)$")
+
+
+def twin_of_text(text):
+    """The protobuf that debuggerd writes beside a plain text tombstone, as
+    far as the text tells it: its header, signal, cause, abort message and
+    every thread with its frames (the text's first "pid:" line is the
+    crashing thread). The text's "Fatal signal" line and registers are not
+    in it, as they are not in debuggerd's."""
+    top, sig, threads, cur = {}, {}, [], None
+    for raw in text.splitlines():
+        line = raw.strip()
+        m = re.match(r"pid: (\d+), tid: (\d+)(?:, name: (.*?))?(?:  >>> (.*) <<<)?$", line)
+        if m:
+            top.setdefault("pid", int(m.group(1)))
+            top.setdefault("tid", int(m.group(2)))
+            if m.group(4):
+                top.setdefault("process", m.group(4))
+            cur = [int(m.group(2)), m.group(3) or "", []]
+            threads.append(cur)
+            continue
+        for key, name in (("Build fingerprint:", "fingerprint"), ("ABI:", "abi"),
+                          ("Timestamp:", "timestamp"), ("Cmdline:", "cmdline"),
+                          ("Cause:", "cause"), ("Abort message:", "abort")):
+            if line.startswith(key) and name not in top:
+                v = line[len(key):].strip()
+                if name != "timestamp" and name != "cmdline" and v.startswith("'"):
+                    v = v[1:v.rindex("'")] if v.count("'") > 1 else v[1:]
+                top[name] = v
+        if line.startswith("uid: ") and "uid" not in top:
+            top["uid"] = int(line[5:].split()[0])
+        m = re.match(r"signal (\d+) \((\w+)\), code (-?\d+)(?: \((\w+))?.*?"
+                     r"(?:fault addr (0x[0-9a-fA-F]+|-+))?$", line)
+        if m and not sig:
+            sig = dict(number=int(m.group(1)), name=m.group(2), code=int(m.group(3)),
+                       code_name=m.group(4) or "", fault=m.group(5))
+        m = FRAME.match(line)
+        if m and cur is not None and not (int(m.group(1)) == 0 and cur[2]):
+            rest, fn, off, bid, mapoff = m.group(4), None, 0, None, 0
+            for g in re.findall(r"\(((?:[^()]|\([^()]*\))*)\)", rest):
+                if g.startswith("BuildId: "):
+                    bid = g[9:]
+                elif g.startswith("offset 0x"):
+                    mapoff = int(g[7:], 16)
+                elif fn is None and g != "deleted":
+                    name, plus, num = g.rpartition("+")
+                    fn, off = (name, int(num)) if plus and num.isdigit() else (g, 0)
+            cur[2].append(frame(int(m.group(2), 16), m.group(3).strip(), fn, off, bid, mapoff))
+    s = b""
+    if sig:
+        s = (field(1, sig["number"]) + field(2, sig["name"]) + field(3, sig["code"]) +
+             field(4, sig["code_name"]))
+        if sig["fault"] and not sig["fault"].startswith("-"):
+            s += field(8, 1) + field(9, int(sig["fault"], 16))
+    out = b""
+    if ARCHES.get(top.get("abi"), 0):
+        out += field(1, ARCHES[top["abi"]])
+    out += field(2, top.get("fingerprint", "")) + field(3, "0")
+    out += field(4, top.get("timestamp", ""))
+    for k, n in (("pid", 5), ("tid", 6), ("uid", 7)):
+        if top.get(k):
+            out += field(n, top[k])
+    for arg in (top.get("cmdline") or top.get("process") or "").split(" "):
+        out += field(9, arg)
+    out += field(10, s)
+    if top.get("abort"):
+        out += field(14, top["abort"])
+    if top.get("cause"):
+        out += field(15, field(1, top["cause"]))
+    return out + b"".join(thread(tid, name, frames) for tid, name, frames in threads)
