@@ -6,7 +6,8 @@ native_crash with the tombstone among its rules; with the text tombstone
 and its protobuf twin both, the crash counts once (the same five runs, no
 ring-less one, one record seen twice). Bytes that only begin like a
 protobuf, or a protobuf without a build fingerprint, are still an unknown
-kind.
+kind. The same in a bug report (tests/bugreports.py), its
+FS/data/tombstones/tombstone_00 with its .pb twin, then the .pb alone.
 
 usage: report-tombstone-proto.py LASTWORDS SOURCE_ROOT
 """
@@ -15,6 +16,7 @@ import shutil
 import sys
 import tempfile
 
+from bugreports import from_bundle
 from helpers import check, finish, lastwords, report_json, setup
 from tombstone_pb import demo_twin, field, tombstone
 
@@ -54,6 +56,35 @@ def main():
         check(p.returncode == 0 and "not read" not in p.stdout and
               "native_crash" in p.stdout,
               "the text report: %d %s" % (p.returncode, p.stderr))
+
+        # in a bug report (zip): FS/data/tombstones/tombstone_00 and its .pb
+        # twin, one crash; then the .pb alone, still the crash's tombstone
+        for twins in (True, False):
+            br, beside = from_bundle(lw, os.path.join(root, "fixtures", "demo"), "Europe/Paris",
+                                     60, taken="2026-11-30 09:00:00")
+            if not twins:
+                br.tombstones = []
+                br.add("tombstone-pb", "", demo_twin())
+            wd = os.path.join(tmp, "br-%d" % twins)
+            os.makedirs(wd)
+            for f in beside:
+                shutil.copy(f, wd)
+            for ring in os.listdir(os.path.join(root, "fixtures", "demo", "rings")):
+                shutil.copy(os.path.join(root, "fixtures", "demo", "rings", ring), wd)
+            z = br.write_zip(os.path.join(wd, br.zip_name()))
+            rep, inputs = report_json(lw, ["--tz", "+01:00", wd])
+            if not rep:
+                continue
+            what = "the bug report with %s" % ("both" if twins else "the .pb alone")
+            x = inputs.get(z + ":FS/data/tombstones/tombstone_00.pb", {})
+            check(x.get("kind") == "tombstone", "%s: its .pb read: %r" % (what, x))
+            r = crash_run(rep)
+            check(r.get("classification") == "native_crash" and "tombstone" in r.get("rules", []),
+                  "%s: native_crash from the tombstone: %r %r"
+                  % (what, r.get("classification"), r.get("rules")))
+            check(not [q for q in rep["runs"] if not q.get("ring") and q["pid"] == 25706],
+                  "%s: no ring-less run of the crash: %r" % (what, [(q["pid"], q["classification"])
+                                                                   for q in rep["runs"]]))
 
         # the protobuf alone: still the crash's tombstone
         os.unlink(os.path.join(bundle, "tombstone_00"))
