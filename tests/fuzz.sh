@@ -128,6 +128,7 @@ seeds_for() {
 	seed_report) echo "$src/fixtures/scenarios" ;;
 	report) echo "$tmp/report-seeds" ;;
 	bugreport) echo "$src/fixtures/bugreports" ;;
+	tombstone_proto) echo "$src/fixtures/tombstone-pb" ;;
 	*) echo "$src/fixtures/evidence" ;;
 	esac
 }
