@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 from helpers import check, fail, finish, lastwords, setup
-from tombstone_pb import field, frame, tombstone, twin_of_text, varint
+from tombstone_pb import field, frame, thread, tombstone, twin_of_text, varint
 
 DIR = "fixtures/tombstone-pb"
 ERROR = re.compile(r"^lastwords: '[^']*': (?:(\S+): )?.* at byte (\d+)$", re.M)
@@ -206,6 +206,28 @@ def hostile(lw, tmp):
           "unknown fields skipped: %r" % {k: r.get(k) for k in ("pid", "threads", "thread")})
 
 
+def caps(lw, tmp):
+    """The caps: 1,024 other threads and 256 frames a thread kept, the rest
+    counted (cut_threads, cut_frames)."""
+    deep = [frame(0x100 + i, "/system/lib64/libdeep.so", "f", i) for i in range(300)]
+    data = tombstone(1, "x") + thread(1, "crashing", deep) + b"".join(
+        thread(2 + k, "t%d" % k, deep[:3] if k else deep) for k in range(1100))
+    path = os.path.join(tmp, "caps.pb")
+    with open(path, "wb") as f:
+        f.write(data)
+    p = lastwords(lw, ["inspect", "--json", path])
+    got = json.loads(p.stdout)[0] if p.returncode == 0 else {}
+    rec = (got.get("records") or [{}])[0]
+    check(rec.get("threads") == 1024 and len(rec.get("frames", [])) == 256 and
+          got.get("cut_threads") == 1100 - 1024 and got.get("cut_frames") == 2 * 44,
+          "caps: %r threads, %d frames, cut %r threads %r frames" % (
+              rec.get("threads"), len(rec.get("frames", [])), got.get("cut_threads"),
+              got.get("cut_frames")))
+    p = lastwords(lw, ["inspect", path])
+    check("76 tombstone threads past the first 1024 not kept" in p.stdout,
+          "caps said: %s" % p.stdout[:300])
+
+
 def main():
     lw, root = setup(__doc__.strip().splitlines()[-1])
     protoc = shutil.which("protoc")
@@ -215,6 +237,7 @@ def main():
     try:
         hostile(lw, tmp)
         twins(lw, tmp)
+        caps(lw, tmp)
     finally:
         shutil.rmtree(tmp)
     return finish("the tombstone protobuf reader: fixtures%s, hostile bytes refused with "

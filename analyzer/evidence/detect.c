@@ -145,7 +145,7 @@ enum ev_kind ev_detect_named(struct input *in, const char *name)
 static int add_logcat_events(struct input *in, struct ev_file *out, struct ev_error *err)
 {
 	struct ev_file logs = { 0 };
-	size_t frames = out->stats.cut_frames, t;
+	size_t frames = out->stats.cut_frames, threads = out->stats.cut_threads, t;
 
 	if (input_rewind(in) != 0)
 		return input_error(in, err);
@@ -164,6 +164,7 @@ static int add_logcat_events(struct input *in, struct ev_file *out, struct ev_er
 
 		out->stats = logs.stats;
 		out->stats.cut_frames = frames;
+		out->stats.cut_threads = threads;
 		out->stats.dropped_tombstones = tombstones;
 	} else {
 		out->stats.skipped += logs.stats.skipped;

@@ -84,6 +84,9 @@ int ev_cut_text(const struct ev_stats *st, char *buf, size_t len)
 	if (st->cut_frames)
 		ADD("%s%zu tombstone frame%s past the first %d not kept", n ? "; " : "",
 		    st->cut_frames, st->cut_frames == 1 ? "" : "s", EV_FRAMES_MAX);
+	if (st->cut_threads)
+		ADD("%s%zu tombstone thread%s past the first %d not kept", n ? "; " : "",
+		    st->cut_threads, st->cut_threads == 1 ? "" : "s", EV_THREADS_MAX);
 	for (i = 0; i < nd; i++)
 		ADD("%s%zu %s records dropped, the last %zu read kept (what one input may keep)",
 		    n ? "; " : "", d[i].dropped, d[i].kind, d[i].kept);
