@@ -4,7 +4,7 @@ that an app exported with getTraceInputStream()) in a bundle is read: the
 demo's crash of pid 25706 with only the protobuf of its tombstone is a
 native_crash with the tombstone among its rules; with the text tombstone
 and its protobuf twin both, the crash counts once (the same five runs, no
-ring-less one, one record seen twice). Bytes that only begin like a
+ring-less one), the protobuf the witness kept. Bytes that only begin like a
 protobuf, or a protobuf without a build fingerprint, are still an unknown
 kind. The same in a bug report (tests/bugreports.py), its
 FS/data/tombstones/tombstone_00 with its .pb twin, then the .pb alone.
@@ -52,6 +52,11 @@ def main():
             tombs = [e for e in r.get("evidence", []) if e.startswith("tombstone:")]
             check(len(tombs) == 1 and "SEGV_MAPERR" in tombs[0] and "gles" in tombs[0],
                   "one tombstone in its evidence: %r" % tombs)
+            # the witness kept is the protobuf, which has every thread
+            files = [e.get("file") for e in (r.get("timeline") or {}).get("evidence", [])
+                     if e.get("kind") == "tombstone"]
+            check(pb in files and os.path.join(bundle, "tombstone_00") not in files,
+                  "the timeline's tombstone is the protobuf: %r" % files)
         p = lastwords(lw, ["report", "--tz", "+01:00", bundle])
         check(p.returncode == 0 and "not read" not in p.stdout and
               "native_crash" in p.stdout,
