@@ -44,10 +44,14 @@ struct pb_desc {
 
 struct pb_msg {
 	const struct pb_desc *fields;
-	size_t n;
+	size_t n; /* at most PB_FIELDS_MAX */
 };
 
+/* The most fields a table below has (Tombstone's fourteen). */
+#define PB_FIELDS_MAX 16
+
 #define MSG(tab) { tab, sizeof(tab) / sizeof(tab[0]) }
+#define FITS(tab) _Static_assert(sizeof(tab) / sizeof(tab[0]) <= PB_FIELDS_MAX, #tab)
 
 enum { T_ARCH = 1, T_FINGERPRINT, T_REVISION, T_TIMESTAMP, T_PID, T_TID, T_UID,
        T_CMDLINE = 9, T_SIGNAL = 10, T_ABORT = 14, T_CAUSES, T_THREADS, T_MAPPINGS, T_LOGS };
@@ -132,6 +136,9 @@ static const struct pb_desc logmessage_fields[] = {
 	{ 5, "tag", PB_LEN, 0 },
 	{ 6, "message", PB_LEN, 0 },
 };
+
+FITS(tombstone_fields);
+FITS(mapping_fields);
 
 static const struct pb_msg tombstone_msg = MSG(tombstone_fields);
 static const struct pb_msg signal_msg = MSG(signal_fields);
@@ -224,38 +231,37 @@ static int bad_field(struct pb_read *r, const struct pb_msg *m, const size_t *co
 		     const uint8_t *p, const uint8_t *end)
 {
 	struct pb_reader k = { p, end };
+	unsigned long long number;
 	uint64_t key, len;
 	size_t at = (size_t)(p - r->base), i;
+	char field[32] = "";
 
 	if (pb_read_varint(&k, &key) != 0)
 		return fail(r, at, "a field key cut short or longer than ten bytes");
-	/* the path names the field when the message knows it */
-	for (i = 0; i < m->n; i++)
-		if (m->fields[i].number == key >> 3) {
-			path_push(r, m->fields[i].name, m->fields[i].repeated, counts[i < 16 ? i : 15]);
-			break;
-		}
-	if ((key >> 3) == 0 || (key >> 3) > (1u << 29) - 1)
-		return fail(r, at, "field number %llu, not one protobuf allows",
-			    (unsigned long long)(key >> 3));
+	number = (unsigned long long)(key >> 3);
+	if (number == 0 || number > (1u << 29) - 1)
+		return fail(r, at, "field number %llu, not one protobuf allows", number);
+	/* the path names a field the message knows; "field N: " another */
+	for (i = 0; i < m->n && m->fields[i].number != number; i++)
+		;
+	if (i < m->n)
+		path_push(r, m->fields[i].name, m->fields[i].repeated, counts[i]);
+	else
+		snprintf(field, sizeof(field), "field %llu: ", number);
 	switch (key & 7) {
 	case PB_VARINT:
-		return fail(r, at, "field %llu: a varint cut short or longer than ten bytes",
-			    (unsigned long long)(key >> 3));
+		return fail(r, at, "%sa varint cut short or longer than ten bytes", field);
 	case PB_LEN:
 		if (pb_read_varint(&k, &len) != 0)
-			return fail(r, at, "field %llu: a length cut short",
-				    (unsigned long long)(key >> 3));
-		return fail(r, at, "field %llu: a length of %llu bytes past the end (%zu left)",
-			    (unsigned long long)(key >> 3), (unsigned long long)len,
-			    (size_t)(end - k.p));
+			return fail(r, at, "%sa length cut short", field);
+		return fail(r, at, "%sa length of %llu bytes past the end (%zu left)", field,
+			    (unsigned long long)len, (size_t)(end - k.p));
 	case PB_I64:
 	case PB_I32:
-		return fail(r, at, "field %llu: a fixed-size value cut short",
-			    (unsigned long long)(key >> 3));
+		return fail(r, at, "%sa fixed-size value cut short", field);
 	default:
-		return fail(r, at, "field %llu: wire type %llu, which is none of 0, 1, 2 and 5",
-			    (unsigned long long)(key >> 3), (unsigned long long)(key & 7));
+		return fail(r, at, "%swire type %d, which is none of 0, 1, 2 and 5", field,
+			    (int)(key & 7));
 	}
 }
 
@@ -269,7 +275,7 @@ static int read_msg(struct pb_read *r, const struct pb_msg *m, const uint8_t *p,
 		    int strict, pb_handler h, void *ctx)
 {
 	struct pb_reader rd = { p, p + n };
-	size_t counts[16] = { 0 };
+	size_t counts[PB_FIELDS_MAX] = { 0 }; /* repeats of each field of m */
 	struct pb_field f;
 	int rc;
 
@@ -295,7 +301,7 @@ static int read_msg(struct pb_read *r, const struct pb_msg *m, const uint8_t *p,
 			continue;
 		}
 		i = (size_t)(d - m->fields);
-		was = path_push(r, d->name, d->repeated, counts[i < 16 ? i : 15]);
+		was = path_push(r, d->name, d->repeated, counts[i]);
 		if (f.wire != d->wire) {
 			fail(r, (size_t)(at - r->base), "wire type %d, expected %d", (int)f.wire,
 			     (int)d->wire);
@@ -305,7 +311,7 @@ static int read_msg(struct pb_read *r, const struct pb_msg *m, const uint8_t *p,
 		path_pop(r, was);
 		if (rc != 0)
 			return -1;
-		counts[i < 16 ? i : 15]++;
+		counts[i]++;
 	}
 }
 
