@@ -167,12 +167,12 @@ struct pb_read {
 	size_t path_n;
 	int failed;   /* err is set */
 	int have_tid; /* t->tid was read */
-	struct pb_mapping *maps;
+	struct pb_mapping *maps;    /* the mappings with a build id, sorted at the end */
 	size_t nmaps;
-	struct tomb_thread *crashing_later; /* none: the crashing thread is read into t */
 };
 
-/* One field being read: its descriptor and its place among its repeats. */
+/* What a message's reader does with one of its known fields (d), of the
+ * wire type d says; 0, or -1 with r->err set. */
 typedef int (*pb_handler)(struct pb_read *r, void *ctx, const struct pb_desc *d,
 			  const struct pb_field *f);
 
@@ -441,9 +441,8 @@ static int on_thread(struct pb_read *r, void *ctx, const struct pb_desc *d,
 struct entry_read {
 	int have_key;
 	uint64_t key;
-	const struct pb_field *value;
+	const struct pb_field *value; /* &value_copy once read, else NULL */
 	struct pb_field value_copy;
-	size_t value_at;
 };
 
 static int on_entry(struct pb_read *r, void *ctx, const struct pb_desc *d, const struct pb_field *f)
@@ -472,7 +471,7 @@ static int read_thread_entry(struct pb_read *r, const struct pb_field *f)
 		return -1;
 	/* The crashing thread: its key is the tid (written before the
 	 * threads, as protobuf orders fields); else the first entry whose
-	 * key is the tid read later takes it (see tombstone_proto_parse). */
+	 * key is the tid read later takes it (take_crashing_thread()). */
 	if (r->have_tid && e.key == (uint64_t)t->tid && !t->nframes && !t->thread) {
 		tr.t = t;
 	} else {
