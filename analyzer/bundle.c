@@ -918,7 +918,8 @@ static int load_zip(struct loader *ld, size_t i, const char *rel)
 			else
 				snprintf(b->inputs[j].skipped, sizeof(b->inputs[j].skipped),
 					 "an entry with %s: never read", problem);
-		} else if (role == BUGREPORT_ENTRY_MAIN || role == BUGREPORT_ENTRY_EVIDENCE) {
+		} else if (role == BUGREPORT_ENTRY_MAIN || role == BUGREPORT_ENTRY_EVIDENCE ||
+			   role == BUGREPORT_ENTRY_PROTOBUF) {
 			j = add_piece_input(b, b->inputs[i].path, pick[k].name);
 			rc = j < 0 ? -1
 				   : load_entry(ld, (size_t)j, z, pick[k].index, rel,
@@ -966,7 +967,7 @@ static int load_stream(struct loader *ld, size_t i, struct input *src, const cha
 	struct span head;
 	const char *problem;
 	size_t k;
-	int rc, binary, proto;
+	int rc, binary;
 
 	memset(&fh, 0, sizeof(fh));
 	memset(&c, 0, sizeof(c));
@@ -984,10 +985,6 @@ static int load_stream(struct loader *ld, size_t i, struct input *src, const cha
 		   : as == LOAD_MAIN    ? EV_KIND_BUGREPORT
 		   : as == LOAD_FILE    ? ev_detect_named(src, in->path)
 					: ev_detect(src);
-	/* debuggerd's protobuf twin of a tombstone, or the trace of a native
-	 * crash that an app exported: known, not read */
-	proto = as == LOAD_FILE && in->kind == EV_KIND_UNKNOWN && rc == 0 &&
-		input_head(src, &head) == 0 && tombstone_proto_sniff(head.s, head.n);
 	problem = as == LOAD_ENTRY && !src->failed ? entry_problem(in->kind) : NULL;
 	if (problem) {
 		snprintf(in->skipped, sizeof(in->skipped), "%s", problem);
@@ -1036,13 +1033,6 @@ static int load_stream(struct loader *ld, size_t i, struct input *src, const cha
 			content_release(&c);
 			return rc < 0 ? -1 : 0;
 		}
-	}
-	if (proto) {
-		snprintf(in->skipped, sizeof(in->skipped),
-			 "a tombstone in protobuf: not read (its text, in /data/tombstones or a bug "
-			 "report, is)");
-		content_release(&c);
-		return 0;
 	}
 	if (in->kind == EV_KIND_UNKNOWN)
 		snprintf(c.error, sizeof(c.error), "unknown kind");
@@ -1202,7 +1192,7 @@ static int load_path(struct loader *ld, const char *path, int depth)
 
 		if (role == BUGREPORT_ENTRY_INDEX)
 			return 0;
-		if (role == BUGREPORT_ENTRY_OTHER || role == BUGREPORT_ENTRY_PROTOBUF) {
+		if (role == BUGREPORT_ENTRY_OTHER) {
 			char *name = lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)
 					     ? join(path + ld->br_len + 1, '/', "")
 					     : strdup(path + ld->br_len + 1);

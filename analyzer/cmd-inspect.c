@@ -136,6 +136,8 @@ static void cut_json(struct json *j, cJSON *obj, const struct ev_stats *st)
 		json_number(j, obj, "cut_frames", (double)st->cut_frames);
 	if (st->cut_java_frames)
 		json_number(j, obj, "cut_java_frames", (double)st->cut_java_frames);
+	if (st->cut_threads)
+		json_number(j, obj, "cut_threads", (double)st->cut_threads);
 	ev_dropped_json(j, obj, "records_cut", st);
 }
 

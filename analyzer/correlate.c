@@ -269,6 +269,14 @@ static int push(struct correlation *c, struct corr_run *cr, enum corr_kind k,
 
 	for (n = 0; n < l->n; n++) {
 		if (l->v[n].file != f && same_record(k, &l->v[n], f, i)) {
+			/* A tombstone and its protobuf twin (tombstone_NN and
+			 * tombstone_NN.pb): one witness, the protobuf, which
+			 * has every thread. */
+			if (k == CORR_TOMBSTONES && f->tombstones[i].protobuf &&
+			    !l->v[n].file->tombstones[l->v[n].index].protobuf) {
+				l->v[n].file = f;
+				l->v[n].index = i;
+			}
 			c->repeats++;
 			return 0;
 		}

@@ -9,7 +9,8 @@ summary, saves the traces under the names the schema gives, byte for
 byte, and `lastwords report` on the ring and the export gives the right
 verdicts: low_memory in inference joined by the run id, the ANR
 confirmed by the record and its trace, the native crash from its record
-(its protobuf named, not read). Skips (77) without a JDK.
+and its tombstone, read from the
+protobuf. Skips (77) without a JDK.
 
 usage: android-exit-info.py LASTWORDS SOURCE_ROOT
 """
@@ -108,7 +109,10 @@ def main():
             check(n.get("classification") == "native_crash",
                   "the native crash from its record: %r" % n.get("classification"))
             pbx = inputs.get(os.path.join(out, "traces", want[1]), {})
-            check("protobuf" in pbx.get("skipped", ""), "the protobuf is named: %r" % pbx)
+            check(pbx.get("kind") == "tombstone" and "skipped" not in pbx,
+                  "the protobuf is read as a tombstone: %r" % pbx)
+            check("tombstone" in n.get("rules", []),
+                  "the native crash's tombstone, from the protobuf: %r" % n.get("rules"))
     finally:
         shutil.rmtree(tmp)
     return finish("ExitInfoExporter: valid against the schema, the summary, the traces; the "

@@ -7,6 +7,7 @@ cmds/dumpsys/dumpsys.cpp):
     version.txt                       "2.0"
     FS/data/anr/anr_...               every ANR trace
     FS/data/tombstones/tombstone_NN   each tombstone, and its .pb twin
+                                      (tombstone_pb.twin_of_text: pb_twins)
     FS/proc/meminfo, proto/..., dumpstate_board.txt
     bugreport-<product>-<build>-<YYYY-MM-DD-HH-MM-SS>.txt   the main text
     main_entry.txt                    that name, no newline
@@ -31,7 +32,8 @@ The evidence in it is what a test gives, each file in its own real format
 (fixtures/), put where a bug report holds it:
 
     br = BugReport(taken="2025-06-10 14:45:01", zone="Europe/Berlin", offset_minutes=120)
-    br.add(kind, name, text)          # the kinds of `lastwords inspect`
+    br.add(kind, name, text)          # the kinds of `lastwords inspect`;
+                                      # "tombstone-pb": a .pb alone (text: bytes)
     br.write_zip(path); br.write_dir(path)
 
 Run as `tests/bugreports.py fixtures/bugreports/NAME`, it rewrites that
@@ -45,6 +47,8 @@ import shutil
 import subprocess
 import sys
 import zipfile
+
+from tombstone_pb import twin_of_text
 
 LOGCAT_V_UID = "logcat -v threadtime -v printable -v uid -d *:v"
 THREADTIME = re.compile(r"^(\d\d-\d\d \d\d:\d\d:\d\d\.\d+)\s+(\d+)\s+(\d+)\s+([VDIWEFA]) (.*)$")
@@ -124,6 +128,8 @@ class BugReport:
             product, product, release, build_id)
         self.logcat, self.events, self.exit_info = [], [], []
         self.tombstones, self.anrs = [], []  # (name, text)
+        self.pb_twins = True                 # each tombstone has its .pb twin
+        self.pb_tombstones = []              # (name, bytes): a .pb without a text
         self.extra_sections = []             # text placed before SYSTEM PROPERTIES
         self.extra_entries = []              # (name, bytes) put in the zip
         self.nowrtc = True                   # dumpsys alarm has its nowRTC line
@@ -140,6 +146,10 @@ class BugReport:
             self.exit_info += text.splitlines()
         elif kind == "tombstone":
             self.tombstones.append(("tombstone_%02d" % len(self.tombstones), text))
+        elif kind == "tombstone-pb":
+            # a tombstone in protobuf alone (text: its bytes), numbered after the texts
+            self.pb_tombstones.append(("tombstone_%02d.pb" % (len(self.tombstones) +
+                                                             len(self.pb_tombstones)), text))
         elif kind == "anr-trace":
             base = os.path.basename(name)
             self.anrs.append((base if base.startswith("anr_") else "anr_" + base, text))
@@ -250,8 +260,11 @@ class BugReport:
             out.append(("FS/data/anr/" + name, text.encode(errors="surrogateescape")))
         for name, text in self.tombstones:
             out.append(("FS/data/tombstones/" + name, text.encode(errors="surrogateescape")))
-            # the protobuf twin: bytes of a Tombstone message's first fields
-            out.append(("FS/data/tombstones/" + name + ".pb", b"\x08\x03\x12\x05arm64\x1a\x00"))
+            if self.pb_twins:
+                # its protobuf twin, as debuggerd writes both since Android 12
+                out.append(("FS/data/tombstones/" + name + ".pb", twin_of_text(text)))
+        for name, data in self.pb_tombstones:
+            out.append(("FS/data/tombstones/" + name, data))
         out.append(("FS/proc/meminfo", b"MemTotal:        7861348 kB\n"))
         out.append(("proto/activity_CRITICAL.proto", b"\x0a\x02\x08\x01"))
         out.append(("dumpstate_board.txt", b"------ VENDOR PROPS ------\n"))

@@ -77,13 +77,14 @@ CHECKS = {
         process="com.example.vision", cmdline="com.example.vision", abi="arm64",
         timestamp="2024-09-12 21:04:33.518042611+0200", signo=11, signal="SIGSEGV", code=1,
         code_name="SEGV_MAPERR", fault_addr="0x40", cause="null pointer dereference",
-        abort_message=None,
-        # the other thread's three frames after "--- --- ---" are not kept
-        nframes=10,
+        abort_message=None, protobuf=False,
+        # the other thread after "--- --- ---" is kept apart, with its frames
+        threads=1, nframes=10,
         runtimes=["gles", "gles", "gles", "tflite-gpu", "tflite-gpu", "tflite", "tflite",
                   "tflite", None, None],
         runtime_frames=8, first_runtime="gles",
-        frame={0: dict(index=0, pc="0x8fb51c", library=MALI, symbol=None),
+        frame={0: dict(index=0, pc="0x8fb51c", library=MALI, symbol=None,
+                       build_id="5d1c0f3e6a0b4a8c9e2d7f10aa34c6e1", file_offset=None),
                2: dict(symbol="clEnqueueNDRangeKernel+392"),
                4: dict(symbol=TFL_GPU),
                9: dict(symbol="__pthread_start(void*)+204")})]),
@@ -111,7 +112,8 @@ CHECKS = {
         runtimes=["opencl", "opencl", "mnn", "mnn", "executorch", None, None, None],
         runtime_frames=5, first_runtime="opencl",
         frame={3: dict(library="/data/app/com.example.scan-8sW0rAxYzQ1b2C3d4E5f6==/base.apk!libMNN.so",
-                       symbol="MNN::Session::run() const+72", runtime="mnn"),
+                       symbol="MNN::Session::run() const+72", runtime="mnn",
+                       file_offset="0x3c000", build_id=None),
                4: dict(symbol=None, runtime="executorch"),
                7: dict(symbol=None)})]),
     "tombstone/logcat-threadtime.txt": dict(kind="tombstone", skipped=0, logs=['crash_begin', 'fatal_signal', 'zygote_signal', 'am_died'], records=[dict(

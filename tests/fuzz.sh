@@ -129,6 +129,7 @@ seeds_for() {
 	report) echo "$tmp/report-seeds" ;;
 	bugreport) echo "$src/fixtures/bugreports" ;;
 	r8_mapping) echo "$src/fixtures/r8" ;;
+	tombstone_proto) echo "$src/fixtures/tombstone-pb" ;;
 	*) echo "$src/fixtures/evidence" ;;
 	esac
 }

@@ -67,8 +67,8 @@ def main():
         p = lastwords(lw, ["inspect", z])
         out = p.stdout
         check(p.returncode == 0, "inspect a zip: exit %d %r" % (p.returncode, p.stderr))
-        check("%s: a bug report (zip), 6 entries that hold no evidence, not read\n" % z in out and
-              "\n  FS/data/tombstones/tombstone_00.pb\n" in out and "\n  version.txt\n" in out,
+        check("%s: a bug report (zip), 5 entries that hold no evidence, not read\n" % z in out and
+              "\n  FS/data/tombstones/tombstone_00.pb\n" not in out and "\n  version.txt\n" in out,
               "the zip's entries that are not read are listed: %r" % out[:400])
         check("  dumpstate 2025-06-10 23:59:00, format 2.0, build '%s', SDK 34, Pixel 8, zone "
               "Europe/Berlin (+120 min from UTC when taken)\n" % br.fingerprint in out,
@@ -88,6 +88,7 @@ def main():
             check("    line %d: %s: %s\n" % (at, title, kind) in out,
                   "the section %s, at line %d, is listed as %s" % (title, at, kind))
         for piece, kind in (("FS/data/tombstones/tombstone_00", "tombstone, 1 record"),
+                            ("FS/data/tombstones/tombstone_00.pb", "tombstone, 1 record"),
                             ("FS/data/anr/anr_2025-06-10-14-40-21-118.txt", "anr-trace, 1 record"),
                             (text + ":SYSTEM LOG", "logcat, 2 records"),
                             (text + ":DUMP OF SERVICE activity", "exit-info-dump, 1 record"),
@@ -96,7 +97,7 @@ def main():
 
         # the same in JSON, and each piece as its own file would be
         got = inspect_json(lw, z)
-        check(got.get(z, {}).get("kind") == "zip" and len(got[z].get("not_read", [])) == 6,
+        check(got.get(z, {}).get("kind") == "zip" and len(got[z].get("not_read", [])) == 5,
               "the zip's object: %s" % got.get(z))
         info = got.get("%s:%s" % (z, text), {}).get("bugreport", {})
         check(info.get("taken") == "2025-06-10 23:59:00" and info.get("sdk") == 34 and
@@ -113,6 +114,14 @@ def main():
             want = next(iter(one.values()), {}).get("records")
             check(want and got.get("%s:%s" % (z, entry), {}).get("records") == want,
                   "%s: the records of %s inspected alone" % (entry, alone))
+        # the protobuf twin: the text's crash, every field the text gives
+        pbrec = got.get("%s:FS/data/tombstones/tombstone_00.pb" % z, {}).get("records") or [{}]
+        txrec = got.get("%s:FS/data/tombstones/tombstone_00" % z, {}).get("records") or [{}]
+        check(pbrec[0].get("protobuf") is True and txrec[0].get("frames") and
+              all(pbrec[0].get(k) == txrec[0].get(k) for k in
+                  ("pid", "tid", "signo", "code_name", "fault_addr", "timestamp", "process",
+                   "thread", "frames", "threads")),
+              "the .pb entry reads as its text: %r" % pbrec[0])
         one = inspect_json(lw, os.path.join(root, EXIT_INFO))
         want = next(iter(one.values()), {}).get("records")
         piece = got.get("%s:%s:DUMP OF SERVICE activity" % (z, text), {}).get("records")
@@ -125,7 +134,8 @@ def main():
         # unzipped, and its main text alone
         p = lastwords(lw, ["inspect", d])
         check(p.returncode == 0 and
-              "%s: a bug report (unzipped), 6 entries that hold no evidence, not read" % d in p.stdout and
+              "%s: a bug report (unzipped), 5 entries that hold no evidence, not read" % d in p.stdout and
+              "%s/FS/data/tombstones/tombstone_00.pb: tombstone, 1 record" % d in p.stdout and
               "%s/FS/data/tombstones/tombstone_00: tombstone, 1 record" % d in p.stdout and
               "%s/%s:SYSTEM LOG: logcat, 2 records" % (d, text) in p.stdout and
               "\n  FS/proc/\n" in p.stdout,

@@ -87,7 +87,7 @@ def collector_bundles(root, folder):
                 for r in rings[2 * i:2 * i + 2]}
         made = {"exit-info.json": json.dumps({"packageName": PKG, "records": records}).encode(),
                 "traces/tombstone.25706.%d.pb" % records[1]["timestamp"]:
-                    tombstone_pb.tombstone(25706, PKG + ":inference")}
+                    tombstone_pb.demo_twin()}
         manifest = {"kind": "lastwords-pull", "version": 1, "package": PKG, "process": None,
                     "pulled_at": "2026-11-30T00:29:00Z", "files": [], "empty": [], "missing": [],
                     "device": {"manufacturer": "Acme", "model": "Bundle phone",

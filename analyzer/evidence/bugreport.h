@@ -61,7 +61,8 @@ enum bugreport_entry_role {
 	BUGREPORT_ENTRY_INDEX,     /* main_entry.txt, which names the main text */
 	BUGREPORT_ENTRY_MAIN,      /* the main text */
 	BUGREPORT_ENTRY_EVIDENCE,  /* a file of FS/data/tombstones or FS/data/anr */
-	BUGREPORT_ENTRY_PROTOBUF,  /* a tombstone's protobuf twin (.pb): its text is read */
+	BUGREPORT_ENTRY_PROTOBUF,  /* a tombstone's protobuf twin (.pb), read as a tombstone;
+				    * the correlation counts the pair once */
 };
 
 /* A section of the text, as listed for people. */

@@ -118,6 +118,9 @@ enum ev_kind ev_detect(struct input *in)
 	/* Zero bytes are no text: a blank ring, or nothing known. */
 	if (all_zero(head))
 		return blank_ring(in) ? EV_KIND_RING : EV_KIND_UNKNOWN;
+	/* debuggerd's protobuf, by its first fields (a text has none such) */
+	if (tombstone_proto_sniff(head.s, head.n))
+		return EV_KIND_TOMBSTONE;
 	for (i = 0; i < sizeof(detectors) / sizeof(detectors[0]); i++)
 		if (detectors[i].sniff(head.s, head.n))
 			return detectors[i].kind;
@@ -142,7 +145,7 @@ enum ev_kind ev_detect_named(struct input *in, const char *name)
 static int add_logcat_events(struct input *in, struct ev_file *out, struct ev_error *err)
 {
 	struct ev_file logs = { 0 };
-	size_t frames = out->stats.cut_frames, t;
+	size_t frames = out->stats.cut_frames, threads = out->stats.cut_threads, t;
 
 	if (input_rewind(in) != 0)
 		return input_error(in, err);
@@ -161,6 +164,7 @@ static int add_logcat_events(struct input *in, struct ev_file *out, struct ev_er
 
 		out->stats = logs.stats;
 		out->stats.cut_frames = frames;
+		out->stats.cut_threads = threads;
 		out->stats.dropped_tombstones = tombstones;
 	} else {
 		out->stats.skipped += logs.stats.skipped;
@@ -210,7 +214,7 @@ int ev_parse(enum ev_kind kind, struct input *in, struct ev_file *out, struct ev
 {
 	const struct detector *d = NULL;
 	struct span head;
-	int rc, looks_logcat = 0;
+	int rc, looks_logcat = 0, proto = 0;
 	size_t i;
 
 	out->kind = kind;
@@ -228,8 +232,12 @@ int ev_parse(enum ev_kind kind, struct input *in, struct ev_file *out, struct ev
 		if (input_head(in, &head) != 0)
 			return input_error(in, err);
 		looks_logcat = logcat_sniff(head.s, head.n);
+		proto = kind == EV_KIND_TOMBSTONE && tombstone_proto_sniff(head.s, head.n);
 	}
-	rc = d->parse ? d->parse(in, out, err) : parse_whole(d, in, out, err);
+	if (proto)
+		rc = tombstone_proto_parse_input(in, out, err);
+	else
+		rc = d->parse ? d->parse(in, out, err) : parse_whole(d, in, out, err);
 	if (rc == 0 && out->nlogs == 0 && looks_logcat && logcat_wrapped(kind, out)) {
 		out->in_logcat = 1;
 		rc = add_logcat_events(in, out, err);

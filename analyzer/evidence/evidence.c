@@ -87,6 +87,9 @@ int ev_cut_text(const struct ev_stats *st, char *buf, size_t len)
 	if (st->cut_java_frames)
 		ADD("%s%zu Java stack line%s past a crash's first %d not kept", n ? "; " : "",
 		    st->cut_java_frames, st->cut_java_frames == 1 ? "" : "s", EV_JAVA_FRAMES_MAX);
+	if (st->cut_threads)
+		ADD("%s%zu tombstone thread%s past the first %d not kept", n ? "; " : "",
+		    st->cut_threads, st->cut_threads == 1 ? "" : "s", EV_THREADS_MAX);
 	for (i = 0; i < nd; i++)
 		ADD("%s%zu %s records dropped, the last %zu read kept (what one input may keep)",
 		    n ? "; " : "", d[i].dropped, d[i].kind, d[i].kept);
@@ -591,6 +594,12 @@ static void tombstone_json(struct json *j, cJSON *arr, const struct tombstone *t
 	json_text(j, o, "abort_message", t->abort_message);
 	json_int(j, o, "runtime_frames", (int64_t)t->runtime_frames);
 	json_text(j, o, "first_runtime", t->first_runtime);
+	json_bool(j, o, "protobuf", t->protobuf);
+	json_int(j, o, "threads", (int64_t)t->nthreads);
+	if (t->protobuf) {
+		json_int(j, o, "mappings", (int64_t)t->nmappings);
+		json_int(j, o, "log_lines", (int64_t)t->nlog_lines);
+	}
 	frames = json_array(j, o, "frames");
 	for (i = 0; i < t->nframes; i++) {
 		const struct frame *fr = &t->frames[i];
@@ -600,6 +609,11 @@ static void tombstone_json(struct json *j, cJSON *arr, const struct tombstone *t
 		add_addr(j, f, "pc", fr->pc);
 		json_text(j, f, "library", fr->library);
 		json_text(j, f, "symbol", fr->symbol);
+		json_text(j, f, "build_id", fr->build_id);
+		if (fr->has_file_offset)
+			add_addr(j, f, "file_offset", fr->file_offset);
+		else
+			json_null(j, f, "file_offset");
 		json_text(j, f, "runtime", fr->runtime);
 	}
 }

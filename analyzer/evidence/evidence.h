@@ -315,6 +315,11 @@ struct ev_file {
  * where the record stands in its file (line) is not compared. Does not
  * allocate or block. */
 int exit_record_same(const struct exit_record *a, const struct exit_record *b);
+/* A tombstone: the crash (pid, tid, signal, code, fault address, time,
+ * process, abort message, how many frames the crashing thread has), not
+ * how it was written: the text and its protobuf twin, and the copy crash_dump
+ * logged (which has no other threads), are the same witness; the other
+ * threads, build ids and whether it was a protobuf are not compared. */
 int tombstone_same(const struct tombstone *a, const struct tombstone *b);
 int anr_trace_same(const struct anr_trace *a, const struct anr_trace *b);
 int log_event_same(const struct log_event *a, const struct log_event *b);

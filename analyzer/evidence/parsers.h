@@ -34,8 +34,13 @@ int aei_tostring_parse(struct input *in, struct ev_file *out, struct ev_error *e
 
 int tombstone_sniff(const char *buf, size_t len);
 int tombstone_parse(struct input *in, struct ev_file *out, struct ev_error *err);
-/* A tombstone in protobuf (tombstone_NN.pb): known, not read. */
+/* A tombstone in debuggerd's protobuf (tombstone_NN.pb, a native crash's
+ * getTraceInputStream()), detected as EV_KIND_TOMBSTONE and read whole
+ * (tombstone-proto.c); the file is refused, err naming the byte offset and
+ * the field's path, when it is no tombstone.proto message. */
 int tombstone_proto_sniff(const char *buf, size_t len);
+int tombstone_proto_parse(const char *buf, size_t len, struct ev_file *out, struct ev_error *err);
+int tombstone_proto_parse_input(struct input *in, struct ev_file *out, struct ev_error *err);
 
 int anr_sniff(const char *buf, size_t len);
 int anr_parse(struct input *in, struct ev_file *out, struct ev_error *err);

@@ -39,9 +39,12 @@
  *  3. A Fatal signal line about the pid and tid of the open record, once its
  *     header was read, is the same crash seen again (a tombstone's own log
  *     section) and starts nothing.
- *  4. Only the crashing thread's frames are kept: after "--- --- ---", a
- *     "pid:" line of the same pid, or a backtrace that restarts at #00, the
- *     other threads' frames are read and dropped.
+ *  4. The crashing thread's frames are the record's (t->frames); after
+ *     "--- --- ---" or a "pid:" line of the same pid, each "pid: N, tid: N,
+ *     name: X" line opens another thread (t->threads) that the frames after
+ *     it join. A backtrace that restarts at #00 ends a thread's frames; the
+ *     frames of no thread (a restart before any other thread's "pid:"
+ *     line) are read and dropped.
  *  5. In a logcat, only DEBUG lines (and unprefixed continuation lines) are
  *     report content; libc, crash_dump and tombstoned lines are markers;
  *     other lines are counted as not understood. In a plain file everything
@@ -50,7 +53,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/protobuf.h"
 #include "input.h"
 #include "logline.h"
 #include "parsers.h"
@@ -210,6 +212,8 @@ struct tomb_parse {
 	int header;          /* the "pid:" line was read */
 	int other_threads;   /* past the crashing thread */
 	int frames_closed;   /* the crashing thread's backtrace is over */
+	int in_thread;       /* the frames go to the last of t->threads */
+	int thread_closed;   /* that thread's backtrace is over */
 	int plain;           /* the report is not logcat-prefixed */
 	int oom;
 };
@@ -233,6 +237,7 @@ static struct tombstone *start_record(struct tomb_parse *tp, size_t lineno, int 
 	tp->open = 1;
 	tp->from_fatal = tp->body = tp->header = 0;
 	tp->other_threads = tp->frames_closed = 0;
+	tp->in_thread = tp->thread_closed = 0;
 	tp->plain = !prefixed;
 	return t;
 }
@@ -408,6 +413,38 @@ static void handle_fatal(struct tomb_parse *tp, const struct tomb_line *tl, size
 	}
 }
 
+/* The thread name of a "pid:" line: after "name: ", up to " >>> ". */
+static struct span thread_name(struct span p)
+{
+	long at = span_find(p, "name: "), end;
+
+	if (at < 0)
+		return span_of(p.s, 0);
+	p = span_from(p, (size_t)at + 6);
+	end = span_find(p, " >>> ");
+	return end >= 0 ? span_of(p.s, (size_t)end) : p;
+}
+
+/* Rule 4: another thread's "pid:" line opens it in t->threads. */
+static void open_thread(struct tomb_parse *tp, struct tombstone *t, struct span p, int64_t tid)
+{
+	struct tomb_thread *th;
+
+	tp->in_thread = tp->thread_closed = 0;
+	if (t->nthreads >= EV_THREADS_MAX) {
+		tp->out->stats.cut_threads++;
+		return;
+	}
+	th = ev_add_thread(t);
+	if (!th) {
+		tp->oom = 1;
+		return;
+	}
+	th->tid = tid;
+	set_text(tp, &th->name, thread_name(p));
+	tp->in_thread = 1;
+}
+
 /* "pid: 1, tid: 2, name: THREAD  >>> PROCESS <<<" (name: is absent before
  * Android 4.1). */
 static void handle_pid_line(struct tomb_parse *tp, struct span p, size_t lineno, int prefixed)
@@ -422,6 +459,7 @@ static void handle_pid_line(struct tomb_parse *tp, struct span p, size_t lineno,
 		if (pid == t->pid) {
 			/* Rule 4: another thread of the same process. */
 			tp->other_threads = 1;
+			open_thread(tp, t, p, tid);
 			return;
 		}
 		t = NULL;
@@ -434,12 +472,7 @@ static void handle_pid_line(struct tomb_parse *tp, struct span p, size_t lineno,
 	tp->header = 1;
 	t->pid = pid;
 	t->tid = tid;
-	if ((at = span_find(p, "name: ")) >= 0) {
-		struct span name = span_from(p, (size_t)at + 6);
-
-		end = span_find(name, " >>> ");
-		set_text(tp, &t->thread, end >= 0 ? span_of(name.s, (size_t)end) : name);
-	}
+	set_text(tp, &t->thread, thread_name(p));
 	if ((at = span_find(p, ">>> ")) >= 0) {
 		struct span proc = span_from(p, (size_t)at + 4);
 
@@ -472,12 +505,13 @@ static void handle_signal_line(struct tomb_parse *tp, struct span p, struct tomb
  */
 static void handle_frame(struct tomb_parse *tp, struct span p, struct tombstone *t)
 {
-	struct span lib, sym = { NULL, 0 }, bid = { NULL, 0 };
+	struct span lib, sym = { NULL, 0 }, build_id = { NULL, 0 };
+	struct tomb_thread *th = NULL;
 	struct frame *fr;
 	int64_t index;
-	uint64_t pc, off = 0;
-	int has_off = 0;
+	uint64_t pc, offset = 0;
 	size_t k, i;
+	int has_offset = 0;
 	long at;
 
 	k = span_int64(span_from(p, 1), &index);
@@ -490,13 +524,28 @@ static void handle_frame(struct tomb_parse *tp, struct span p, struct tombstone 
 	k = span_hex64(p, &pc);
 	if (!k)
 		return;
-	if (index == 0 && t->nframes)
-		tp->frames_closed = 1;
-	if (tp->frames_closed)
-		return;
-	if (t->nframes == EV_FRAMES_MAX) {
-		tp->out->stats.cut_frames++;
-		return;
+	if (tp->other_threads) {
+		/* Rule 4: another thread's frames, when its "pid:" line opened it */
+		if (!tp->in_thread)
+			return;
+		th = &t->threads[t->nthreads - 1];
+		if (index == 0 && th->nframes)
+			tp->thread_closed = 1;
+		if (tp->thread_closed)
+			return;
+		if (th->nframes == EV_FRAMES_MAX) {
+			tp->out->stats.cut_frames++;
+			return;
+		}
+	} else {
+		if (index == 0 && t->nframes)
+			tp->frames_closed = 1;
+		if (tp->frames_closed)
+			return;
+		if (t->nframes == EV_FRAMES_MAX) {
+			tp->out->stats.cut_frames++;
+			return;
+		}
 	}
 	p = span_skip_spaces(span_from(p, k));
 	if (p.n && p.s[0] == '[' && (at = span_find(p, "]")) >= 0) {
@@ -522,36 +571,38 @@ static void handle_frame(struct tomb_parse *tp, struct span p, struct tombstone 
 		{
 			struct span g = span_of(p.s + 1, i > 0 ? i - 1 : 0);
 
-			if (span_starts(g, "BuildId:"))
-				bid = span_trim(span_from(g, 8));
-			else if (span_starts(g, "offset 0x"))
-				has_off = span_hex64(span_from(g, 9), &off) > 0;
-			else if (!sym.s && !span_eq(g, "deleted"))
+			if (span_starts(g, "BuildId:")) {
+				if (!build_id.s)
+					build_id = span_trim(span_from(g, 8));
+			} else if (span_starts(g, "offset 0x")) {
+				has_offset = span_hex64(span_from(g, 7), &offset) > 0;
+			} else if (!sym.s && !span_eq(g, "deleted")) {
 				sym = g;
+			}
 		}
 		p = span_from(p, i + 1);
 	}
-	fr = ev_add_frame(t);
+	fr = th ? ev_add_thread_frame(th) : ev_add_frame(t);
 	if (!fr) {
 		tp->oom = 1;
 		return;
 	}
 	fr->index = index;
 	fr->pc = pc;
+	fr->file_offset = has_offset ? offset : 0;
+	fr->has_file_offset = has_offset;
 	if (lib.n && !(fr->library = ev_strndup(lib.s, lib.n)))
 		tp->oom = 1;
 	sym = span_trim(sym);
 	if (sym.n && !(fr->symbol = ev_strndup(sym.s, sym.n)))
 		tp->oom = 1;
-	if (bid.n && (fr->build_id = ev_strndup(bid.s, bid.n)) != NULL) {
-		for (i = 0; fr->build_id[i]; i++)
-			if (fr->build_id[i] >= 'A' && fr->build_id[i] <= 'F')
+	if (build_id.n) {
+		if (!(fr->build_id = ev_strndup(build_id.s, build_id.n)))
+			tp->oom = 1;
+		for (i = 0; fr->build_id && fr->build_id[i]; i++)
+			if (fr->build_id[i] >= 'A' && fr->build_id[i] <= 'Z')
 				fr->build_id[i] = (char)(fr->build_id[i] - 'A' + 'a');
-	} else if (bid.n) {
-		tp->oom = 1;
 	}
-	fr->file_offset = off;
-	fr->has_file_offset = has_off;
 }
 
 /* A line of report content (a DEBUG line or an unprefixed one). Returns 1 if
@@ -592,6 +643,8 @@ static int handle_content(struct tomb_parse *tp, const struct tomb_line *tl, siz
 	if (tp->other_threads) {
 		if (span_starts(p, "Tombstone written to"))
 			tp->open = 0;
+		else if (p.n > 2 && p.s[0] == '#' && is_digit(p.s[1]))
+			handle_frame(tp, p, t);
 		return 1;
 	}
 	if (span_starts(p, "Build fingerprint:"))
@@ -686,54 +739,5 @@ int tombstone_parse(struct input *in, struct ev_file *out, struct ev_error *err)
 	}
 	for (i = 0; i < out->ntombstones; i++)
 		rtlib_mark(&out->tombstones[i]);
-	return 0;
-}
-
-/* --- the tombstone protobuf ------------------------------------------- */
-
-/* Whether s looks like a build fingerprint: printable, with its '/' and
- * ':' (brand/product/device:release/id/incremental:type/tags). */
-static int pb_fingerprint(const unsigned char *s, uint64_t n)
-{
-	uint64_t i, slashes = 0, colons = 0;
-
-	if (n < 8 || n > 256)
-		return 0;
-	for (i = 0; i < n; i++) {
-		if (s[i] < 0x20 || s[i] > 0x7e)
-			return 0;
-		slashes += s[i] == '/';
-		colons += s[i] == ':';
-	}
-	return slashes >= 3 && colons >= 2;
-}
-
-/*
- * Whether the head of a file is a tombstone in debuggerd's protobuf
- * (tombstone.proto: arch = 1, build_fingerprint = 2, revision = 3,
- * timestamp = 4, pid = 5, ...), as /data/tombstones/tombstone_NN.pb and
- * ApplicationExitInfo.getTraceInputStream() of a native crash (API 31)
- * give it: top-level fields in ascending order, as protobuf writes them,
- * with a build fingerprint as field 2 and the pid as a varint field 5.
- * Such a file is known and not read: its text twin is the tombstone.
- */
-int tombstone_proto_sniff(const char *buf, size_t len)
-{
-	struct pb_reader r = { (const uint8_t *)buf, (const uint8_t *)buf + len };
-	struct pb_field f;
-	uint32_t last = 0;
-	int fingerprint = 0, rc;
-
-	while ((rc = pb_read_field(&r, &f)) > 0) {
-		if (f.number <= last || f.number > 64)
-			return 0;
-		last = f.number;
-		if (f.wire == PB_VARINT && last == 5)
-			return fingerprint;
-		if (f.wire == PB_LEN && last == 2)
-			fingerprint = pb_fingerprint(f.data, f.v);
-		else if (f.wire != PB_VARINT && f.wire != PB_LEN)
-			return 0;
-	}
 	return 0;
 }
