@@ -169,6 +169,21 @@ const struct log_event *classify_java_crash(const struct corr_run *cr)
 	return e ? e : am_crash(cr, 0);
 }
 
+/* Whether the run's tombstone has a frame symbolicated (--symbols). */
+static int tombstone_symbolicated(const struct corr_run *cr)
+{
+	const struct tombstone *t;
+	size_t k;
+
+	if (!cr->tombstones.n)
+		return 0;
+	t = &cr->tombstones.v[0].file->tombstones[cr->tombstones.v[0].index];
+	for (k = 0; k < t->nframes; k++)
+		if (t->frames[k].nlines)
+			return 1;
+	return 0;
+}
+
 /* Witnesses an exit row may name. */
 static int has_tombstone(const struct corr_run *cr)
 {
@@ -2532,7 +2547,14 @@ static void recommend(const struct corr_run *cr, const struct run_facts *f,
 			act(v, LW_ACTION_ISOLATE_CANDIDATE, "stop running %s on the path that crashed", cand);
 		if (stable[0])
 			revert_step(v, rc, process, f->stable_candidate, "serve");
-		act(v, LW_ACTION_PRESERVE_EVIDENCE, "keep the tombstone%s for symbolication", and_ring);
+		if (tombstone_symbolicated(cr))
+			act(v, LW_ACTION_PRESERVE_EVIDENCE,
+			    "keep the tombstone%s: its app frames are symbolicated (frames, above)", and_ring);
+		else
+			act(v, LW_ACTION_PRESERVE_EVIDENCE,
+			    "keep the tombstone%s for symbolication (report --symbols DIR with the "
+			    "app's unstripped libraries)",
+			    and_ring);
 		if (several)
 			apart_step(cr->run, v);
 		break;

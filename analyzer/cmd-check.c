@@ -23,6 +23,7 @@
 
 static const char usage[] =
 	"lastwords check [--tz ZONE] [--tolerance MS] [--package NAME]...\n"
+	"                [--symbols DIR]... [--mapping FILE]\n"
 	"                [--fail-on CLASS[:LEVEL],...] EXPECT.json INPUT...";
 
 static const struct command_option options[] = {

@@ -30,7 +30,7 @@
 static const char usage[] =
 	"lastwords gate --candidate NAME|DIGEST [--stable NAME|DIGEST] [--history DB]\n"
 	"               [--format text|json|html] [--tz ZONE] [--tolerance MS] [--package NAME]...\n"
-	"               INPUT...";
+	"               [--symbols DIR]... [--mapping FILE] INPUT...";
 
 static const struct command_option options[] = {
 	{ "--candidate NAME|DIGEST", "the quarantined candidate (required): a name, or its 16-digit digest" },

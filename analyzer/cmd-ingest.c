@@ -28,7 +28,7 @@
 
 static const char usage[] =
 	"lastwords ingest --db FILE [--events] [--tz ZONE] [--tolerance MS] [--package NAME]...\n"
-	"                 BUNDLE...";
+	"                 [--symbols DIR]... [--mapping FILE] BUNDLE...";
 
 static const struct command_option options[] = {
 	{ "--db FILE", "the history database (required), created if there is none" },

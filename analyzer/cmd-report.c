@@ -30,7 +30,8 @@
 
 static const char usage[] =
 	"lastwords report [--format " FORMATS "] [--tz ZONE] [--tolerance MS]\n"
-	"                 [--package NAME]... [--fail-on CLASS[:LEVEL],...] INPUT...";
+	"                 [--package NAME]... [--symbols DIR]... [--mapping FILE]\n"
+	"                 [--fail-on CLASS[:LEVEL],...] INPUT...";
 
 static const struct command_option options[] = {
 	{ "-f, --format " FORMATS, REPORT_WRITERS(FORMAT_WHAT) "or the seed script's report" },

@@ -23,7 +23,8 @@
 #include "output/perfetto.h"
 
 static const char usage[] = "lastwords trace [-o FILE] [--tz ZONE] [--tolerance MS]\n"
-			    "                [--package NAME]... INPUT...";
+			    "                [--package NAME]... [--symbols DIR]... [--mapping FILE]\n"
+			    "                INPUT...";
 
 static const struct command_option options[] = {
 	{ "-o, --output FILE", "write the trace to FILE, whole or not at all (else stdout, never a terminal)" },

@@ -54,7 +54,8 @@ def main():
             f.write(anr_trace(root, ANR_PID, PACKAGE, "2026-11-30 00:28:04.675219733+0000"))
         pb = os.path.join(traces, "pb")
         with open(pb, "wb") as f:
-            f.write(tombstone(NATIVE_PID, PROCESS))
+            # written by debuggerd just before the system recorded the exit (1795998400000)
+            f.write(tombstone(NATIVE_PID, PROCESS, when="2026-11-30 01:26:39.950+0100"))
         records = os.path.join(tmp, "records.tsv")
         write_records(records, [
             {"pid": pid, "process": PROCESS, "reason": 3, "timestamp": t + 40, "rss": 96 * 1024, "importance": 200,

@@ -53,6 +53,9 @@ NOT_READ = {
     "check": "expectations for `lastwords check`, not inputs",
     "corpus-expect": "expected records of the evidence parsers",
     "expected": "expected outputs of dump and verify",
+    "r8": "R8 mappings and the obfuscated crashes they retrace, read with --mapping "
+          "(tests/r8-mapping.py)",
+    "tombstone-pb": "protobuf tombstones with their protoc text sources (tests/tombstone-proto.py)",
 }
 
 DIGEST = re.compile(r"\b[0-9a-f]{16}\b")

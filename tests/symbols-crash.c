@@ -8,9 +8,11 @@
  * own address, as unwindstack's rel_pc) and, for the callers, less one
  * (the call, not the return address: unwindstack's pc adjustment on
  * x86_64), and ID is read from the loaded library's NT_GNU_BUILD_ID note
- * in memory (dl_iterate_phdr), as debuggerd reads it.
+ * in memory (dl_iterate_phdr), as debuggerd reads it. The library's
+ * directory is written as INSTALLED_DIR, the directory it would have on the
+ * phone (/data/app/.../lib/x86_64), which this machine does not have.
  *
- * usage: symbols-crash LIBRARY TOMBSTONE PROCESS
+ * usage: symbols-crash LIBRARY TOMBSTONE PROCESS INSTALLED_DIR
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -101,16 +103,19 @@ static int find_build_id(struct dl_phdr_info *info, size_t size, void *arg)
 int main(int argc, char **argv)
 {
 	struct sigaction sa;
-	void (*entry)(int);
+	void (*entry)(int) = NULL;
 	void *lib;
 	FILE *out;
 	int i;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: symbols-crash LIBRARY TOMBSTONE PROCESS\n");
+	if (argc != 5) {
+		fprintf(stderr, "usage: symbols-crash LIBRARY TOMBSTONE PROCESS INSTALLED_DIR\n");
 		return 2;
 	}
-	if (!(lib = dlopen(argv[1], RTLD_NOW)) || !(entry = (void (*)(int))dlsym(lib, "crashy_entry"))) {
+	lib = dlopen(argv[1], RTLD_NOW);
+	if (lib)
+		*(void **)&entry = dlsym(lib, "crashy_entry");
+	if (!lib || !entry) {
 		fprintf(stderr, "symbols-crash: %s\n", dlerror());
 		return 1;
 	}
@@ -158,8 +163,12 @@ int main(int argc, char **argv)
 		/* the main program's dlpi_addr is its load bias, which dladdr
 		 * gives as its base as well */
 		dl_iterate_phdr(find_build_id, &w);
-		fprintf(out, "      #%02d pc %016lx  %s", i, (unsigned long)(pcs[i] - w.base),
-			info.dli_fname);
+		if (strcmp(info.dli_fname, argv[1]) == 0)
+			fprintf(out, "      #%02d pc %016lx  %s/%s", i, (unsigned long)(pcs[i] - w.base),
+				argv[4], strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1]);
+		else
+			fprintf(out, "      #%02d pc %016lx  %s", i, (unsigned long)(pcs[i] - w.base),
+				info.dli_fname);
 		if (info.dli_sname)
 			fprintf(out, " (%s+%lu)", info.dli_sname,
 				(unsigned long)(pcs[i] - (uintptr_t)info.dli_saddr));

@@ -2,7 +2,7 @@
  * Crash signatures (signature.h).
  *
  * What is signed. A native crash: the first SIG_FRAMES frames of the
- * crashing thread in the app's own code (app_library() below), or the top
+ * crashing thread in the app's own code (library_is_app() below), or the top
  * SIG_FRAMES when no frame is the app's. Each frame is written as its
  * library's base name, then "!function" when it is known (the innermost
  * of its symbolication, else the tombstone's own symbol without its
@@ -30,6 +30,7 @@
  * ASLR and the heap.
  */
 #include "signature.h"
+#include "symbolize.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -68,13 +69,6 @@ static int starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static int ends(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-
-	return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 /* 64-bit FNV-1a of s, as 16 lowercase hex digits. */
 static void fnv1a_hex(const char *s, char sig[CRASH_SIGNATURE_LEN])
 {
@@ -85,51 +79,6 @@ static void fnv1a_hex(const char *s, char sig[CRASH_SIGNATURE_LEN])
 		h *= 0x100000001b3ull;
 	}
 	snprintf(sig, CRASH_SIGNATURE_LEN, "%016llx", (unsigned long long)h);
-}
-
-/* Where the system's code lives: a library there is never the app's. */
-static const char *const system_places[] = {
-	"/system/", "/system_ext/", "/apex/", "/vendor/", "/product/", "/odm/",
-	"[anon:", "[vdso]",
-};
-
-/* Whether a frame's library is the app's own: installed with it (under
- * /data/app/, /data/data/, /data/user/), inside an APK, or a path that
- * names no place (a bare "libfoo.so", as a test or a hand-written
- * tombstone has) outside the system's partitions. A frame with no library,
- * "<unknown>" or another "[...]" mapping (the stack, JIT code) is not: its
- * pc is an address that moves from run to run. */
-static int app_library(const char *lib)
-{
-	size_t i;
-
-	if (!lib || !*lib || lib[0] == '<')
-		return 0;
-	if (starts(lib, "/data/app/") || starts(lib, "/data/data/") || starts(lib, "/data/user/"))
-		return 1;
-	if (strstr(lib, ".apk!") || ends(lib, ".apk"))
-		return 1;
-	for (i = 0; i < sizeof(system_places) / sizeof(system_places[0]); i++)
-		if (starts(lib, system_places[i]))
-			return 0;
-	return lib[0] != '/' && lib[0] != '[';
-}
-
-/* A library's base name: after its last '/', and after an APK's '!'
- * ("base.apk!libfoo.so" is libfoo.so). */
-static const char *base_name(const char *lib)
-{
-	const char *slash, *bang;
-
-	if (!lib || !*lib)
-		return "?";
-	slash = strrchr(lib, '/');
-	if (slash && slash[1])
-		lib = slash + 1;
-	bang = strrchr(lib, '!');
-	if (bang && bang[1])
-		lib = bang + 1;
-	return lib;
 }
 
 /* The length of a symbol without its "+offset" ("f(int)+12", "f+0x1c"). */
@@ -161,7 +110,7 @@ static void put_native_frame(struct sig_text *t, const struct frame *fr)
 {
 	char pc[24];
 
-	put(t, base_name(fr->library));
+	put(t, library_base(fr->library));
 	if (fr->nlines && fr->lines && fr->lines[0].function && fr->lines[0].function[0]) {
 		put(t, "!");
 		put(t, fr->lines[0].function);
@@ -200,9 +149,9 @@ int crash_signature_native(const struct tombstone *t, char sig[CRASH_SIGNATURE_L
 	if (!t || !t->nframes)
 		return 0;
 	for (i = 0; i < t->nframes && !any_app; i++)
-		any_app = app_library(t->frames[i].library);
+		any_app = library_is_app(t->frames[i].library);
 	for (i = 0; i < t->nframes && taken < SIG_FRAMES; i++) {
-		if (any_app && !app_library(t->frames[i].library))
+		if (any_app && !library_is_app(t->frames[i].library))
 			continue;
 		if (taken++)
 			put(&s, " < ");

@@ -352,28 +352,39 @@ static int has_name(const struct symbols *s, const char *base)
 	return 0;
 }
 
+static int starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
 int library_is_app(const char *lib)
 {
 	static const char *const system[] = {
 		"/system/", "/system_ext/", "/apex/", "/vendor/", "/product/", "/odm/",
-		"/bin/", "/lib/", "/lib64/", "/usr/", "/sbin/",
 	};
-	size_t i;
+	size_t i, n = lib ? strlen(lib) : 0;
 
-	if (!lib || !lib[0] || lib[0] == '[' || lib[0] == '<')
+	if (!n || lib[0] == '<' || lib[0] == '[')
 		return 0;
+	if (starts(lib, "/data/app/") || starts(lib, "/data/data/") || starts(lib, "/data/user/"))
+		return 1;
+	if (strstr(lib, ".apk!") || (n > 4 && strcmp(lib + n - 4, ".apk") == 0))
+		return 1;
 	for (i = 0; i < sizeof(system) / sizeof(system[0]); i++)
-		if (strncmp(lib, system[i], strlen(system[i])) == 0)
+		if (starts(lib, system[i]))
 			return 0;
-	return 1;
+	return lib[0] != '/';
 }
 
 const char *library_base(const char *lib)
 {
-	const char *p = strrchr(lib, '/');
+	const char *p;
 
-	p = p ? p + 1 : lib;
-	if (strchr(p, '!'))
+	if (!lib || !*lib)
+		return "?";
+	p = strrchr(lib, '/');
+	p = p && p[1] ? p + 1 : lib;
+	if (strchr(p, '!') && strrchr(p, '!')[1])
 		p = strrchr(p, '!') + 1;
 	return p;
 }

@@ -36,15 +36,16 @@ size_t symbols_files(const struct symbols *s);
 
 void symbols_close(struct symbols *s);
 
-/* Whether a library path is the app's own code: under /data/ (an app's
- * install or its files), inside an APK, or any path that is not of a
- * system partition (/system/, /system_ext/, /apex/, /vendor/, /product/,
- * /odm/, /bin/, /lib/, /lib64/, /usr/: the last four a Linux host's) nor
- * a kernel or anonymous mapping ("[vdso]", "[anon:...]"). NULL is not. */
+/* Whether a frame's library is the app's own: installed with it (under
+ * /data/app/, /data/data/, /data/user/), inside an APK, or a path that
+ * names no place (a bare "libfoo.so", as a hand-written tombstone has).
+ * Not: any other absolute path (the system's partitions, /data/local/tmp),
+ * no library, "<unknown>" or a "[...]" mapping (the stack, JIT code,
+ * [vdso]), whose pc moves from run to run. */
 int library_is_app(const char *library);
 
 /* A library's base name: after its last '/', and after a '!' (a library
- * stored in an APK: base.apk!libfoo.so). */
+ * stored in an APK: base.apk!libfoo.so); "?" for NULL or "". */
 const char *library_base(const char *library);
 
 #endif
