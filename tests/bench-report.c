@@ -9,6 +9,7 @@
  * same bundle as `lastwords trace -o FILE`: its time, peak RSS and size.
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -139,6 +140,21 @@ int main(int argc, char **argv)
 	printf("  target under 0.5 s: %s\n", best < 0.5 ? "met" : "not met");
 	printf("  target peak RSS under 100 MiB: %s (%ld MiB)\n",
 	       best_rss / 1024 < 100 ? "met" : "not met", best_rss / 1024);
+	/* The same report with --symbols on an empty directory: symbolication
+	 * costs nothing where there is no tombstone (issue 24). */
+	{
+		char syms[PATH_MAX];
+		double plain = best;
+		char *args[] = { argv[1], "report", "--format", "json", "--symbols", syms, dir, NULL };
+
+		snprintf(syms, sizeof(syms), "%s.symbols", dir);
+		if (mkdir(syms, 0700) != 0 || best_of_5(args, out, &best, &best_rss) != 0)
+			return T_FAIL;
+		printf("  ... --symbols (an empty dir)     %.3f s (best of 5), peak rss %ld MiB: %.2fx "
+		       "without\n",
+		       best, best_rss / 1024, best / plain);
+		rmdir(syms);
+	}
 	/* The same bundle as a Perfetto trace (issue 14): its time, peak RSS
 	 * and size. */
 	snprintf(path, sizeof(path), "%s.pftrace", dir);

@@ -210,6 +210,15 @@ def main():
               "text: the frames outside the app are counted:\n" + out)
         check("libc.so" not in out, "text: libc's frame is counted, not listed")
 
+        # ... and the trace's tombstone event names the top app frame, symbolicated
+        trace = os.path.join(tmp, "crash.pftrace")
+        p = lastwords(lw, ["trace", "-o", trace] + base + ["--symbols", unstripped, bundle])
+        with open(trace, "rb") as f:
+            data = f.read()
+        check(p.returncode == 0 and b"top app frame" in data and
+              re.search(rb"#00 poke \(\S*crashy\.c:%d\), inlined in crashy_leaf" % marks["poke"], data),
+              "trace: the tombstone's top app frame, symbolicated: %d %s" % (p.returncode, p.stderr))
+
         # 7. bad --symbols
         p = lastwords(lw, ["report", "--symbols", tomb, bundle])
         check(p.returncode == 2 and "not one" in p.stderr,

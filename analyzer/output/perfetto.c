@@ -13,6 +13,7 @@
 #include "../format.h"
 #include "../runs/ring-event.h"
 #include "../runs/run-clock.h"
+#include "../symbols/symbolize.h"
 
 /*
  * Field numbers of Perfetto's trace protos (protos/perfetto/trace/: the
@@ -138,6 +139,25 @@ static void annotation_text(struct pb *p, const char *name, const char *value)
 	trace_string(p, ANNOTATION_NAME, name);
 	trace_string(p, ANNOTATION_STRING, value);
 	pb_end(p, m);
+}
+
+/* A tombstone's top frame in the app's own libraries (else its top
+ * frame), symbolicated where --symbols did it. */
+static void top_frame_annotation(struct pb *p, const struct tombstone *t)
+{
+	char buf[512];
+	size_t k;
+	int app;
+
+	if (!t->nframes)
+		return;
+	for (k = 0; k < t->nframes && !library_is_app(t->frames[k].library); k++)
+		;
+	app = k < t->nframes;
+	if (!app)
+		k = 0;
+	frame_format(&t->frames[k], k, buf, sizeof(buf));
+	annotation_text(p, app ? "top app frame" : "top frame", buf);
 }
 
 static void annotation_int(struct pb *p, const char *name, int64_t value)
@@ -799,6 +819,7 @@ static void evidence_instant(struct pb *p, const struct writer *w, const struct 
 			annotation_int(p, "tid", t->tid);
 		annotation_text(p, "cause", t->cause);
 		annotation_text(p, "runtime", t->first_runtime);
+		top_frame_annotation(p, t);
 		line = t->line;
 		break;
 	}

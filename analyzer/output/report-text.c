@@ -378,28 +378,12 @@ static void composition_text(const struct run_facts *f, FILE *out)
  * frame of its library to say so. */
 static void frame_text(const struct frame *fr, const struct frame *all, size_t at, FILE *out)
 {
-	const char *lib = fr->library ? library_base(fr->library) : "?";
+	char buf[1024];
 	size_t k;
 
-	fprintf(out, "#%02" PRId64 " ", fr->index >= 0 ? fr->index : (int64_t)at);
-	for (k = 0; k < fr->nlines; k++) {
-		const struct frame_line *l = &fr->lines[k];
-
-		fprintf(out, "%s%s", k ? ", inlined in " : "",
-			l->function ? fmt_text(l->function) : "?");
-		if (l->file && l->line)
-			fprintf(out, " (%s:%" PRId64 ")", fmt_text(l->file), l->line);
-		else if (l->file)
-			fprintf(out, " (%s)", fmt_text(l->file));
-	}
-	if (fr->nlines) {
-		fprintf(out, "  %s\n", fmt_text(lib));
-		return;
-	}
-	fprintf(out, "%s +0x%" PRIx64, fmt_text(lib), fr->pc);
-	if (fr->symbol)
-		fprintf(out, " (%s)", fmt_text(fr->symbol));
-	if (fr->why_not) {
+	frame_format(fr, at, buf, sizeof(buf));
+	fputs(fmt_text(buf), out);
+	if (!fr->nlines && fr->why_not) {
 		for (k = 0; k < at; k++)
 			if (all[k].why_not == fr->why_not && all[k].library && fr->library &&
 			    strcmp(all[k].library, fr->library) == 0)

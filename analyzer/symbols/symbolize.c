@@ -29,6 +29,7 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,12 @@ const char SYM_NO_DEBUG_INFO[] = "its library's file has no symbol or line for t
 #define WALK_DEPTH_MAX 8
 #define INLINE_DEPTH_MAX 64
 
+/* An address range of a function of the debug info: its DIE. */
+struct sym_fn {
+	uint64_t low, high;  /* DWARF addresses, [low, high) */
+	Dwarf_Off die;
+};
+
 /* One ELF file of the index. */
 struct sym_file {
 	char id[BUILD_ID_HEX_MAX + 1];
@@ -62,6 +69,9 @@ struct sym_file {
 	Dwfl *dwfl;         /* opened at its first lookup */
 	Dwfl_Module *mod;
 	int failed;         /* libdwfl could not open it */
+	struct sym_fn *fns; /* its functions' address ranges, sorted; at the first lookup */
+	size_t nfns, fns_cap;
+	int indexed;
 };
 
 /* A cached lookup. */
@@ -309,6 +319,7 @@ void symbols_close(struct symbols *s)
 	for (i = 0; i < s->nfiles; i++) {
 		if (s->files[i].dwfl)
 			dwfl_end(s->files[i].dwfl);
+		free(s->files[i].fns);
 		free(s->files[i].path);
 	}
 	for (i = 0; i < s->hits_cap; i++)
@@ -389,6 +400,37 @@ const char *library_base(const char *lib)
 	return p;
 }
 
+int frame_format(const struct frame *fr, size_t at, char *buf, size_t len)
+{
+	const char *lib = library_base(fr->library);
+	size_t k, n;
+	int w;
+
+#define ADD(...)                                                              \
+	do {                                                                  \
+		w = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, __VA_ARGS__); \
+		n += w > 0 ? (size_t)w : 0;                                   \
+	} while (0)
+	n = 0;
+	ADD("#%02" PRId64 " ", fr->index >= 0 ? fr->index : (int64_t)at);
+	for (k = 0; k < fr->nlines; k++) {
+		const struct frame_line *l = &fr->lines[k];
+
+		ADD("%s%s", k ? ", inlined in " : "", l->function ? l->function : "?");
+		if (l->file && l->line)
+			ADD(" (%s:%" PRId64 ")", l->file, l->line);
+		else if (l->file)
+			ADD(" (%s)", l->file);
+	}
+	if (fr->nlines)
+		ADD("  %s", lib);
+	else
+		ADD("%s +0x%" PRIx64 "%s%s%s", lib, fr->pc, fr->symbol ? " (" : "",
+		    fr->symbol ? fr->symbol : "", fr->symbol ? ")" : "");
+#undef ADD
+	return (int)n;
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
@@ -454,17 +496,110 @@ static const char *scope_name(Dwarf_Die *die)
 	return NULL;
 }
 
+static int add_fn(struct sym_file *f, uint64_t low, uint64_t high, Dwarf_Off die)
+{
+	if (high <= low)
+		return 0;
+	if (f->nfns == f->fns_cap) {
+		size_t cap = f->fns_cap ? 2 * f->fns_cap : 256;
+		struct sym_fn *nv = realloc(f->fns, cap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		f->fns = nv;
+		f->fns_cap = cap;
+	}
+	f->fns[f->nfns++] = (struct sym_fn){ low, high, die };
+	return 0;
+}
+
+/* The functions among parent's children (and in its namespaces and
+ * classes, for C++), with each range of each. */
+static int add_functions(struct sym_file *f, Dwarf_Die *parent, int depth)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(parent, &c) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&c);
+
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr base, start, end;
+			ptrdiff_t o = 0;
+
+			while ((o = dwarf_ranges(&c, o, &base, &start, &end)) > 0)
+				if (add_fn(f, start, end, dwarf_dieoffset(&c)) != 0)
+					return -1;
+		} else if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+			    tag == DW_TAG_structure_type) && depth < 16) {
+			if (add_functions(f, &c, depth + 1) != 0)
+				return -1;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+static int by_low(const void *a, const void *b)
+{
+	const struct sym_fn *x = a, *y = b;
+
+	return x->low < y->low ? -1 : x->low > y->low;
+}
+
+/* Index f's functions by address, once: every compilation unit's top
+ * level walked a single time, where dwarf_getscopes() would walk a unit
+ * for each lookup. -1 on ENOMEM. */
+static int index_functions(struct sym_file *f, Dwarf *dw)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	uint8_t type;
+
+	if (f->indexed)
+		return 0;
+	f->indexed = 1;
+	while (dwarf_get_units(dw, cu, &cu, NULL, &type, &cudie, NULL) == 0)
+		if ((type == DW_UT_compile || type == DW_UT_partial) && add_functions(f, &cudie, 0) != 0)
+			return -1;
+	if (f->nfns)
+		qsort(f->fns, f->nfns, sizeof(*f->fns), by_low);
+	return 0;
+}
+
+/* The function whose range holds a (a DWARF address), into *die. */
+static int find_function(const struct sym_file *f, Dwarf *dw, uint64_t a, Dwarf_Die *die)
+{
+	size_t lo = 0, hi = f->nfns;
+
+	while (lo < hi) { /* the first with low > a */
+		size_t mid = (lo + hi) / 2;
+
+		if (f->fns[mid].low <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ranges do not nest at the top level, but a short one may start
+	 * inside a long one before it: look back a few */
+	for (hi = lo; lo > 0 && hi - lo < 8; lo--)
+		if (a < f->fns[lo - 1].high)
+			return dwarf_offdie(dw, f->fns[lo - 1].die, die) != NULL;
+	return 0;
+}
+
 /* The lines of pc in f: 0 with *out (maybe none), -1 on ENOMEM. */
 static int lookup(struct sym_file *f, uint64_t pc, struct frame_line **out, size_t *nout)
 {
 	Dwfl_Module *mod = file_module(f);
 	struct frame_line *v = NULL;
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die scopes[INLINE_DEPTH_MAX], fn, cudie, *cu = NULL;
 	Dwarf_Addr bias = 0;
 	const char *file = NULL;
 	int line = 0, col = 0, nscopes = 0, i, first = -1;
 	size_t n = 0;
 	Dwfl_Line *dl;
+	Dwarf *dw;
 
 	*out = NULL;
 	*nout = 0;
@@ -472,16 +607,39 @@ static int lookup(struct sym_file *f, uint64_t pc, struct frame_line **out, size
 		return 0;
 	if ((dl = dwfl_module_getsrc(mod, pc)) != NULL)
 		file = dwfl_lineinfo(dl, NULL, &line, &col, NULL, NULL);
-	cu = dwfl_module_addrdie(mod, pc, &bias);
-	if (cu && dwarf_getscopes(cu, pc - bias, &scopes) > 0) {
-		/* dwarf_getscopes() follows an inlined scope into its abstract
-		 * definition; the scopes around the innermost one, as they
-		 * stand in the concrete tree, are dwarf_getscopes_die()'s */
-		Dwarf_Die inner = scopes[0];
+	dw = dwfl_module_getdwarf(mod, &bias);
+	if (dw && index_functions(f, dw) != 0)
+		return -1;
+	if (dw && find_function(f, dw, pc - bias, &fn) && dwarf_diecu(&fn, &cudie, NULL, NULL)) {
+		/* from the function down to the innermost inlined scope at the pc */
+		Dwarf_Die chain[INLINE_DEPTH_MAX], cur = fn;
+		int depth = 0, found = 1, k;
 
-		free(scopes);
-		scopes = NULL;
-		nscopes = dwarf_getscopes_die(&inner, &scopes);
+		cu = &cudie;
+		chain[depth++] = fn;
+		while (found && depth < INLINE_DEPTH_MAX) {
+			Dwarf_Die c;
+
+			found = 0;
+			if (dwarf_child(&cur, &c) != 0)
+				break;
+			do {
+				int tag = dwarf_tag(&c);
+
+				if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
+				     tag == DW_TAG_subprogram) &&
+				    dwarf_haspc(&c, pc - bias) > 0) {
+					if (tag != DW_TAG_lexical_block)
+						chain[depth++] = c;
+					cur = c;
+					found = 1;
+					break;
+				}
+			} while (dwarf_siblingof(&c, &c) == 0);
+		}
+		for (k = 0; k < depth; k++)
+			scopes[k] = chain[depth - 1 - k];
+		nscopes = depth;
 	}
 	for (i = 0; i < nscopes; i++) {
 		int tag = dwarf_tag(&scopes[i]);
@@ -544,12 +702,10 @@ static int lookup(struct sym_file *f, uint64_t pc, struct frame_line **out, size
 		if (name && !(v[0].function = strdup(name)))
 			goto oom;
 	}
-	free(scopes);
 	*out = v;
 	*nout = n;
 	return 0;
 oom:
-	free(scopes);
 	lines_free(v, n);
 	return -1;
 }

@@ -44,6 +44,12 @@ void symbols_close(struct symbols *s);
  * [vdso]), whose pc moves from run to run. */
 int library_is_app(const char *library);
 
+/* A frame for people, into buf like snprintf: "#NN function (file:line),
+ * inlined in outer (file:line)  libfoo.so" when it was symbolicated, else
+ * "#NN libfoo.so +0xPC (symbol as written)". at stands for a frame
+ * without an index. Does not allocate. */
+int frame_format(const struct frame *fr, size_t at, char *buf, size_t len);
+
 /* A library's base name: after its last '/', and after a '!' (a library
  * stored in an APK: base.apk!libfoo.so); "?" for NULL or "". */
 const char *library_base(const char *library);
