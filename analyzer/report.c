@@ -113,6 +113,7 @@ static void find_platform(const struct bundle *b, struct corr_options *opt)
  * crash's (symbols/signature.h). */
 static void find_crashes(struct report *r)
 {
+	char text[CRASH_SIGNATURE_TEXT_MAX];
 	size_t i;
 
 	for (i = 0; i < r->corr.nruns; i++) {
@@ -122,12 +123,15 @@ static void find_crashes(struct report *r)
 		if (cr->tombstones.n)
 			c->tombstone = &cr->tombstones.v[0].file->tombstones[cr->tombstones.v[0].index];
 		c->java = classify_java_crash(cr);
-		if (!crash_signature_native(c->tombstone, c->signature, c->signed_frames,
-					    sizeof(c->signed_frames)) &&
-		    !crash_signature_java(c->java, c->signature, c->signed_frames,
-					  sizeof(c->signed_frames))) {
+		if (!c->tombstone && !c->java)
+			continue;
+		if (crash_signature_native(c->tombstone, c->signature, text, sizeof(text)) ||
+		    crash_signature_java(c->java, c->signature, text, sizeof(text))) {
+			/* on the heap: most of a report's runs have no crash */
+			if (!(c->signed_frames = strdup(text)))
+				c->signature[0] = '\0';
+		} else {
 			c->signature[0] = '\0';
-			c->signed_frames[0] = '\0';
 		}
 	}
 }
@@ -175,6 +179,8 @@ void report_release(struct report *r)
 		return;
 	for (i = 0; r->verdicts && i < r->corr.nruns; i++)
 		verdict_release(&r->verdicts[i]);
+	for (i = 0; r->crashes && i < r->corr.nruns; i++)
+		free(r->crashes[i].signed_frames);
 	correlation_release(&r->corr);
 	free(r->facts);
 	free(r->verdicts);

@@ -27,7 +27,8 @@ struct run_crash {
 	const struct tombstone *tombstone;   /* NULL when the run has none */
 	const struct log_event *java;        /* a java_crash or am_crash; NULL */
 	char signature[CRASH_SIGNATURE_LEN]; /* "" when there is none */
-	char signed_frames[CRASH_SIGNATURE_TEXT_MAX]; /* what was hashed, for people */
+	char *signed_frames;  /* what was hashed, for people (at most
+			       * CRASH_SIGNATURE_TEXT_MAX bytes); NULL with no signature */
 };
 
 /* The runs are those of the correlation: the bundle's, then the ring-less
