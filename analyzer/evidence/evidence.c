@@ -460,16 +460,22 @@ struct log_event *ev_add_log(struct ev_file *f)
 	return e;
 }
 
-struct frame *ev_add_frame(struct tombstone *t)
+/* A frame appended to the frames *v of *n. */
+static struct frame *add_frame(struct frame **v, size_t *n)
 {
-	struct frame *fr = ev_grow((void **)&t->frames, t->nframes, sizeof(*fr));
+	struct frame *fr = ev_grow((void **)v, *n, sizeof(*fr));
 
 	if (fr) {
 		memset(fr, 0, sizeof(*fr));
 		fr->index = EV_NONE;
-		t->nframes++;
+		(*n)++;
 	}
 	return fr;
+}
+
+struct frame *ev_add_frame(struct tombstone *t)
+{
+	return add_frame(&t->frames, &t->nframes);
 }
 
 struct tomb_thread *ev_add_thread(struct tombstone *t)
@@ -486,14 +492,7 @@ struct tomb_thread *ev_add_thread(struct tombstone *t)
 
 struct frame *ev_add_thread_frame(struct tomb_thread *th)
 {
-	struct frame *fr = ev_grow((void **)&th->frames, th->nframes, sizeof(*fr));
-
-	if (fr) {
-		memset(fr, 0, sizeof(*fr));
-		fr->index = EV_NONE;
-		th->nframes++;
-	}
-	return fr;
+	return add_frame(&th->frames, &th->nframes);
 }
 
 size_t ev_record_count(const struct ev_file *f)
@@ -643,16 +642,16 @@ static void anr_json(struct json *j, cJSON *arr, const struct anr_trace *a)
 
 /* A Java crash's stack: each line as written ("at " taken off), and what
  * the mapping made of it when it was retraced (report --mapping). */
-static void java_stack_json(struct json *j, cJSON *o, const struct log_event *e)
+void java_stack_json(struct json *j, cJSON *o, const char *key, const struct log_event *e)
 {
-	cJSON *a = json_array(j, o, "stack");
+	cJSON *a = json_array(j, o, key);
 	size_t i, k;
 
 	for (i = 0; i < e->nstack; i++) {
 		const struct java_frame *fr = &e->stack[i];
 		cJSON *x = json_object(j, a, NULL), *r;
 
-		json_text(j, x, "text", fr->text);
+		json_text(j, x, "raw", fr->text);
 		if (!fr->retraced)
 			continue;
 		r = json_array(j, x, "retraced");
@@ -691,7 +690,7 @@ static void log_json(struct json *j, cJSON *arr, const struct log_event *e)
 	if (e->type == LOG_BINDER_FAILED)
 		add_int(j, o, "parcel_bytes", e->parcel_bytes);
 	if (e->type == LOG_JAVA_CRASH)
-		java_stack_json(j, o, e);
+		java_stack_json(j, o, "stack", e);
 	if (e->reason_retraced)
 		json_text(j, o, "reason_retraced", e->reason_retraced);
 }

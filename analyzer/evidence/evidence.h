@@ -394,6 +394,11 @@ int ev_cut_text(const struct ev_stats *st, char *buf, size_t len);
  * NULL on ENOMEM. */
 cJSON *ev_records_json(const struct ev_file *f);
 
+/* A java_crash's stack as JSON: an array at key of {"raw": the line as
+ * written, "retraced": what the mapping made of it (only when it did),
+ * "ambiguous": true (only when several answers remain)}. */
+void java_stack_json(struct json *j, cJSON *o, const char *key, const struct log_event *e);
+
 /* One line of text per record, for people; returns bytes written like
  * snprintf. i indexes the kind's list. */
 int ev_record_text(const struct ev_file *f, size_t i, char *buf, size_t len);

@@ -311,28 +311,13 @@ static void sessions_json(struct json *j, cJSON *o, const struct run *r)
 static void java_crash_json(struct json *j, cJSON *o, const struct run_crash *c)
 {
 	const struct log_event *e = c->java;
-	cJSON *a;
-	size_t k, n;
 
 	if (!e)
 		return;
 	json_text(j, o, "exception", e->reason);
 	if (e->reason_retraced)
 		json_text(j, o, "exception_retraced", e->reason_retraced);
-	a = json_array(j, o, "java_stack");
-	for (k = 0; k < e->nstack; k++) {
-		const struct java_frame *fr = &e->stack[k];
-		cJSON *x = json_object(j, a, NULL), *r;
-
-		json_text(j, x, "raw", fr->text);
-		if (!fr->retraced)
-			continue;
-		r = json_array(j, x, "retraced");
-		for (n = 0; n < fr->nretraced; n++)
-			json_text(j, r, NULL, fr->retraced[n]);
-		if (fr->ambiguous)
-			json_bool(j, x, "ambiguous", 1);
-	}
+	java_stack_json(j, o, "java_stack", e);
 }
 
 /* The run's crash: its signature and the frames it signs, null when the
