@@ -20,6 +20,19 @@ static const char *text_at(sqlite3_stmt *st, int col)
 	return (const char *)sqlite3_column_text(st, col);
 }
 
+/* Column col, a JSON object as text (a tally by name), parsed; an empty
+ * object when it is NULL or not one. NULL on ENOMEM. */
+static cJSON *object_at(sqlite3_stmt *st, int col)
+{
+	cJSON *o = text_at(st, col) ? cJSON_Parse(text_at(st, col)) : NULL;
+
+	if (!cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		o = cJSON_CreateObject();
+	}
+	return o;
+}
+
 void history_rates_release(struct history_rates *f)
 {
 	size_t i;
@@ -94,7 +107,7 @@ nomem:
 /* One regression row (see the statement) as JSON, into arr. */
 static void regression_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
 {
-	cJSON *o = json_object(j, arr, NULL), *stages;
+	cJSON *o = json_object(j, arr, NULL);
 	long long prev_count = sqlite3_column_int64(st, 5), prev_runs = sqlite3_column_int64(st, 6);
 	long long count = sqlite3_column_int64(st, 7), runs = sqlite3_column_int64(st, 8);
 
@@ -110,12 +123,7 @@ static void regression_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
 	json_number(j, o, "previous_count", (double)prev_count);
 	json_number(j, o, "previous_runs", (double)prev_runs);
 	json_number(j, o, "previous_rate", history_rate(prev_count, prev_runs));
-	stages = cJSON_Parse(text_at(st, 9));
-	if (!cJSON_IsObject(stages)) {
-		cJSON_Delete(stages);
-		stages = cJSON_CreateObject();
-	}
-	json_item(j, o, "stages", stages);
+	json_item(j, o, "stages", object_at(st, 9));
 }
 
 /* One trends row (see the statement) as JSON, into arr. */
@@ -185,7 +193,7 @@ static void number_or_null(struct json *j, cJSON *o, const char *key, sqlite3_st
 /* One signatures row (see the statement) as JSON, into arr. */
 static void signature_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
 {
-	cJSON *o = json_object(j, arr, NULL), *classes;
+	cJSON *o = json_object(j, arr, NULL);
 
 	json_text(j, o, "package", text_at(st, 0));
 	json_text(j, o, "signature", text_at(st, 1));
@@ -196,12 +204,7 @@ static void signature_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
 	json_text(j, o, "first_seen", text_at(st, 4));
 	json_text(j, o, "last_seen", text_at(st, 5));
 	json_text(j, o, "signed_frames", text_at(st, 6));
-	classes = text_at(st, 7) ? cJSON_Parse(text_at(st, 7)) : NULL;
-	if (!cJSON_IsObject(classes)) {
-		cJSON_Delete(classes);
-		classes = cJSON_CreateObject();
-	}
-	json_item(j, o, "classes", classes);
+	json_item(j, o, "classes", object_at(st, 7));
 }
 
 /* One new-signatures row (see the statement) as JSON, into arr. */
