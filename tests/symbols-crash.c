@@ -1,7 +1,7 @@
 /*
  * A real process that crashes in a library built with -g (tests/crashy/),
  * and writes the crash as debuggerd's text tombstone would
- * (tests/symbols.py reads it back with `lastwords report --symbols`):
+ * (tests/report-symbols.py reads it back with `lastwords report --symbols`):
  * the fault's pc from the signal's context, the callers by the frame
  * pointer chain, each as "#NN pc REL_PC  PATH (BuildId: ID)", where REL_PC
  * is the pc less the library's load base (dladdr's dli_fbase: the ELF's

@@ -1,5 +1,5 @@
 /*
- * A library that crashes where its debug info can say (tests/symbols.py):
+ * A library that crashes where its debug info can say (tests/report-symbols.py):
  * crashy_entry() calls crashy_middle(), which calls crashy_leaf(), into
  * which poke() is inlined; poke() writes through a null pointer. Each line
  * that a symbolicated frame must name carries a LINE: comment, which the
