@@ -108,17 +108,20 @@ core="$src/src/signals.c $src/src/vocab.c $src/src/exit-info.c $src/src/protobuf
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_DEFAULT_SOURCE -std=c11"
 incs="-I$src/include"
 
-# Build the shared objects once, then link each harness against them.
+# Build the shared objects once, one compiler per core (this step is the
+# build's long tail), then link each harness against them.
 mkdir "$tmp/obj"
-for f in $modules $core; do
-	o="$tmp/obj/$(basename "$(dirname "$f")")-$(basename "$f" .c).o"
-	# shellcheck disable=SC2086
-	if ! "$clang" $cflags -fsanitize=fuzzer-no-link $incs -c "$f" -o "$o" 2>"$tmp/cc.log"; then
-		cat "$tmp/cc.log"
-		echo "FAIL: cannot compile $f for fuzzing"
-		exit 1
-	fi
-done
+export clang cflags incs tmp
+# shellcheck disable=SC2086,SC2016
+if ! printf '%s\n' $modules $core | xargs -P "$(nproc 2>/dev/null || echo 2)" -n 1 sh -c '
+	o="$tmp/obj/$(basename "$(dirname "$1")")-$(basename "$1" .c).o"
+	"$clang" $cflags -fsanitize=fuzzer-no-link $incs -c "$1" -o "$o" 2>"$o.log" && exit 0
+	cat "$o.log"
+	echo "FAIL: cannot compile $1 for fuzzing"
+	exit 255' sh; then
+	exit 1
+fi
+rm -f "$tmp"/obj/*.log
 
 set -- $(cd "$src/tests/fuzz" && ls *.c | sed 's/\.c$//')
 seeds_for() {

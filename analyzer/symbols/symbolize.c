@@ -70,7 +70,7 @@ struct sym_file {
 	Dwfl_Module *mod;
 	int failed;         /* libdwfl could not open it */
 	struct sym_fn *fns; /* its functions' address ranges, sorted; at the first lookup */
-	size_t nfns, fns_cap;
+	size_t nfns;
 	int indexed;
 };
 
@@ -84,11 +84,10 @@ struct sym_hit {
 
 struct symbols {
 	struct sym_file *files;
-	size_t nfiles, cap;
+	size_t nfiles;
 	size_t *by_name;     /* file indexes sorted by base name */
 	struct sym_hit *hits;
 	size_t nhits, hits_cap; /* hits_cap a power of two */
-	char *debuginfo_path;
 };
 
 static void set_err(char *err, size_t len, const char *fmt, const char *a, const char *b)
@@ -180,16 +179,8 @@ static int index_file(struct symbols *s, const char *path)
 		}
 		return 0;
 	}
-	if (s->nfiles == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		struct sym_file *nv = realloc(s->files, cap * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		s->files = nv;
-		s->cap = cap;
-	}
-	f = &s->files[s->nfiles];
+	if (!(f = ev_grow((void **)&s->files, s->nfiles, sizeof(*f))))
+		return -1;
 	memset(f, 0, sizeof(*f));
 	memcpy(f->id, id, sizeof(id));
 	if (!(f->path = strdup(path)))
@@ -328,7 +319,6 @@ void symbols_close(struct symbols *s)
 	free(s->hits);
 	free(s->files);
 	free(s->by_name);
-	free(s->debuginfo_path);
 	free(s);
 }
 
@@ -498,18 +488,14 @@ static const char *scope_name(Dwarf_Die *die)
 
 static int add_fn(struct sym_file *f, uint64_t low, uint64_t high, Dwarf_Off die)
 {
+	struct sym_fn *fn;
+
 	if (high <= low)
 		return 0;
-	if (f->nfns == f->fns_cap) {
-		size_t cap = f->fns_cap ? 2 * f->fns_cap : 256;
-		struct sym_fn *nv = realloc(f->fns, cap * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		f->fns = nv;
-		f->fns_cap = cap;
-	}
-	f->fns[f->nfns++] = (struct sym_fn){ low, high, die };
+	if (!(fn = ev_grow((void **)&f->fns, f->nfns, sizeof(*fn))))
+		return -1;
+	*fn = (struct sym_fn){ low, high, die };
+	f->nfns++;
 	return 0;
 }
 
@@ -685,21 +671,16 @@ static int lookup(struct sym_file *f, uint64_t pc, struct frame_line **out, size
 				goto oom;
 			k = outer;
 		}
-	} else {
-		GElf_Off off;
-		GElf_Sym sym;
-		const char *name = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
-
-		if ((name || file) && add_line(&v, &n, name, file, line, col) != 0)
-			goto oom;
 	}
-	/* DWARF named no function: the symbol table may */
-	if (n && !v[0].function) {
+	/* No DWARF function, or one without a name: the symbol table's */
+	if (!n || !v[0].function) {
 		GElf_Off off;
 		GElf_Sym sym;
 		const char *name = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
 
-		if (name && !(v[0].function = strdup(name)))
+		if (!n && (name || file) && add_line(&v, &n, NULL, file, line, col) != 0)
+			goto oom;
+		if (n && name && !(v[0].function = strdup(name)))
 			goto oom;
 	}
 	*out = v;
