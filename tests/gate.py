@@ -150,7 +150,8 @@ def main():
         html = lastwords(lw, ["gate", "--candidate", "model-v3", "--format", "html"] + matrix).stdout
         check('data-verdict="re-enable"' in html and html.count('data-holds="yes"') == 6 and
               "<script" not in html, "the page does not say re-enable")
-        check('<p class="scope">%s</p>' % sentence in html, "the page's scope is not %r" % sentence)
+        check('<p class="verdict" data-verdict="re-enable">%s</p>' % sentence in html,
+              "the page's verdict is not %r" % sentence)
         check_class_level_colours("gate page", html)
         check(not unzoned_times(html, "UTC"), "the gate page's times without a zone: %s" %
               unzoned_times(html, "UTC"))

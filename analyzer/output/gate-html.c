@@ -80,7 +80,8 @@ void gate_html(const cJSON *g, FILE *out)
 	      out);
 	html_colour_css(out);
 	fprintf(out, "%std.died,li.missing{color:var(--level-confirmed)}td.passed{color:var(--clean)}"
-		     "p.scope{font-size:1.05em;margin-top:-.4em}.note{color:var(--level-unconfirmed)}"
+		     "td.missing{color:var(--level-confirmed);font-weight:600}"
+		     ".note{color:var(--level-unconfirmed)}table.matrix th,td small{white-space:nowrap}"
 		     "th.mute{font-weight:400;font-style:italic}td small{color:var(--mute)}"
 		     "</style>\n</head>\n<body>\n<h1>lastwords gate: ",
 		html_style());
@@ -88,8 +89,7 @@ void gate_html(const cJSON *g, FILE *out)
 	fputs("</h1>\n<p class=\"verdict\" data-verdict=\"", out);
 	html_esc(out, json_get_string(g, "verdict"));
 	fputs("\">", out);
-	html_esc(out, json_get_string(g, "verdict"));
-	fputs("</p>\n<p class=\"scope\">", out);
+	/* The sentence begins with the verdict: it is the verdict's line. */
 	html_esc(out, json_get_string(sc, "sentence"));
 	fputs("</p>\n", out);
 	release(out, g, sc);
@@ -105,15 +105,20 @@ void gate_html(const cJSON *g, FILE *out)
 		cJSON_ArrayForEach(x, cJSON_GetObjectItem(g, "matrix")) {
 			const char *state = json_get_string(x, "state");
 
+			int req;
+
 			if (strcmp(json_get_string(x, "device"), cJSON_GetStringValue(d)) != 0)
 				continue;
-			fprintf(out, "<td class=\"%s\">", state);
+			req = required(sc, vocab_value(&vocab_scenarios, json_get_string(x, "scenario")));
+			/* A required cell never run is what covered misses: said. */
+			fprintf(out, "<td class=\"%s%s\">", state,
+				req && strcmp(state, "not_run") == 0 ? " missing" : "");
 			if (strcmp(state, "died") == 0)
 				html_esc_times(out, json_get_string(cJSON_GetObjectItem(x, "death"), "text"), NULL);
 			else
-				fputs(strcmp(state, "passed") == 0 ? "passed" : "&ndash;", out);
+				fputs(strcmp(state, "passed") == 0 ? "passed" : req ? "not run" : "&ndash;", out);
 			if (json_get_int(x, "other_runs"))
-				fprintf(out, " <small>(%lld of other app versions)</small>",
+				fprintf(out, "<br><small>+%lld of other versions</small>",
 					json_get_int(x, "other_runs"));
 			fputs("</td>", out);
 		}
