@@ -25,7 +25,8 @@ children (tests/gate-matrix.c, two devices, every scenario, app version 7):
   page) and changes nothing; when it is a device's only cold start,
   app_starts and covered fail; --app-version 7 is the same verdict,
   --app-version 99 (no input's) is not yet saying so, with every item that
-  needs the release's clean runs failing;
+  needs the release's clean runs failing; rings that record no app version
+  all count, the sentence saying the gate cannot tell builds apart;
 - --require: cold_start,first_load re-enables a matrix that runs only those
   (which without it fails covered, naming the six others per device);
   names are kept once, in order; an unknown name (named), an empty list or
@@ -329,6 +330,37 @@ def main():
                   (said is None or any(said in m for m in missing)),
                   "%s (%d receipts edited): exit %d, failing %r, missing %r" %
                   (what, edited, p.returncode, g and failing(g), missing))
+
+        # Rings that record no app version (the header's app_version 0):
+        # the gate cannot tell builds apart, every run counts, and the
+        # sentence says so; naming a version then finds none of it.
+        import struct
+        from helpers import crc32c
+        unversioned = os.path.join(tmp, "unversioned")
+        shutil.copytree(mdir, unversioned)
+        for dp, _, fs in os.walk(unversioned):
+            for f in fs:
+                if f.endswith(".lwr"):
+                    with open(os.path.join(dp, f), "r+b") as ring:
+                        data = bytearray(ring.read())
+                        struct.pack_into("<Q", data, 88, 0)  # lw_ring_header.app_version
+                        struct.pack_into("<I", data, 252, crc32c(bytes(data[0:252])))
+                        ring.seek(0)
+                        ring.write(data)
+        bundles = sorted(os.path.join(unversioned, d) for d in os.listdir(unversioned))
+        p, g = gate(lw, bundles)
+        want = ("re-enable for these 2 devices (%s) and 8 scenarios (no run records an app "
+                "version: the gate cannot tell builds apart); other devices untested"
+                % ", ".join(devices))
+        check(p.returncode == 0 and g and g["scope"]["app_version"] is None and
+              g["scope"]["app_version_from"] is None and g["scope"]["other_versions"] == [] and
+              g["scope"]["sentence"] == want,
+              "no app version recorded: exit %d, %r" % (p.returncode, g and g["scope"]))
+        p, g = gate(lw, bundles, ["--app-version", str(RELEASE)])
+        check(p.returncode == EXIT_NOT_YET and g and g["scope"]["sentence"] ==
+              "not yet: no run of app version %d in the inputs, only of runs recording no app "
+              "version" % RELEASE and g["scope"]["other_versions"][0]["app_version"] is None,
+              "no app version recorded, --app-version %d: %r" % (RELEASE, g and g["scope"]))
 
         # A manifest's unknown scenario, and a device model to escape.
         odd = os.path.join(tmp, "odd")
