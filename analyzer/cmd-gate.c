@@ -1,16 +1,19 @@
 /*
  * lastwords gate --candidate NAME|DIGEST [--stable NAME|DIGEST] [--history DB]
+ *                [--require SCENARIO,...] [--app-version N]
  *                [--format text|json|html] [--tz ZONE] [--tolerance MS]
  *                [--package NAME]... INPUT...
  *
  * Whether a quarantined candidate may come back (gate.h): each INPUT is one
  * bundle, one device running one scenario, reported on its own. Prints the
- * device matrix and the checklist, each item with the runs that prove it or
- * what is missing, and the verdict. Exit 0 for re-enable, 15 for not yet, 4
- * when an input could not be read (whatever the verdict). It changes
- * nothing on any device.
+ * release, the device matrix and the checklist, each item with the runs
+ * that prove it or what is missing, and the verdict with its scope. Exit 0
+ * for re-enable, 15 for not yet, 4 when an input could not be read
+ * (whatever the verdict). It changes nothing on any device.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +32,7 @@
 
 static const char usage[] =
 	"lastwords gate --candidate NAME|DIGEST [--stable NAME|DIGEST] [--history DB]\n"
+	"               [--require SCENARIO,...] [--app-version N]\n"
 	"               [--format text|json|html] [--tz ZONE] [--tolerance MS] [--package NAME]...\n"
 	"               [--symbols DIR]... [--mapping FILE] INPUT...";
 
@@ -36,6 +40,8 @@ static const struct command_option options[] = {
 	{ "--candidate NAME|DIGEST", "the quarantined candidate (required): a name, or its 16-digit digest" },
 	{ "--stable NAME|DIGEST", "the stable candidate (else the quarantine advice's, else a ring's)" },
 	{ "--history DB", "the candidate's earlier deaths from this history database too" },
+	{ "--require SCENARIO,...", "the scenarios every device must have run (default: all eight)" },
+	{ "--app-version N", "the release's app version (default: the newest the rings record)" },
 	{ "-f, --format text|json|html", "text (the default), JSON (schemas/gate.schema.json) or one HTML page" },
 	JOIN_OPTIONS_HELP,
 	{ "-h, --help", "this help" },
@@ -96,6 +102,35 @@ static int read_history(const char *db, uint64_t candidate, struct history_death
 	return 0;
 }
 
+/* --require LIST into req (each scenario once), *n set. Returns -1, or
+ * the usage error's exit status with the error printed. */
+static int require_arg(const char *list, int *req, size_t *n)
+{
+	char names[256], name[64];
+	const char *p = list;
+	size_t len, k;
+	int s;
+
+	*n = 0;
+	for (;;) {
+		len = strcspn(p, ",");
+		if (!len)
+			return usage_error(usage, "--require: an empty scenario name in '%s' (%s)", list,
+					   fmt_vocab_list(&vocab_scenarios, names, sizeof(names)));
+		snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1), p);
+		if (len >= sizeof(name) || (s = vocab_value(&vocab_scenarios, name)) <= 0)
+			return usage_error(usage, "--require: '%.*s' is not a scenario (%s)", (int)len, p,
+					   fmt_vocab_list(&vocab_scenarios, names, sizeof(names)));
+		for (k = 0; k < *n && req[k] != s; k++)
+			;
+		if (k == *n)
+			req[(*n)++] = s;
+		if (!p[len])
+			return -1;
+		p += len + 1;
+	}
+}
+
 static void text_list(FILE *out, const cJSON *arr, const char *label)
 {
 	const cJSON *x;
@@ -104,18 +139,67 @@ static void text_list(FILE *out, const cJSON *arr, const char *label)
 		fprintf(out, "      %s%s\n", label, fmt_text(cJSON_GetStringValue(x)));
 }
 
+/* A number of the gate's JSON as its decimal text: app versions are
+ * 64-bit, written exactly (json_u64()). */
+static const char *number_text(const cJSON *v)
+{
+	return cJSON_IsRaw(v) && v->valuestring ? v->valuestring : "?";
+}
+
+/* "note       b/x: 2 of its 2 runs are of app version 6, not this
+ * release's": an input's runs of other app versions. */
+static void input_versions(FILE *out, const cJSON *in, const char *release)
+{
+	long long other = json_get_int(in, "runs") - json_get_int(in, "release_runs");
+	const cJSON *v;
+	int k = 0;
+
+	fprintf(out, "note       %s: %lld of its %lld run%s %s of ", fmt_text(json_get_string(in, "path")),
+		other, json_get_int(in, "runs"), json_get_int(in, "runs") == 1 ? "" : "s",
+		other == 1 ? "is" : "are");
+	cJSON_ArrayForEach(v, cJSON_GetObjectItem(in, "app_versions")) {
+		const char *n = number_text(v);
+
+		if (strcmp(n, release) == 0)
+			continue;
+		if (strcmp(n, "0") != 0)
+			fprintf(out, "%sapp version %s", k++ ? ", " : "", n);
+		else
+			fprintf(out, "%sno recorded app version", k++ ? ", " : "");
+	}
+	fprintf(out, ", not this release's\n");
+}
+
 static void gate_text(const cJSON *g, FILE *out)
 {
 	const cJSON *x, *d;
 	const char *name = json_get_string(g, "candidate_name");
 	const char *stable = json_get_string(g, "stable_candidate");
 	const char *when = json_get_string(g, "quarantined_at");
+	const cJSON *sc = cJSON_GetObjectItem(g, "scope");
 
 	fprintf(out, "gate       %s%s%s%s: %s\n", json_get_string(g, "candidate"), name ? " (" : "",
 		name ? fmt_text(name) : "", name ? ")" : "", json_get_string(g, "verdict"));
 	fprintf(out, "stable     %s%s%s%s\n", stable ? stable : "unknown", stable ? " (from the " : "",
 		stable ? json_get_string(g, "stable_from") : "", stable ? ")" : "");
 	fprintf(out, "quarantine %s\n", when ? when : "no advice of it in the inputs");
+	if (json_get_string(sc, "app_version_from"))
+		fprintf(out, "release    app version %s (%s), %lld run%s\n",
+			number_text(cJSON_GetObjectItem(sc, "app_version")),
+			strcmp(json_get_string(sc, "app_version_from"), "option") == 0
+				? "--app-version"
+				: "the newest in the inputs",
+			json_get_int(sc, "release_runs"), json_get_int(sc, "release_runs") == 1 ? "" : "s");
+	else
+		fprintf(out, "release    unknown: no run records an app version, so every run counts\n");
+	if (json_get_string(sc, "other_versions_text"))
+		fprintf(out, "note       %s\n", fmt_text(json_get_string(sc, "other_versions_text")));
+	/* Each input mixed in from another build, by name (unless no run is
+	 * the release's: the verdict says that). */
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(g, "inputs"))
+		if (json_get_int(sc, "release_runs") &&
+		    json_get_int(x, "release_runs") < json_get_int(x, "runs"))
+			input_versions(out, x, number_text(cJSON_GetObjectItem(sc, "app_version")));
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(g, "inputs"))
 		if (json_get_string(x, "unknown_scenario"))
 			fprintf(out, "note       %s: the manifest's scenario '%s' is not one of the "
@@ -136,6 +220,10 @@ static void gate_text(const cJSON *g, FILE *out)
 			else if (json_get_int(x, "deaths"))
 				fprintf(out, " (after %lld earlier death%s)", json_get_int(x, "deaths"),
 					json_get_int(x, "deaths") == 1 ? "" : "s");
+			if (json_get_int(x, "other_runs"))
+				fprintf(out, " [%lld run%s of other app versions, not counted]",
+					json_get_int(x, "other_runs"),
+					json_get_int(x, "other_runs") == 1 ? "" : "s");
 			fputc('\n', out);
 		}
 	}
@@ -147,8 +235,9 @@ static void gate_text(const cJSON *g, FILE *out)
 		text_list(out, cJSON_GetObjectItem(x, "proof"), "");
 		text_list(out, cJSON_GetObjectItem(x, "missing"), "missing: ");
 	}
-	fprintf(out, "\nverdict    %s%s\n", json_get_string(g, "verdict"),
-		gate_reenable(g) ? "" : ": every item must hold (this changes nothing on any device)");
+	fprintf(out, "\nverdict    %s\n", fmt_text(json_get_string(sc, "sentence")));
+	if (!gate_reenable(g))
+		fprintf(out, "           every item must hold (this changes nothing on any device)\n");
 }
 
 int cmd_gate(int argc, char **argv)
@@ -157,6 +246,8 @@ int cmd_gate(int argc, char **argv)
 		{ "candidate", required_argument, NULL, 'c' },
 		{ "stable", required_argument, NULL, 's' },
 		{ "history", required_argument, NULL, 'H' },
+		{ "require", required_argument, NULL, 'R' },
+		{ "app-version", required_argument, NULL, 'A' },
 		{ "format", required_argument, NULL, 'f' },
 		JOIN_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
@@ -172,8 +263,9 @@ int cmd_gate(int argc, char **argv)
 	struct bundle *b = NULL;
 	struct report *r = NULL;
 	size_t n, i, built = 0, errors = 0;
-	int c, status, is_name;
+	int c, status, is_name, require[16];
 	cJSON *g = NULL;
+	char *end;
 
 	optind = 1;
 	opterr = 0;
@@ -194,6 +286,21 @@ int cmd_gate(int argc, char **argv)
 			break;
 		case 'H':
 			db = optarg;
+			break;
+		case 'R':
+			if ((status = require_arg(optarg, require, &go.nrequire)) >= 0)
+				return status;
+			go.require = require;
+			break;
+		case 'A':
+			/* 0 is the rings' "no app version": no release to name */
+			errno = 0;
+			go.app_version = strtoull(optarg, &end, 10);
+			if (!*optarg || strspn(optarg, "0123456789") != strlen(optarg) || *end ||
+			    errno == ERANGE || !go.app_version)
+				return usage_error(usage, "--app-version takes an app version (versionCode, "
+							  "1 or more), not '%s'",
+						   optarg);
 			break;
 		default:
 			if ((status = parse_join_option(c, optarg, usage, packages, &opt, argc, argv)) >= 0)

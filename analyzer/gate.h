@@ -3,14 +3,32 @@
  * come back, decided over a device matrix, the second seed's last step.
  * Each input is one bundle: one device running one scenario (the
  * manifest's "scenario", `pull --scenario`, else the rings' scenario
- * mark). The decision is the matrix (device model x scenario: passed,
- * died or not run) and a checklist of five items, each with the runs that
- * prove it or what is missing:
+ * mark).
+ *
+ * The release is one app version: gate_options.app_version
+ * (--app-version), else the newest app version a run of the inputs
+ * records (the ring header's app_version). A device farm's pulls of the
+ * build under test are the release's runs; a pull of an older build given
+ * by mistake, or old rings still on a device, are not: they prove nothing
+ * about this build. So the items that need clean runs (app_starts,
+ * stable_revertible, reverified, covered) count only the release's runs,
+ * and the decision says how many runs of which other versions it set
+ * aside. What speaks against a re-enable counts from every run: a load of
+ * the suspect after the quarantine (suspect_isolated), a stage left open
+ * (released), and each death of the suspect, of any version or from the
+ * history, which needs its re-verification by the release. When no run
+ * records an app version the gate cannot tell builds apart, and every run
+ * is the release's (the scope says so). Inputs with no run of the release
+ * are `not yet`, saying so.
+ *
+ * The decision is the matrix (device model x scenario: passed, died or not
+ * run, by the release's runs) and a checklist of six items, each with the
+ * runs that prove it or what is missing:
  *   1. app_starts: every device has a cold_start run whose main process
  *      ended clean;
  *   2. stable_revertible: the stable candidate has a receipt (when the
- *      inputs record receipts) and, on each device model, a clean run that
- *      completed an inference with it and no death with it;
+ *      release's runs record receipts) and, on each device model, a clean
+ *      run that completed an inference with it and no death with it;
  *   3. suspect_isolated: after the quarantine advice, no run loaded the
  *      suspect, except the re-verification runs (those of the device and
  *      scenario of one of its deaths);
@@ -19,9 +37,19 @@
  *   5. reverified: each death of the suspect, in the inputs or in the
  *      history (gate_options.deaths), has, later, on the same device model
  *      and in the same scenario, a clean run that loaded it and completed
- *      the stage it died in.
- * The verdict is "re-enable" only when all five hold, else "not yet". It
- * never switches or deletes anything: it is a report. Never prints.
+ *      the stage it died in;
+ *   6. covered: every required scenario (gate_options.require, else every
+ *      scenario of the vocabulary) has a run, clean or not, on every device;
+ *      each pair never run is named, by device.
+ * The devices are those of every input, of any version: a device the
+ * release never ran on is one it is untested on, and fails app_starts and
+ * covered.
+ * The verdict is "re-enable" only when all six hold, else "not yet"; its
+ * scope (the decision's "scope") states the release, the devices and the
+ * scenarios in one sentence: "re-enable for these 2 devices (Pixel 8,
+ * SM-S918B) and 8 scenarios of app version 7; other devices untested", or
+ * "not yet ...: " and what is missing. It never switches or deletes
+ * anything: it is a report. Never prints.
  */
 #ifndef LW_ANALYZER_GATE_H
 #define LW_ANALYZER_GATE_H
@@ -57,6 +85,9 @@ struct gate_options {
 	uint64_t stable;             /* --stable; 0: the quarantine advice's, or the rings' */
 	const struct gate_death *deaths; /* from the history; borrowed */
 	size_t ndeaths;
+	uint64_t app_version;        /* --app-version: the release; 0: the newest of the runs */
+	const int *require;          /* --require: enum lw_scenario values, each once; borrowed */
+	size_t nrequire;             /* 0: every scenario of the vocabulary */
 };
 
 /* The decision as JSON (schemas/gate.schema.json), to free with

@@ -13,14 +13,19 @@
  *   advised      that next run (no scenario): it serves model-v2;
  *   cold_start   the main process starts and closes, and the :inference
  *                process serves model-v2 with a receipt of its files;
- *   repeated_entry, cache_rebuild   model-v2, clean (cache_rebuild's
- *                manifest names no scenario: its scenario mark does);
+ *   repeated_entry, concurrent, background, memory_pressure,
+ *   candidate_fallback, cache_rebuild   model-v2, clean (cache_rebuild's
+ *                manifest names no scenario: its scenario mark does), so
+ *                that every scenario of the vocabulary ran on each device;
  *   reverify     first_load again with model-v3, which now completes
  *                delegate_prepare and an inference and closes.
- * Then the extras: on Pixel 8 a repeated_entry run that loads model-v3
- * (suspect-loaded) and a background run that leaves a session open
- * (unpaired); on SM-S918B a first_load run of model-v3 SIGKILLed again
- * (reverify-died).
+ * Every run is of app version 7 (the release). Then the extras: on Pixel 8
+ * a repeated_entry run that loads model-v3 (suspect-loaded) and a
+ * background run that leaves a session open (unpaired); on SM-S918B a
+ * first_load run of model-v3 SIGKILLed again (reverify-died), and two runs
+ * of the older app version 6: a cold start (cold_start-v6, as a stale pull
+ * or old rings on the device) and a clean first_load of model-v3
+ * (reverify-v6).
  */
 #include <signal.h>
 #include <sys/stat.h>
@@ -32,6 +37,8 @@
 
 #define PKG "com.example.gate"
 #define INFERENCE PKG ":inference"
+#define RELEASE 7
+#define OLDER 6
 
 static const char *out_dir;
 
@@ -64,14 +71,14 @@ static void stages(struct lw *lw, uint32_t session, int inferences)
 	}
 }
 
-static void child(const char *dir, enum script s, int scenario)
+static void child(const char *dir, enum script s, int scenario, uint64_t app_version)
 {
 	struct lw_config cfg = {
 		.dir = dir,
 		.process_name = s == MAIN_PROCESS ? PKG : INFERENCE,
 		.slot_count = 256,
 		.runs_kept = 16,
-		.app_version = 7,
+		.app_version = app_version,
 		.memory_budget_kb = 256 * 1024,
 	};
 	struct lw *lw;
@@ -117,8 +124,8 @@ static void child(const char *dir, enum script s, int scenario)
 
 /* Run script s in a child with the probe in dir (the device's), and copy
  * its ring into the bundle out_dir/group/name, which gets its manifest. */
-static void run(const char *dir, const char *device, const char *group, const char *name,
-		enum script s, int scenario, int with_main)
+static void run_version(const char *dir, const char *device, const char *group, const char *name,
+			enum script s, int scenario, int with_main, uint64_t app_version)
 {
 	char bundle[1024], cmd[3072], path[1200];
 	int status, k;
@@ -137,7 +144,7 @@ static void run(const char *dir, const char *device, const char *group, const ch
 		pid = fork();
 		T_ASSERT(pid >= 0, "fork");
 		if (pid == 0)
-			child(dir, what, scenario);
+			child(dir, what, scenario, app_version);
 		T_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
 		T_ASSERT(what == SUSPECT_DIES ? WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL
 					      : WIFEXITED(status) && WEXITSTATUS(status) == 0,
@@ -159,6 +166,13 @@ static void run(const char *dir, const char *device, const char *group, const ch
 	T_ASSERT(fclose(f) == 0, "%s", path);
 }
 
+/* A run of the release. */
+static void run(const char *dir, const char *device, const char *group, const char *name,
+		enum script s, int scenario, int with_main)
+{
+	run_version(dir, device, group, name, s, scenario, with_main, RELEASE);
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const devices[] = { "Pixel 8", "SM-S918B" };
@@ -177,12 +191,19 @@ int main(int argc, char **argv)
 		run(dirs[d], dev, "matrix", "advised", STABLE, 0, 0);
 		run(dirs[d], dev, "matrix", "cold_start", STABLE, LW_SCENARIO_COLD_START, 1);
 		run(dirs[d], dev, "matrix", "repeated_entry", STABLE, LW_SCENARIO_REPEATED_ENTRY, 0);
+		run(dirs[d], dev, "matrix", "concurrent", STABLE, LW_SCENARIO_CONCURRENT, 0);
+		run(dirs[d], dev, "matrix", "background", STABLE, LW_SCENARIO_BACKGROUND, 0);
+		run(dirs[d], dev, "matrix", "memory_pressure", STABLE, LW_SCENARIO_MEMORY_PRESSURE, 0);
+		run(dirs[d], dev, "matrix", "candidate_fallback", STABLE, LW_SCENARIO_CANDIDATE_FALLBACK, 0);
 		run(dirs[d], dev, "matrix", "cache_rebuild", STABLE_CACHE, LW_SCENARIO_CACHE_REBUILD, 0);
 		run(dirs[d], dev, "matrix", "reverify", SUSPECT_CLEAN, LW_SCENARIO_FIRST_LOAD, 0);
 	}
 	run(dirs[0], devices[0], "extra", "suspect-loaded", SUSPECT_CLEAN, LW_SCENARIO_REPEATED_ENTRY, 0);
 	run(dirs[0], devices[0], "extra", "unpaired", STABLE_UNPAIRED, LW_SCENARIO_BACKGROUND, 0);
 	run(dirs[1], devices[1], "extra", "reverify-died", SUSPECT_DIES, LW_SCENARIO_FIRST_LOAD, 0);
+	run_version(dirs[1], devices[1], "extra", "cold_start-v6", STABLE, LW_SCENARIO_COLD_START, 1, OLDER);
+	run_version(dirs[1], devices[1], "extra", "reverify-v6", SUSPECT_CLEAN, LW_SCENARIO_FIRST_LOAD, 0,
+		    OLDER);
 	for (d = 0; d < 2; d++) {
 		t_rmdir(dirs[d]);
 		free(dirs[d]);

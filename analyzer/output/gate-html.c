@@ -1,9 +1,10 @@
 /*
  * The gate's verdict as one self-contained HTML page (gate --format html),
  * written from the gate's JSON (gate_decide(), schemas/gate.schema.json):
- * the verdict, the device matrix (a row per device, a column per
- * scenario) and the checklist, each item with its proof and what is
- * missing. In the report page's style (html_style()); no script, nothing
+ * the verdict and the sentence of its scope, the release and the runs of
+ * other app versions set aside, the device matrix (a row per device, a
+ * column per scenario, those not required muted) and the checklist, each
+ * item with its proof and what is missing. In the report page's style (html_style()); no script, nothing
  * loaded, every text escaped. Writes only to the stream it is given.
  */
 #include "gate-html.h"
@@ -25,9 +26,53 @@ static void html_list(FILE *out, const cJSON *arr, const char *cls)
 	}
 }
 
+/* Whether scenario s is one the gate required (scope.required). */
+static int required(const cJSON *scope, int s)
+{
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(scope, "required"))
+		if (strcmp(cJSON_GetStringValue(x), vocab_name(&vocab_scenarios, s)) == 0)
+			return 1;
+	return 0;
+}
+
+/* The release, and each input of other app versions by name. */
+static void release(FILE *out, const cJSON *g, const cJSON *sc)
+{
+	const cJSON *v = cJSON_GetObjectItem(sc, "app_version"), *x;
+	const char *from = json_get_string(sc, "app_version_from");
+	int any = 0;
+
+	fputs("<p class=\"mute\">Release: ", out);
+	if (from)
+		fprintf(out, "app version %s (%s), %lld runs.", cJSON_IsRaw(v) ? v->valuestring : "?",
+			strcmp(from, "option") == 0 ? "--app-version" : "the newest in the inputs",
+			json_get_int(sc, "release_runs"));
+	else
+		fputs("unknown: no run records an app version, so every run counts.", out);
+	fputs("</p>\n", out);
+	if (!json_get_string(sc, "other_versions_text"))
+		return;
+	fputs("<p class=\"note\">", out);
+	html_esc(out, json_get_string(sc, "other_versions_text"));
+	fputs(".</p>\n", out);
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(g, "inputs")) {
+		if (json_get_int(x, "release_runs") == json_get_int(x, "runs"))
+			continue;
+		fputs(any++ ? "" : "<ul class=\"note\">\n", out);
+		fputs("<li>", out);
+		html_esc(out, json_get_string(x, "path"));
+		fprintf(out, ": %lld of its %lld runs of other app versions</li>\n",
+			json_get_int(x, "runs") - json_get_int(x, "release_runs"), json_get_int(x, "runs"));
+	}
+	if (any)
+		fputs("</ul>\n", out);
+}
+
 void gate_html(const cJSON *g, FILE *out)
 {
-	const cJSON *x, *d;
+	const cJSON *x, *d, *sc = cJSON_GetObjectItem(g, "scope");
 	int s;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -35,16 +80,23 @@ void gate_html(const cJSON *g, FILE *out)
 	      out);
 	html_colour_css(out);
 	fprintf(out, "%std.died,li.missing{color:var(--level-confirmed)}td.passed{color:var(--clean)}"
+		     "td.missing{color:var(--level-confirmed);font-weight:600}"
+		     ".note{color:var(--level-unconfirmed)}table.matrix th,td small{white-space:nowrap}"
+		     "th.mute{font-weight:400;font-style:italic}td small{color:var(--mute)}"
 		     "</style>\n</head>\n<body>\n<h1>lastwords gate: ",
 		html_style());
 	html_esc(out, json_get_string(g, "candidate"));
 	fputs("</h1>\n<p class=\"verdict\" data-verdict=\"", out);
 	html_esc(out, json_get_string(g, "verdict"));
 	fputs("\">", out);
-	html_esc(out, json_get_string(g, "verdict"));
-	fputs("</p>\n<h2>Device matrix</h2>\n<table class=\"matrix\">\n<tr><th>device</th>", out);
+	/* The sentence begins with the verdict: it is the verdict's line. */
+	html_esc(out, json_get_string(sc, "sentence"));
+	fputs("</p>\n", out);
+	release(out, g, sc);
+	fputs("<h2>Device matrix</h2>\n<table class=\"matrix\">\n<tr><th>device</th>", out);
 	for (s = 1; s < vocab_scenarios.count; s++)
-		fprintf(out, "<th>%s</th>", vocab_name(&vocab_scenarios, s));
+		fprintf(out, "<th%s>%s</th>", required(sc, s) ? "" : " class=\"mute\" title=\"not required\"",
+			vocab_name(&vocab_scenarios, s));
 	fputs("</tr>\n", out);
 	cJSON_ArrayForEach(d, cJSON_GetObjectItem(g, "devices")) {
 		fputs("<tr><th>", out);
@@ -53,13 +105,21 @@ void gate_html(const cJSON *g, FILE *out)
 		cJSON_ArrayForEach(x, cJSON_GetObjectItem(g, "matrix")) {
 			const char *state = json_get_string(x, "state");
 
+			int req;
+
 			if (strcmp(json_get_string(x, "device"), cJSON_GetStringValue(d)) != 0)
 				continue;
-			fprintf(out, "<td class=\"%s\">", state);
+			req = required(sc, vocab_value(&vocab_scenarios, json_get_string(x, "scenario")));
+			/* A required cell never run is what covered misses: said. */
+			fprintf(out, "<td class=\"%s%s\">", state,
+				req && strcmp(state, "not_run") == 0 ? " missing" : "");
 			if (strcmp(state, "died") == 0)
 				html_esc_times(out, json_get_string(cJSON_GetObjectItem(x, "death"), "text"), NULL);
 			else
-				fputs(strcmp(state, "passed") == 0 ? "passed" : "&ndash;", out);
+				fputs(strcmp(state, "passed") == 0 ? "passed" : req ? "not run" : "&ndash;", out);
+			if (json_get_int(x, "other_runs"))
+				fprintf(out, "<br><small>+%lld of other versions</small>",
+					json_get_int(x, "other_runs"));
 			fputs("</td>", out);
 		}
 		fputs("</tr>\n", out);
