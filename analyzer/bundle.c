@@ -377,8 +377,9 @@ static void manifest_identity(struct bundle *b, const cJSON *m)
 	char sdk[24] = "", *end = NULL;
 
 	zone_set(&b->zone, json_get_string(m, "timezone"), have_offset, off);
-	b->device_model[0] = b->android_version[0] = b->fingerprint[0] = '\0';
+	b->device_model[0] = b->manufacturer[0] = b->android_version[0] = b->fingerprint[0] = '\0';
 	copy_string(dev, "model", b->device_model, sizeof(b->device_model));
+	copy_string(dev, "manufacturer", b->manufacturer, sizeof(b->manufacturer));
 	copy_string(dev, "android_version", b->android_version, sizeof(b->android_version));
 	copy_string(dev, "fingerprint", b->fingerprint, sizeof(b->fingerprint));
 	b->sdk = 0;
@@ -1313,6 +1314,7 @@ int bundle_load(char *const *paths, size_t npaths, struct bundle *b)
 		zone_set(&b->bugreport_zone, info->zone, info->have_offset, info->offset_ms);
 		if (!b->nmanifests) {
 			snprintf(b->device_model, sizeof(b->device_model), "%s", info->model);
+			snprintf(b->manufacturer, sizeof(b->manufacturer), "%s", info->manufacturer);
 			snprintf(b->android_version, sizeof(b->android_version), "%s",
 				 info->release);
 			snprintf(b->fingerprint, sizeof(b->fingerprint), "%s", info->fingerprint);

@@ -96,6 +96,7 @@ struct bundle {
 	struct bundle_missing *missing; /* every manifest's, in order */
 	size_t nmissing;
 	char device_model[96];     /* empty when unknown */
+	char manufacturer[64];     /* ro.product.manufacturer, as device_model; empty when unknown */
 	/* The release-gate scenario the manifest names (`pull --scenario`),
 	 * as written (empty when none), and as an enum lw_scenario: 0 when
 	 * none, -1 for a name the vocabulary does not have. */

@@ -1,8 +1,10 @@
 /*
  * lastwords history --db FILE
- *                   [--by candidate|app_version|stage|class|device|process|ring|signature]
+ *                   [--by candidate|app_version|stage|class|process|ring|signature|MATRIX]
  *                   [--since DATE] [--format text|json|html]
  *
+ * MATRIX is one or more of device, sdk, delegate and runtime,
+ * comma-separated (--by device,delegate): the fleet's matrix.
  * Rates of each class and evidence level per group (--by signature: each
  * crash signature, its runs and app versions), and regressions: a
  * candidate or app version whose rate of confirmed low_memory or
@@ -35,12 +37,12 @@
 
 static const char usage[] =
 	"lastwords history --db FILE\n"
-	"                  [--by candidate|app_version|stage|class|device|process|ring|signature]\n"
+	"                  [--by candidate|app_version|stage|class|process|ring|signature|MATRIX]\n"
 	"                  [--since DATE] [--format text|json|html]";
 
 static const struct command_option options[] = {
 	{ "--db FILE", "the history database (required)" },
-	{ "--by GROUP", "candidate (the default), app_version, stage, class, device, process, ring, or signature (each crash signature: its runs, app versions, first and last seen)" },
+	{ "--by GROUP", "candidate (the default), app_version, stage, class, process, ring, signature (each crash signature: its runs, app versions, first and last seen), or the matrix: device, sdk, delegate, runtime, or a combination of them (device,delegate)" },
 	{ "--since DATE", "only runs started at or after this UTC date or time (2026-11-01)" },
 	{ "--format text|json|html", "text (the default), JSON (schemas/history.schema.json) or a page of charts" },
 	{ "-h, --help", "this help" },
@@ -55,9 +57,11 @@ const struct command_help history_help = {
 };
 
 /* The groupings of --by: rates per group (the statement "rates", grouped
- * by the view run_group's dimension of that name), or each crash
- * signature (the statement "signatures"). A grouping is one row here. */
-enum grouping_kind { GROUP_RATES, GROUP_SIGNATURES };
+ * by the view run_group's dimension of that name), each crash signature
+ * (the statement "signatures"), or the matrix's dimensions, alone or
+ * combined (the statement "matrix", history_matrix_dims()). A grouping
+ * is one row here. */
+enum grouping_kind { GROUP_RATES, GROUP_SIGNATURES, GROUP_MATRIX };
 
 static const struct grouping {
 	const char *name;
@@ -67,11 +71,16 @@ static const struct grouping {
 	{ "app_version", GROUP_RATES },
 	{ "stage", GROUP_RATES },
 	{ "class", GROUP_RATES },
-	{ "device", GROUP_RATES },
 	{ "process", GROUP_RATES },
 	{ "ring", GROUP_RATES },
 	{ "signature", GROUP_SIGNATURES },
+	{ "device", GROUP_MATRIX },
+	{ "sdk", GROUP_MATRIX },
+	{ "delegate", GROUP_MATRIX },
+	{ "runtime", GROUP_MATRIX },
 };
+/* A combination of the matrix's dimensions (device,delegate). */
+static const struct grouping combined = { "combination", GROUP_MATRIX };
 #define NGROUPINGS (sizeof(groupings) / sizeof(groupings[0]))
 
 /* "candidate, app_version, ... or signature", for the usage error. */
@@ -114,14 +123,23 @@ static int normalize_since(const char *in, char *out, size_t size)
 	return 0;
 }
 
-static void group_json(struct json *j, cJSON *groups, const struct history_group *g)
+static void group_json(struct json *j, cJSON *groups, const struct history_rates *f,
+		       const struct history_group *g)
 {
-	cJSON *o = json_object(j, groups, NULL), *classes;
+	cJSON *o = json_object(j, groups, NULL), *classes, *keys;
+	size_t k;
 	int c, l;
 
 	json_text(j, o, "group", g->name);
+	if (f->ndims) {
+		keys = json_object(j, o, "keys");
+		for (k = 0; k < f->ndims; k++)
+			json_text(j, keys, history_dim_name(f->dims[k]), g->key[f->dims[k]]);
+	}
 	json_number(j, o, "runs", (double)g->runs);
 	json_number(j, o, "died", (double)g->died);
+	json_number(j, o, "died_rate", history_rate(g->died, g->runs));
+	history_interval_json(j, o, "died_interval", stats_wilson(g->died, g->runs));
 	json_text(j, o, "first_seen", g->first_seen);
 	classes = json_object(j, o, "classes");
 	for (c = 1; c < HISTORY_NCLASSES; c++) {
@@ -129,6 +147,7 @@ static void group_json(struct json *j, cJSON *groups, const struct history_group
 
 		json_number(j, x, "total", (double)g->n[c][0]);
 		json_number(j, x, "rate", history_rate(g->n[c][0], g->runs));
+		history_interval_json(j, x, "interval", stats_wilson(g->n[c][0], g->runs));
 		for (l = 1; l < HISTORY_NLEVELS; l++)
 			json_number(j, x, vocab_name(&vocab_evidence_levels, l), (double)g->n[c][l]);
 	}
@@ -148,7 +167,7 @@ static int print_json(const char *by, const char *since, const struct history_ra
 	json_number(&j, o, "bundles", (double)f->bundles);
 	a = json_array(&j, o, "groups");
 	for (i = 0; !signatures && i < f->ngroups; i++)
-		group_json(&j, a, &f->groups[i]);
+		group_json(&j, a, f, &f->groups[i]);
 	/* References: the caller frees them. */
 	if (signatures)
 		json_item(&j, o, "signatures", cJSON_CreateArrayReference(signatures->child));
@@ -171,7 +190,8 @@ int cmd_history(int argc, char **argv)
 	struct history_rates f = { 0 };
 	cJSON *regressions = NULL, *trends = NULL, *signatures = NULL, *new_crashes = NULL;
 	const struct grouping *g = &groupings[0];
-	char since_buf[32], err[512], names[160];
+	char since_buf[32], err[512], names[200];
+	enum history_dim dims[HISTORY_NDIMS];
 	struct history h;
 	size_t i;
 	int c, status = LW_EXIT_OK;
@@ -188,11 +208,19 @@ int cmd_history(int argc, char **argv)
 			for (i = 0; i < NGROUPINGS; i++)
 				if (strcmp(by, groupings[i].name) == 0)
 					break;
-			if (i == NGROUPINGS) {
-				grouping_names(names, sizeof(names));
-				return usage_error(usage, "--by is %s, not '%s'", names, by);
+			if (i < NGROUPINGS) {
+				g = &groupings[i];
+				break;
 			}
-			g = &groupings[i];
+			if ((c = history_matrix_dims(by, dims, err, sizeof(err))) < 0)
+				return usage_error(usage, "%s", err);
+			if (c == 0) {
+				grouping_names(names, sizeof(names));
+				return usage_error(usage, "--by is %s, or a combination of device, sdk, "
+							  "delegate and runtime, not '%s'",
+						   names, by);
+			}
+			g = &combined;
 			break;
 		case 's':
 			if (normalize_since(optarg, since_buf, sizeof(since_buf)) != 0)

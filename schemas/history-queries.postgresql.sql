@@ -25,7 +25,16 @@ WITH r AS (
 		WHEN 'stage'       THEN CASE WHEN ring = 'none' THEN 'unknown'
 					     ELSE coalesce(open_stage, 'none') END
 		WHEN 'class'       THEN coalesce(class, 'clean')
-		WHEN 'device'      THEN coalesce(device_model, 'unknown')
+		-- The matrix's dimensions alone, as the view run_matrix of
+		-- history.sql names their groups (no combination here).
+		WHEN 'device'      THEN CASE WHEN device_model IS NULL THEN 'unknown'
+					     WHEN manufacturer IS NULL THEN device_model
+					     ELSE manufacturer || ' ' || device_model END
+		WHEN 'sdk'         THEN coalesce(CAST(sdk AS text), 'unknown')
+		WHEN 'delegate'    THEN CASE WHEN delegates IS NULL THEN 'unknown'
+					     WHEN delegates = '' THEN 'unmarked' ELSE delegates END
+		WHEN 'runtime'     THEN CASE WHEN runtime_version IS NOT NULL THEN CAST(runtime_version AS text)
+					     WHEN delegates IS NULL THEN 'unknown' ELSE 'unmarked' END
 		WHEN 'process'     THEN process
 		WHEN 'ring'        THEN ring
 		END AS grp,
@@ -48,6 +57,7 @@ SELECT g.grp, g.runs, g.died,
        c.class, c.evidence_level, c.n
 FROM g JOIN c USING (grp)
 ORDER BY CASE :'by' WHEN 'app_version' THEN g.version END NULLS FIRST,
+	 CASE WHEN :'by' = 'sdk' AND g.grp != 'unknown' THEN CAST(g.grp AS integer) END NULLS LAST,
 	 CASE :'by' WHEN 'candidate' THEN g.first_seen END NULLS FIRST,
 	 g.grp COLLATE "C", c.class COLLATE "C" NULLS FIRST, c.evidence_level COLLATE "C" NULLS FIRST;
 

@@ -9,8 +9,9 @@
 --                                                  -- the shell computes 2026-11-01
 --   sqlite> (paste a statement)
 --
--- Parameters: :by is candidate, app_version, stage, class, device,
--- process or ring; :since is a UTC date or time in ISO 8601 ('2026-11-01',
+-- Parameters: :by is candidate, app_version, stage, class, process or
+-- ring ("rates"), or device, sdk, delegate, runtime or a comma-separated
+-- combination of those four ("matrix"); :since is a UTC date or time in ISO 8601 ('2026-11-01',
 -- '2026-11-01T12:00'), or NULL for all runs. A run's time is its start, or
 -- for a ring-less run (ring 'none') its death: runs without either (seed
 -- runs) are left out when :since is set.
@@ -19,8 +20,9 @@
 -- run ended ('none' when no stage was open; 'unknown' for a ring-less run,
 -- whose stages nobody knows). An app version of 0, which nothing gave, is
 -- the group 'unknown'.
--- "totals", "rates" and "regressions" count from the views group_count and
--- version_count of schemas/history.sql (version 9): whole days from the
+-- "totals", "rates", "matrix" and "regressions" count from the views
+-- group_count, matrix_count and version_count of schemas/history.sql
+-- (versions 9 and 11): whole days from the
 -- tallies, and of the day that :since cuts, its runs one by one. Run
 -- "count-from-runs" first in the same connection and they count from run
 -- alone, as a warehouse without the tallies would, with the same figures.
@@ -54,6 +56,44 @@ FROM g JOIN c USING (grp)
 ORDER BY CASE :by WHEN 'app_version' THEN CAST(g.grp AS INTEGER) END,
 	 CASE :by WHEN 'candidate' THEN g.first_seen END,
 	 g.grp, c.class, c.evidence_level;
+
+-- name: matrix
+-- `history --by device|sdk|delegate|runtime` and their combinations: :by
+-- names one or more of the four, comma-separated ('device,delegate'). One
+-- row per cell of those (the others '' on every row), class and evidence
+-- level, as in "rates": runs and died repeat on each row of a cell; the
+-- row whose class is NULL counts the cell's runs without a verdict. Cells
+-- come by device, SDK level (by number), delegate and runtime; lastwords
+-- lays them out in the order --by names them. A cell's groups are those
+-- of the view run_matrix (schemas/history.sql, version 11).
+WITH t AS (
+	-- As in "rates", from matrix_count.
+	SELECT device, sdk, delegate, runtime, class AS cls, evidence_level AS lvl, runs, seen
+	FROM matrix_count
+	WHERE tallied AND day >= coalesce(:since, '')
+	UNION ALL
+	SELECT device, sdk, delegate, runtime, class, evidence_level, runs, seen FROM matrix_count
+	WHERE NOT tallied AND seen >= :since AND seen < substr(:since, 1, 10) || 'U' AND day < :since
+), k AS (
+	SELECT CASE WHEN instr(',' || :by || ',', ',device,') THEN device ELSE '' END AS device,
+	       CASE WHEN instr(',' || :by || ',', ',sdk,') THEN sdk ELSE '' END AS sdk,
+	       CASE WHEN instr(',' || :by || ',', ',delegate,') THEN delegate ELSE '' END AS delegate,
+	       CASE WHEN instr(',' || :by || ',', ',runtime,') THEN runtime ELSE '' END AS runtime,
+	       cls, lvl, runs, seen
+	FROM t
+), c AS (
+	SELECT device, sdk, delegate, runtime, nullif(cls, '') AS class,
+	       nullif(lvl, '') AS evidence_level, sum(runs) AS n, min(seen) AS first_seen
+	FROM k GROUP BY device, sdk, delegate, runtime, cls, lvl
+), g AS (
+	SELECT device, sdk, delegate, runtime, sum(n) AS runs,
+	       coalesce(sum(n) FILTER (WHERE class IS NOT NULL), 0) AS died, min(first_seen) AS first_seen
+	FROM c GROUP BY device, sdk, delegate, runtime
+)
+SELECT g.device, g.sdk, g.delegate, g.runtime, g.runs, g.died, g.first_seen, c.class,
+       c.evidence_level, c.n
+FROM g JOIN c USING (device, sdk, delegate, runtime)
+ORDER BY g.device, CAST(g.sdk AS INTEGER), g.sdk, g.delegate, g.runtime, c.class, c.evidence_level;
 
 -- name: regressions
 -- Within each package: candidates in order of first appearance, app
@@ -205,7 +245,13 @@ SELECT bundle.digest AS bundle,
 		WHERE run_id = run.id AND kind = 'missing' ORDER BY seq)) AS "missing[]",
        (SELECT json_group_array(text) FROM (SELECT text FROM run_line
 		WHERE run_id = run.id AND kind = 'action' ORDER BY seq)) AS "actions[]",
-       run.crash_signature AS crash_signature
+       run.crash_signature AS crash_signature,
+       bundle.manufacturer AS manufacturer,
+       bundle.sdk AS sdk,
+       run.delegates AS delegates,
+       run.runtime_version AS runtime_version,
+       run.resident_models AS resident_models,
+       CASE WHEN run.peak_kb = 0 THEN NULL ELSE run.peak_stage END AS peak_stage
 FROM run JOIN bundle ON bundle.id = run.bundle_id
 ORDER BY coalesce(run.start_time, run.end_time), run.run_key;
 
@@ -275,7 +321,7 @@ ORDER BY coalesce(run.start_time, run.end_time), run.run_key;
 
 -- name: count-from-runs
 -- Not a query: run it first (sqlite3's .read, or executescript), and
--- "totals", "rates" and "regressions" in the same connection count from run
+-- "totals", "rates", "matrix" and "regressions" in the same connection count from run
 -- alone rather than from the tallies. Each run is then a tally of its own
 -- whose day is its time, which :since compares exactly. The temporary views
 -- hide the database's own for that connection and change nothing in the
@@ -285,6 +331,10 @@ CREATE TEMP VIEW group_count AS
 SELECT dimension, grp, coalesce(seen, '') AS day, seen, class, evidence_level, 1 AS runs,
        1 AS tallied
 FROM run_group;
+CREATE TEMP VIEW matrix_count AS
+SELECT device, sdk, delegate, runtime, coalesce(seen, '') AS day, seen, class, evidence_level,
+       1 AS runs, 1 AS tallied
+FROM run_matrix;
 CREATE TEMP VIEW version_count AS
 SELECT package, coalesce(candidate, '') AS candidate, app_version,
        coalesce(start_time, end_time, '') AS day, coalesce(start_time, end_time) AS seen,

@@ -394,3 +394,139 @@ ALTER TABLE run ADD COLUMN crash_signature TEXT;
 ALTER TABLE run ADD COLUMN crash_signed_frames TEXT;
 CREATE INDEX run_signature ON run(package, crash_signature, app_version)
 	WHERE crash_signature IS NOT NULL;
+
+-- version 11
+-- The fleet's dimensions: what a team asks of many devices ("which
+-- device, delegate or runtime combination dies?"). Each bundle's device
+-- maker and SDK level, each run's delegates, runtime version and the
+-- models resident at its end (report.schema.json's delegates,
+-- runtime_version and resident_candidates). Old rows hold NULL: nobody
+-- knows them (the history keeps no ring to read them from).
+ALTER TABLE bundle ADD COLUMN manufacturer TEXT;   -- ro.product.manufacturer (manifest, bug report)
+ALTER TABLE bundle ADD COLUMN sdk INTEGER;         -- the SDK level the verdicts used (--sdk, the
+						   -- manifest, a bug report, the app's exit-info JSON)
+ALTER TABLE run ADD COLUMN delegates TEXT;         -- the delegates its delegate and fallback marks
+						   -- name, joined by '+' in the vocabulary's order
+						   -- ("xnnpack+gpu"); '' when it marks none; NULL
+						   -- for a ring-less run: exactly when nobody knows
+ALTER TABLE run ADD COLUMN runtime_version INTEGER; -- its last runtime_version mark's value
+ALTER TABLE run ADD COLUMN resident_models INTEGER; -- models resident at its end (at death, for a
+						    -- run that died); NULL for a ring-less run
+
+-- The matrix of `history --by device|sdk|delegate|runtime` and their
+-- combinations (--by device,delegate): each run's four groups. A device
+-- is its maker and model ("Google Pixel 8"), or the model alone; what
+-- nobody knows is 'unknown' (a bundle without a manifest or bug report, a
+-- ring-less run, a run an older lastwords stored), and a ring that marks
+-- no delegate or runtime version is 'unmarked': the app did not say.
+CREATE VIEW run_matrix AS
+SELECT run.id AS run_id,
+       CASE WHEN bundle.device_model IS NULL THEN 'unknown'
+	    WHEN bundle.manufacturer IS NULL THEN bundle.device_model
+	    ELSE bundle.manufacturer || ' ' || bundle.device_model END AS device,
+       coalesce(CAST(bundle.sdk AS TEXT), 'unknown') AS sdk,
+       CASE WHEN run.delegates IS NULL THEN 'unknown' WHEN run.delegates = '' THEN 'unmarked'
+	    ELSE run.delegates END AS delegate,
+       CASE WHEN run.runtime_version IS NOT NULL THEN CAST(run.runtime_version AS TEXT)
+	    WHEN run.delegates IS NULL THEN 'unknown' ELSE 'unmarked' END AS runtime,
+       coalesce(run.start_time, run.end_time) AS seen,
+       coalesce(run.class, '') AS class, coalesce(run.evidence_level, '') AS evidence_level
+FROM run JOIN bundle ON bundle.id = run.bundle_id;
+
+-- One tally for the whole matrix, as run_tally is for the other
+-- groupings: how many runs each cell of the four has per day, class and
+-- evidence level. Any combination of the four sums its rows (a few
+-- thousand for a fleet of devices over months), so that no combination
+-- needs a tally of its own. The device moves here from run_tally.
+CREATE TABLE matrix_tally (
+	device         TEXT NOT NULL,
+	sdk            TEXT NOT NULL,
+	delegate       TEXT NOT NULL,
+	runtime        TEXT NOT NULL,
+	day            TEXT NOT NULL,
+	class          TEXT NOT NULL,
+	evidence_level TEXT NOT NULL,
+	runs           INTEGER NOT NULL,
+	first_seen     TEXT,
+	PRIMARY KEY (device, sdk, delegate, runtime, day, class, evidence_level)
+) WITHOUT ROWID;
+
+CREATE TRIGGER run_matrix_add AFTER INSERT ON run BEGIN
+	INSERT INTO matrix_tally (device, sdk, delegate, runtime, day, class, evidence_level, runs,
+				  first_seen)
+	SELECT device, sdk, delegate, runtime, coalesce(substr(seen, 1, 10), ''), class,
+	       evidence_level, 1, seen
+	FROM run_matrix WHERE run_id = NEW.id
+	ON CONFLICT DO UPDATE SET runs = runs + 1, first_seen = min(first_seen, excluded.first_seen);
+END;
+
+CREATE TRIGGER run_matrix_drop BEFORE DELETE ON run BEGIN
+	UPDATE matrix_tally SET runs = runs - 1, first_seen =
+		CASE WHEN day = '' OR first_seen != coalesce(OLD.start_time, OLD.end_time)
+		THEN first_seen
+		ELSE (SELECT min(o.seen) FROM run_matrix o
+		      WHERE o.seen >= matrix_tally.day AND o.seen < matrix_tally.day || 'U'
+			AND o.device = matrix_tally.device AND o.sdk = matrix_tally.sdk
+			AND o.delegate = matrix_tally.delegate AND o.runtime = matrix_tally.runtime
+			AND o.class = matrix_tally.class AND o.evidence_level = matrix_tally.evidence_level
+			AND o.run_id != OLD.id) END
+	WHERE (device, sdk, delegate, runtime, day, class, evidence_level) IN (
+		SELECT device, sdk, delegate, runtime, coalesce(substr(seen, 1, 10), ''), class,
+		       evidence_level
+		FROM run_matrix WHERE run_id = OLD.id);
+	DELETE FROM matrix_tally WHERE runs = 0
+	  AND (device, sdk, delegate, runtime, day, class, evidence_level) IN (
+		SELECT device, sdk, delegate, runtime, coalesce(substr(seen, 1, 10), ''), class,
+		       evidence_level
+		FROM run_matrix WHERE run_id = OLD.id);
+END;
+
+DROP TRIGGER run_tally_fixed;
+CREATE TRIGGER run_tally_fixed BEFORE UPDATE OF bundle_id, package, process, start_time, end_time,
+	app_version, candidate, open_stage, class, evidence_level, ring, delegates, runtime_version
+	ON run BEGIN
+	SELECT RAISE(ABORT, 'the tallies count this run: delete it and insert it again');
+END;
+DROP TRIGGER bundle_device_fixed;
+CREATE TRIGGER bundle_device_fixed BEFORE UPDATE OF device_model, manufacturer, sdk ON bundle BEGIN
+	SELECT RAISE(ABORT, 'the tallies count this bundle''s runs by device');
+END;
+
+DROP VIEW run_group;
+CREATE VIEW run_group AS
+SELECT run.id AS run_id, d.dimension,
+       CASE d.dimension
+	WHEN 'candidate'   THEN coalesce(run.candidate, 'none')
+	WHEN 'app_version' THEN CASE WHEN run.app_version = 0 THEN 'unknown'
+				     ELSE CAST(run.app_version AS TEXT) END
+	WHEN 'stage'       THEN CASE WHEN run.ring = 'none' THEN 'unknown'
+				     ELSE coalesce(run.open_stage, 'none') END
+	WHEN 'class'       THEN coalesce(run.class, 'clean')
+	WHEN 'process'     THEN run.process
+	WHEN 'ring'        THEN run.ring
+	WHEN 'bundle'      THEN CAST(run.bundle_id AS TEXT)
+	END AS grp,
+       coalesce(run.start_time, run.end_time) AS seen,
+       coalesce(run.class, '') AS class, coalesce(run.evidence_level, '') AS evidence_level
+FROM run
+CROSS JOIN (SELECT 'candidate' AS dimension UNION ALL SELECT 'app_version' UNION ALL
+	    SELECT 'stage' UNION ALL SELECT 'class' UNION ALL SELECT 'process' UNION ALL
+	    SELECT 'ring' UNION ALL SELECT 'bundle') AS d;
+DELETE FROM run_tally WHERE dimension = 'device';
+
+-- As group_count (version 9), for the matrix.
+CREATE VIEW matrix_count AS
+SELECT device, sdk, delegate, runtime, day, first_seen AS seen, class, evidence_level, runs,
+       1 AS tallied
+FROM matrix_tally
+UNION ALL
+SELECT device, sdk, delegate, runtime, coalesce(substr(seen, 1, 10), ''), seen, class,
+       evidence_level, 1, 0
+FROM run_matrix;
+
+-- A database of an earlier version: its runs into the matrix.
+INSERT INTO matrix_tally (device, sdk, delegate, runtime, day, class, evidence_level, runs,
+			  first_seen)
+SELECT device, sdk, delegate, runtime, coalesce(substr(seen, 1, 10), ''), class, evidence_level,
+       count(*), min(seen)
+FROM run_matrix GROUP BY 1, 2, 3, 4, 5, 6, 7;

@@ -32,7 +32,13 @@ CREATE TABLE IF NOT EXISTS lastwords_verdicts
     evidence         Array(String),
     missing          Array(String),
     actions          Array(String),
-    crash_signature  Nullable(String)
+    crash_signature  Nullable(String),
+    manufacturer     Nullable(String),
+    sdk              Nullable(UInt16),
+    delegates        Nullable(String),
+    runtime_version  Nullable(UInt64),
+    resident_models  Nullable(UInt32),
+    peak_stage       LowCardinality(Nullable(String))
 )
 ENGINE = MergeTree
 ORDER BY (package, run_id);

@@ -39,6 +39,12 @@ CREATE TABLE IF NOT EXISTS lastwords_verdicts (
     evidence         text[] NOT NULL,
     missing          text[] NOT NULL,
     actions          text[] NOT NULL,
-    crash_signature  text
+    crash_signature  text,
+    manufacturer     text,
+    sdk              bigint,
+    delegates        text,
+    runtime_version  bigint,
+    resident_models  bigint,
+    peak_stage       text
 );
 CREATE TEMPORARY TABLE lastwords_ndjson (doc jsonb NOT NULL);

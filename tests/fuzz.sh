@@ -92,7 +92,7 @@ modules=""
 for f in "$src"/analyzer/*.c "$src"/analyzer/evidence/*.c "$src"/analyzer/seed/*.c \
 	"$src"/analyzer/runs/*.c "$src"/analyzer/output/*.c "$src"/analyzer/symbols/*.c; do
 	case $(basename "$f") in
-	main.c | cmd-*.c | history-html.c) ;;
+	main.c | cmd-*.c | history-html.c | history-text.c) ;;
 	*) modules="$modules $f" ;;
 	esac
 done

@@ -45,6 +45,7 @@ FIXTURES = "fixtures/history"
 QUERIES = "schemas/history-queries.sql"
 CLASSES = ["low_memory", "anr", "native_crash", "java_crash", "system_reclaim", "unknown"]
 LEVELS = ["confirmed", "supported", "unconfirmed"]
+MATRIX = ("device", "sdk", "delegate", "runtime")
 REG_KEYS = ("dimension", "package", "group", "previous", "class", "count", "runs",
             "previous_count", "previous_runs")
 
@@ -133,6 +134,10 @@ def compare_regressions(where, got, want):
             if not isinstance(r.get(rate), (int, float)) or abs(r[rate] - want_rate) > 1e-9:
                 fail(where, "regression %s: %s %r, expected %s/%s" % (
                     show_reg(regression_key(r)), rate, r.get(rate), r.get(n), r.get(of)))
+        small = min(r.get("runs", 0), r.get("previous_runs", 0)) < 10 or r.get("count", 0) < 3
+        if small and (r.get("judgement") != "not_enough_runs" or r.get("significant") is not False):
+            fail(where, "regression %s: judgement %r, significant %r with too few runs to tell"
+                 % (show_reg(regression_key(r)), r.get("judgement"), r.get("significant")))
         if r.get("evidence_level") != "confirmed":
             fail(where, "regression %s: evidence_level %r, expected 'confirmed'"
                  % (show_reg(regression_key(r)), r.get("evidence_level")))
@@ -172,14 +177,19 @@ def check_text(where, text, case, by, with_regressions):
     if not lines or lines[0] != head:
         fail(where, "first line %r, expected %r" % (lines[0] if lines else "", head))
     # Group blocks, in order: "BY NAME: N runs, M died" then class lines.
-    blocks, cur = [], None
+    blocks, cur, table = [], None, None
     regs_at = len(lines)
     for i, line in enumerate(lines[1:], 1):
         if line.startswith("regressions"):
             regs_at = i
             break
-        m = re.match(r"^%s (.*): (\d+) runs?, (\d+) died$" % re.escape(by), line)
+        m = re.match(r"^%s (.*): (\d+) runs?, (\d+) died \(([\d.]+)%%, 95%% ([\d.]+)-([\d.]+)%%\)$"
+                     % re.escape(by), line)
         if m:
+            if m.group(4) != "%.1f" % (100.0 * int(m.group(3)) / int(m.group(2))):
+                fail(where, "%r: the death rate is not died / runs" % line)
+            if not float(m.group(5)) <= float(m.group(4)) <= float(m.group(6)):
+                fail(where, "%r: the rate is outside its interval" % line)
             cur = {"group": m.group(1), "runs": int(m.group(2)), "died": int(m.group(3)), "counts": {}}
             blocks.append(cur)
             continue
@@ -192,10 +202,18 @@ def check_text(where, text, case, by, with_regressions):
             pct = 100.0 * int(m.group(2)) / cur["runs"]
             if m.group(3) != "%.1f" % pct:
                 fail(where, "%r: %s%%, expected %.1f%%" % (line, m.group(3), pct))
+        elif by in MATRIX and cur is None and re.match(r"^%s +runs +died +rate +95%% interval$" % by, line):
+            table = []
+        elif by in MATRIX and cur is None and re.match(r"^(.*?) +(\d+) +(\d+) +[\d.]+%  [\d.]+-[\d.]+%$", line):
+            m = re.match(r"^(.*?) +(\d+) +(\d+) +[\d.]+%  [\d.]+-[\d.]+%$", line)
+            table.append({"group": m.group(1), "runs": int(m.group(2)), "died": int(m.group(3))})
         elif line.strip():
             fail(where, "unexpected line %r" % line)
     want = [{"group": g["group"], "runs": g["runs"], "died": g["died"], "counts": g["counts"]}
             for g in case["groupings"][by]]
+    # The matrix's table, before its cells' blocks: the same cells.
+    if by in MATRIX and table != [{k: g[k] for k in ("group", "runs", "died")} for g in want]:
+        fail(where, "the matrix's table differs: %s" % json.dumps(table))
     if blocks != want:
         fail(where, "the text's groups differ:\n      got      %s\n      expected %s"
              % (json.dumps(blocks), json.dumps(want)))
@@ -207,18 +225,21 @@ def check_text(where, text, case, by, with_regressions):
     regs = [line for line in lines[regs_at + 1:ends[0] if ends else len(lines)] if line.strip()]
     if not with_regressions:
         return
+    # Every rise of these fixtures has fewer than 10 runs on a side:
+    # none is a regression, each is "not enough runs to tell".
+    if regs_at == len(lines) or not lines[regs_at].startswith("regressions: none"):
+        fail(where, "no 'regressions: none' line")
     if not case["regressions"]:
-        if regs_at == len(lines) or not lines[regs_at].startswith("regressions: none"):
-            fail(where, "no 'regressions: none' line")
         return
+    if "rises that are not regressions (too few runs, or within chance):" not in regs:
+        fail(where, "no section of the rises that are not regressions")
+    regs = [line for line in regs if line.startswith("  ")]
     for r in case["regressions"]:
-        want_text = ("%s %s %s: confirmed %s in %d of %d runs (%.1f%%), up from %d of %d (%.1f%%) "
-                     "with %s %s" % (r["package"], r["dimension"], r["group"], r["class"], r["count"],
-                                     r["runs"], 100.0 * r["count"] / r["runs"], r["previous_count"],
-                                     r["previous_runs"],
-                                     100.0 * r["previous_count"] / r["previous_runs"],
-                                     r["dimension"], r["previous"]))
-        want_text += "; in " + ", ".join("%s %d" % kv for kv in r["stages"].items())
+        want_text = ("%s %s %s: not enough runs to tell: confirmed %s in %d of %d vs %d of %d "
+                     "with %s %s (a regression needs 10 runs on each side and 3 deaths in the "
+                     "newer)" % (r["package"], r["dimension"], r["group"], r["class"], r["count"],
+                                 r["runs"], r["previous_count"], r["previous_runs"],
+                                 r["dimension"], r["previous"]))
         if not any(line.strip() == want_text for line in regs):
             fail(where, "no line says %r" % want_text)
     if len(regs) != len(case["regressions"]):
@@ -299,13 +320,16 @@ def check_shell(where, sqlite3, db, queries, case, by, out):
     if [(r["runs"], r["bundles"]) for r in rows] != [(out["runs"], out["bundles"])]:
         fail(where, "totals in the shell %s, lastwords %d runs in %d bundles"
              % (rows, out["runs"], out["bundles"]))
-    rows, err = shell(sqlite3, db, queries, "rates", by, since)
+    # The matrix's dimensions (device) are the statement "matrix"'s.
+    matrix = by in MATRIX
+    rows, err = shell(sqlite3, db, queries, "matrix" if matrix else "rates", by, since)
     if err:
         return fail(where, err)
     groups = []
     for r in rows:
-        if not groups or groups[-1]["group"] != r["grp"]:
-            groups.append({"group": r["grp"], "runs": r["runs"], "died": r["died"],
+        grp = r[by] if matrix else r["grp"]
+        if not groups or groups[-1]["group"] != grp:
+            groups.append({"group": grp, "runs": r["runs"], "died": r["died"],
                            "first_seen": r["first_seen"], "counts": {}})
         if r["class"] is not None:
             groups[-1]["counts"].setdefault(r["class"], {})[r["evidence_level"]] = r["n"]

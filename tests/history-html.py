@@ -161,7 +161,7 @@ def figures(lw, db, page):
                 continue
             c = charts[0]
             want = {(cls, lvl): n for cls, x in g["classes"].items()
-                    for lvl, n in x.items() if lvl not in ("total", "rate") and n}
+                    for lvl, n in x.items() if lvl not in ("total", "rate", "interval") and n}
             check(c["deaths"] == want, "%s %s: the bars' deaths %s, the JSON's %s" %
                   (dim, g["group"], c["deaths"], want))
             check(c["titles"] == c["bars"] and c["bars"], "%s %s: %d bars, %d with a title" %

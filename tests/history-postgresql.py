@@ -207,7 +207,7 @@ def main():
 
         for case in cases:
             since = case["since"]
-            for by in list(case["groupings"]) + ["ring"]:
+            for by in list(case["groupings"]) + ["ring", "sdk", "delegate", "runtime"]:
                 where = "%s, --by %s" % (case["name"], by)
                 args = ["history", "--db", db, "--by", by, "--format", "json"]
                 p = lastwords(lw, args + (["--since", since] if since else []))

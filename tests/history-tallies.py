@@ -7,9 +7,11 @@ statements give counting from run alone (after "count-from-runs").
 On the fixtures of fixtures/history ingested in order, and into a second
 database in reverse order (where later bundles replace runs: the tallies'
 triggers remove and add them):
-- run_tally and version_tally equal the same counts made afresh from run;
+- run_tally, version_tally and matrix_tally (version 11) equal the same
+  counts made afresh from run;
 - "totals", "rates" and "regressions" give the same rows both ways, for
-  every --by and for --since unset, each day
+  every --by, and so does "matrix" for the matrix's dimensions alone and
+  combined, for --since unset, each day
   of the runs, each run's time and that time to the minute (a day cut
   where a run starts and just before it);
 - runs deleted one by one (the earliest of a cell among them) keep the
@@ -17,7 +19,10 @@ triggers remove and add them):
   column is refused.
 Then a database of schema version 4 holding the same rows (written by the
 steps before 5, as an older lastwords left it) is upgraded by `lastwords
-history`, which gives the same JSON as on the database ingest made, and
+history`, which gives the same JSON as on the database ingest made (the
+matrix: the same runs and deaths, each run of an unknown SDK level,
+delegate and runtime, its device the model alone: nothing stored before
+version 11 says more), and
 the same records in the view event (a row per record in version 4, one
 row per run in run_event from version 6).
 
@@ -33,7 +38,9 @@ import tempfile
 from helpers import check, finish, lastwords, setup, skip
 
 FIXTURES = "fixtures/history/bundles"
-GROUPINGS = ("candidate", "app_version", "stage", "class", "device", "process", "ring")
+GROUPINGS = ("candidate", "app_version", "stage", "class", "process", "ring")
+MATRIX = ("device", "sdk", "delegate", "runtime", "device,delegate", "runtime,sdk",
+          "delegate,device,runtime,sdk")
 FRESH = {
     "run_tally": "SELECT dimension, grp, coalesce(substr(seen, 1, 10), ''), class, evidence_level, "
                  "count(*), min(seen) FROM run_group GROUP BY 1, 2, 3, 4, 5",
@@ -41,6 +48,8 @@ FRESH = {
                      "coalesce(substr(coalesce(start_time, end_time), 1, 10), ''), "
                      "coalesce(open_stage, ''), coalesce(class, ''), coalesce(evidence_level, ''), "
                      "count(*), min(coalesce(start_time, end_time)) FROM run GROUP BY 1, 2, 3, 4, 5, 6, 7",
+    "matrix_tally": "SELECT device, sdk, delegate, runtime, coalesce(substr(seen, 1, 10), ''), class, "
+                    "evidence_level, count(*), min(seen) FROM run_matrix GROUP BY 1, 2, 3, 4, 5, 6, 7",
 }
 
 
@@ -72,11 +81,12 @@ def from_runs(db, stmts):
     alone: each run a tally of its own, none of the database's tallies."""
     p = sqlite3.connect(db)
     p.executescript(stmts["count-from-runs"])
-    for view in ("group_count", "version_count"):
+    for view in ("group_count", "version_count", "matrix_count"):
         tallies, runs = p.execute("SELECT count(*) FILTER (WHERE tallied), count(*) FILTER (WHERE NOT tallied) "
                                   "FROM %s" % view).fetchone()
+        # group_count: each run in each of the 7 dimensions of run_group
         check(runs == 0 and tallies == p.execute("SELECT count(*) * %d FROM run"
-                                                 % (8 if view == "group_count" else 1)).fetchone()[0],
+                                                 % (7 if view == "group_count" else 1)).fetchone()[0],
               "%s after count-from-runs: %d tallies, %d runs" % (view, tallies, runs))
     return p
 
@@ -85,8 +95,8 @@ def check_statements(c, db, stmts, where):
     n = 0
     p = from_runs(db, stmts)
     for since in sinces(c):
-        for by in GROUPINGS:
-            for name in ("totals", "rates", "regressions"):
+        for by, name in ([(by, name) for by in GROUPINGS for name in ("totals", "rates", "regressions")] +
+                         [(by, "matrix") for by in MATRIX]):
                 args = {"by": by, "since": since}
                 plain = p.execute(stmts[name], args).fetchall()
                 tallied = c.execute(stmts[name], args).fetchall()
@@ -120,6 +130,25 @@ def old_copy(root, src, path):
     c.execute("PRAGMA user_version = 4")
     c.execute("PRAGMA application_id = %d" % 0x4c57484e)
     c.close()
+
+
+def unknown_matrix(got, want, by, models):
+    """The upgraded database's matrix (got) against the fresh one's
+    (want): each cell's keys as nothing before version 11 stored them (the
+    model alone, the rest unknown); then both summed over all cells, which
+    must agree, as the rest of the JSON must."""
+    for g in got["groups"]:
+        for dim, key in g["keys"].items():
+            check(key in models if dim == "device" else key == "unknown",
+                  "the upgraded version-4 database, --by %s: %s is %r" % (by, dim, key))
+
+    def summed(h):
+        h = dict(h)
+        groups = h.pop("groups")
+        h["runs_in_groups"] = sum(g["runs"] for g in groups)
+        h["died_in_groups"] = sum(g["died"] for g in groups)
+        return h
+    return summed(got), summed(want)
 
 
 def history_json(lw, db, by, since):
@@ -161,7 +190,8 @@ def main():
                 c.commit()
                 compared += check_statements(c, scratch, stmts, "after %d deletes" % (k + 1))
         check(c.execute("SELECT count(*) FROM run_tally").fetchone()[0] == 0 and
-              c.execute("SELECT count(*) FROM version_tally").fetchone()[0] == 0,
+              c.execute("SELECT count(*) FROM version_tally").fetchone()[0] == 0 and
+              c.execute("SELECT count(*) FROM matrix_tally").fetchone()[0] == 0,
               "no tallies left when no run is")
         c.close()
         c = sqlite3.connect(dbs["in order"])
@@ -178,9 +208,13 @@ def main():
         with sqlite3.connect(old) as c:
             since_values = [None] + [s for s in sinces(c) if s and len(s) in (10, 16)][::5]
         upgraded = 0
+        with sqlite3.connect(dbs["in order"]) as c:
+            models = set(m for (m,) in c.execute("SELECT coalesce(device_model, 'unknown') FROM bundle"))
         for since in since_values:
-            for by in GROUPINGS:
+            for by in GROUPINGS + MATRIX:
                 got, want = history_json(lw, old, by, since), history_json(lw, dbs["in order"], by, since)
+                if got and want and by in MATRIX:
+                    got, want = unknown_matrix(got, want, by, models)
                 upgraded += 1
                 # A run stored before version 10 has no crash signature
                 # (nothing stored could sign it): no new crash there; the

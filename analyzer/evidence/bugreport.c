@@ -267,6 +267,8 @@ static void prop_line(struct bugreport_info *info, struct span l)
 		copy_span(info->zone, sizeof(info->zone), val);
 	else if (span_eq(key, "ro.product.model"))
 		copy_span(info->model, sizeof(info->model), val);
+	else if (span_eq(key, "ro.product.manufacturer"))
+		copy_span(info->manufacturer, sizeof(info->manufacturer), val);
 	else if (span_eq(key, "ro.build.version.release"))
 		copy_span(info->release, sizeof(info->release), val);
 	else if (span_eq(key, "ro.build.fingerprint") && !info->fingerprint[0])

@@ -81,6 +81,7 @@ struct bugreport_info {
 	int64_t sdk;             /* Android SDK version (or ro.build.version.sdk) */
 	char release[32];        /* ro.build.version.release */
 	char model[96];          /* ro.product.model */
+	char manufacturer[64];   /* ro.product.manufacturer */
 	char zone[64];           /* persist.sys.timezone: an IANA name */
 	int have_offset;         /* the zone's offset when the report was taken: */
 	int64_t offset_ms;       /* local time minus UTC (dumpsys alarm's nowRTC) */

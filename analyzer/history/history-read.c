@@ -7,6 +7,7 @@
 
 #include "../evidence/json.h"
 #include "../format.h"
+#include "stats.h"
 
 static char *dup_text(sqlite3_stmt *st, int col)
 {
@@ -33,25 +34,170 @@ static cJSON *object_at(sqlite3_stmt *st, int col)
 	return o;
 }
 
+static const char *const dim_names[HISTORY_NDIMS] = { "device", "sdk", "delegate", "runtime" };
+
+const char *history_dim_name(enum history_dim d)
+{
+	return d < HISTORY_NDIMS ? dim_names[d] : "";
+}
+
+int history_matrix_dims(const char *by, enum history_dim dims[HISTORY_NDIMS], char *err,
+			size_t errlen)
+{
+	const char *p = by;
+	unsigned seen = 0;
+	int n = 0, any = 0;
+	size_t len, d;
+
+	/* Whether by names one of them at all, for the message. */
+	for (d = 0; d < HISTORY_NDIMS; d++) {
+		const char *q = by;
+
+		len = strlen(dim_names[d]);
+		while ((q = strstr(q, dim_names[d])) != NULL) {
+			if ((q == by || q[-1] == ',') && (q[len] == ',' || q[len] == '\0'))
+				any = 1;
+			q += len;
+		}
+	}
+	if (!any)
+		return 0;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		for (d = 0; d < HISTORY_NDIMS; d++)
+			if (strlen(dim_names[d]) == len && strncmp(p, dim_names[d], len) == 0)
+				break;
+		if (d == HISTORY_NDIMS) {
+			snprintf(err, errlen, "--by combines device, sdk, delegate and runtime, not '%.*s'",
+				 (int)len, p);
+			return -1;
+		}
+		if (seen >> d & 1) {
+			snprintf(err, errlen, "--by names %s twice", dim_names[d]);
+			return -1;
+		}
+		seen |= 1u << d;
+		dims[n++] = (enum history_dim)d;
+		if (!comma)
+			return n;
+		p = comma + 1;
+	}
+}
+
 void history_rates_release(struct history_rates *f)
 {
-	size_t i;
+	size_t i, d;
 
 	for (i = 0; i < f->ngroups; i++) {
 		free(f->groups[i].name);
 		free(f->groups[i].first_seen);
+		for (d = 0; d < HISTORY_NDIMS; d++)
+			free(f->groups[i].key[d]);
 	}
 	free(f->groups);
 	memset(f, 0, sizeof(*f));
 }
 
+/* The statements' columns: "rates" has the group's name at 0; "matrix"
+ * its four keys at 0 to 3. Then runs, died, first_seen, class, level, n. */
+struct group_columns {
+	int nkeys;
+	int runs;
+};
+
+/* A new group at the end of f for the current row; NULL on ENOMEM. */
+static struct history_group *add_group(struct history_rates *f, sqlite3_stmt *st,
+				       const struct group_columns *cols)
+{
+	struct history_group *nv = realloc(f->groups, (f->ngroups + 1) * sizeof(*nv)), *g;
+	char name[512];
+	size_t n = 0, k;
+
+	if (!nv)
+		return NULL;
+	f->groups = nv;
+	g = &nv[f->ngroups++];
+	memset(g, 0, sizeof(*g));
+	g->runs = sqlite3_column_int64(st, cols->runs);
+	g->died = sqlite3_column_int64(st, cols->runs + 1);
+	g->first_seen = dup_text(st, cols->runs + 2);
+	name[0] = '\0';
+	if (cols->nkeys == 1) {
+		g->name = strdup(text_at(st, 0) ? text_at(st, 0) : "");
+		return g->name ? g : NULL;
+	}
+	for (k = 0; k < f->ndims; k++) {
+		enum history_dim d = f->dims[k];
+
+		if (!(g->key[d] = dup_text(st, (int)d)))
+			return NULL;
+		if (n < sizeof(name))
+			n += (size_t)snprintf(name + n, sizeof(name) - n, "%s%s", k ? " / " : "",
+					      g->key[d]);
+	}
+	g->name = strdup(name);
+	return g->name ? g : NULL;
+}
+
+/* Whether the current row is of group g (the rows of a group come
+ * together). */
+static int same_group(const struct history_rates *f, const struct history_group *g,
+		      sqlite3_stmt *st, const struct group_columns *cols)
+{
+	size_t k;
+
+	if (cols->nkeys == 1)
+		return strcmp(g->name, text_at(st, 0) ? text_at(st, 0) : "") == 0;
+	for (k = 0; k < f->ndims; k++)
+		if (strcmp(g->key[f->dims[k]], text_at(st, (int)f->dims[k]) ? text_at(st, (int)f->dims[k]) : "") != 0)
+			return 0;
+	return 1;
+}
+
+/* The order of the matrix's cells: by --by's dimensions in its order,
+ * SDK levels by number ('unknown' after them). */
+static const struct history_rates *sorting;
+
+static int key_cmp(enum history_dim d, const char *a, const char *b)
+{
+	if (d == HISTORY_SDK) {
+		long long x = atoll(a), y = atoll(b);
+
+		if ((x > 0) != (y > 0))
+			return x > 0 ? -1 : 1;
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return strcmp(a, b);
+}
+
+static int cell_cmp(const void *pa, const void *pb)
+{
+	const struct history_group *a = pa, *b = pb;
+	size_t k;
+	int c;
+
+	for (k = 0; k < sorting->ndims; k++)
+		if ((c = key_cmp(sorting->dims[k], a->key[sorting->dims[k]], b->key[sorting->dims[k]])) != 0)
+			return c;
+	return 0;
+}
+
 int history_rates(struct history *h, const char *by, const char *since, struct history_rates *f,
 		  char *err, size_t errlen)
 {
+	struct group_columns cols = { 1, 1 };
 	sqlite3_stmt *st;
-	int rc;
+	int rc, nd;
 
 	memset(f, 0, sizeof(*f));
+	if ((nd = history_matrix_dims(by, f->dims, err, errlen)) < 0)
+		return -1;
+	f->ndims = (size_t)nd;
+	if (nd > 0)
+		cols = (struct group_columns){ HISTORY_NDIMS, HISTORY_NDIMS };
 	if (history_prepare(h, "totals", by, since, &st, err, errlen) != 0)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -59,30 +205,15 @@ int history_rates(struct history *h, const char *by, const char *since, struct h
 		f->bundles = sqlite3_column_int64(st, 1);
 	}
 	sqlite3_finalize(st);
-	if (history_prepare(h, "rates", by, since, &st, err, errlen) != 0)
+	if (history_prepare(h, nd > 0 ? "matrix" : "rates", by, since, &st, err, errlen) != 0)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = text_at(st, 0), *cls = text_at(st, 4), *level = text_at(st, 5);
+		const char *cls = text_at(st, cols.runs + 3), *level = text_at(st, cols.runs + 4);
 		struct history_group *g = f->ngroups ? &f->groups[f->ngroups - 1] : NULL;
 		int c, l;
 
-		if (!name)
-			name = "";
-		if (!g || strcmp(g->name, name) != 0) {
-			struct history_group *nv = realloc(f->groups, (f->ngroups + 1) * sizeof(*nv));
-
-			if (!nv)
-				goto nomem;
-			f->groups = nv;
-			g = &nv[f->ngroups++];
-			memset(g, 0, sizeof(*g));
-			g->name = strdup(name);
-			g->first_seen = dup_text(st, 3);
-			g->runs = sqlite3_column_int64(st, 1);
-			g->died = sqlite3_column_int64(st, 2);
-			if (!g->name)
-				goto nomem;
-		}
+		if ((!g || !same_group(f, g, st, &cols)) && !(g = add_group(f, st, &cols)))
+			goto nomem;
 		if (!cls)
 			continue;
 		c = vocab_value(&vocab_exit_classes, cls);
@@ -93,21 +224,38 @@ int history_rates(struct history *h, const char *by, const char *since, struct h
 			sqlite3_finalize(st);
 			return -1;
 		}
-		g->n[c][l] += sqlite3_column_int64(st, 6);
-		g->n[c][0] += sqlite3_column_int64(st, 6);
+		g->n[c][l] += sqlite3_column_int64(st, cols.runs + 5);
+		g->n[c][0] += sqlite3_column_int64(st, cols.runs + 5);
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : history_error(h, "rates", err, errlen);
+	if (rc != SQLITE_DONE)
+		return history_error(h, nd > 0 ? "matrix" : "rates", err, errlen);
+	if (nd > 0 && f->ngroups > 1) {
+		sorting = f;
+		qsort(f->groups, f->ngroups, sizeof(*f->groups), cell_cmp);
+		sorting = NULL;
+	}
+	return 0;
 nomem:
 	sqlite3_finalize(st);
 	snprintf(err, errlen, "out of memory");
 	return -1;
 }
 
-/* One regression row (see the statement) as JSON, into arr. */
+void history_interval_json(struct json *j, cJSON *o, const char *key, struct stats_interval in)
+{
+	cJSON *a = json_array(j, o, key);
+
+	json_number(j, a, NULL, in.low);
+	json_number(j, a, NULL, in.high);
+}
+
+/* One regression row (see the statement) as JSON, into arr: a rise, and
+ * whether it is one to tell (stats_compare()). */
 static void regression_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
 {
 	cJSON *o = json_object(j, arr, NULL);
+	struct stats_comparison cmp;
 	long long prev_count = sqlite3_column_int64(st, 5), prev_runs = sqlite3_column_int64(st, 6);
 	long long count = sqlite3_column_int64(st, 7), runs = sqlite3_column_int64(st, 8);
 
@@ -123,6 +271,12 @@ static void regression_json(struct json *j, cJSON *arr, sqlite3_stmt *st)
 	json_number(j, o, "previous_count", (double)prev_count);
 	json_number(j, o, "previous_runs", (double)prev_runs);
 	json_number(j, o, "previous_rate", history_rate(prev_count, prev_runs));
+	stats_compare(count, runs, prev_count, prev_runs, &cmp);
+	history_interval_json(j, o, "interval", cmp.now);
+	history_interval_json(j, o, "previous_interval", cmp.base);
+	json_number(j, o, "p_value", cmp.p_value);
+	json_bool(j, o, "significant", cmp.judgement == STATS_REGRESSION);
+	json_text(j, o, "judgement", stats_judgement_name(cmp.judgement));
 	json_item(j, o, "stages", object_at(st, 9));
 }
 

@@ -14,7 +14,9 @@
 #include <cjson/cJSON.h>
 
 #include "../../src/vocab.h"
+#include "../evidence/json.h"
 #include "history-db.h"
+#include "stats.h"
 
 #define HISTORY_NCLASSES (LW_EXIT_UNKNOWN + 1)
 #define HISTORY_NLEVELS (LW_EVIDENCE_UNCONFIRMED + 1)
@@ -25,9 +27,29 @@ static inline double history_rate(long long n, long long of)
 	return of ? (double)n / (double)of : 0.0;
 }
 
-/* One group of the rates (a candidate, an app version, a stage, ...). */
+/* The matrix's dimensions, which --by combines ("device,delegate"): the
+ * columns of the view run_matrix (schemas/history.sql, version 11), in
+ * the order of the statement "matrix". */
+enum history_dim { HISTORY_DEVICE, HISTORY_SDK, HISTORY_DELEGATE, HISTORY_RUNTIME, HISTORY_NDIMS };
+
+/* "device", "sdk", "delegate", "runtime". */
+const char *history_dim_name(enum history_dim d);
+
+/* A --by of the matrix: one or more of its dimensions, comma-separated,
+ * each once. Returns how many with their dimensions in the order given
+ * in dims; 0 when by names none of them (another grouping: "candidate");
+ * -1 with err set when it names one of them and is not such a list
+ * ("device,candidate", "sdk,sdk", "device,"). */
+int history_matrix_dims(const char *by, enum history_dim dims[HISTORY_NDIMS], char *err,
+			size_t errlen);
+
+/* One group of the rates (a candidate, an app version, a stage, ...), or
+ * a cell of the matrix: name is then its keys in the order of --by,
+ * joined by " / ", and key[d] each dimension's group (NULL for those --by
+ * does not name). */
 struct history_group {
 	char *name;
+	char *key[HISTORY_NDIMS];
 	long long runs, died;
 	char *first_seen;
 	long long n[HISTORY_NCLASSES][HISTORY_NLEVELS]; /* [class][level]; [c][0] the class's total */
@@ -37,18 +59,28 @@ struct history_group {
  * groups in the statement's order. */
 struct history_rates {
 	long long runs, bundles;
+	size_t ndims;                   /* the matrix's: how many --by names, in dims; 0 for the rest */
+	enum history_dim dims[HISTORY_NDIMS];
 	struct history_group *groups;
 	size_t ngroups;
 };
 
-/* The rates grouped by by (a --by name) of the runs started at or after
+/* The rates grouped by by (a --by name, or the matrix's dimensions: the
+ * statement "matrix", its cells in the order of --by's first dimension,
+ * then its second, ...; SDK levels by number) of the runs started at or after
  * since (NULL: all) into *out, to free with history_rates_release().
  * Returns 0, or -1 with err set. */
 int history_rates(struct history *h, const char *by, const char *since, struct history_rates *out,
 		  char *err, size_t errlen);
 void history_rates_release(struct history_rates *r);
 
-/* The statement "regressions", or "trends": each row an object of
+/* A rate's interval (stats_wilson()) as the JSON array [low, high] named
+ * key of o. */
+void history_interval_json(struct json *j, cJSON *o, const char *key, struct stats_interval in);
+
+/* The statement "regressions" (each rise of a rate, with its intervals,
+ * the one-sided test's p_value, whether it is significant and the
+ * judgement: stats_compare()), or "trends": each row an object of
  * schemas/history.schema.json, in a JSON array (free with cJSON_Delete())
  * in *out. Returns 0, or -1 with err set. */
 int history_regressions(struct history *h, const char *since, cJSON **out, char *err,

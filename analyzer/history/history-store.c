@@ -20,14 +20,16 @@ static const struct {
 	S(find_bundle, "SELECT id FROM bundle WHERE digest = ?"),
 	S(add_bundle, "INSERT INTO bundle (digest, source, ingested_at, complete, device_model, "
 		      "android_version, fingerprint, tz_offset_minutes, tz_assumed, runs, "
-		      "unmatched_exits, scenario) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+		      "unmatched_exits, scenario, manufacturer, sdk) "
+		      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
 	S(find_run, "SELECT id, evidence_level FROM run WHERE run_key = ?"),
 	S(drop_run, "DELETE FROM run WHERE id = ?"),
 	S(add_run, "INSERT INTO run (run_key, bundle_id, package, process, pid, file, start_time, "
 		   "end_time, app_version, candidate, stable_candidate, outcome, last_stage, "
 		   "open_stage, budget_kb, peak_kb, peak_stage, over_budget, class, evidence_level, "
-		   "contradiction, ring, death_key, crash_signature, crash_signed_frames) "
-		   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+		   "contradiction, ring, death_key, crash_signature, crash_signed_frames, delegates, "
+		   "runtime_version, resident_models) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		   "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
 	S(add_line, "INSERT INTO run_line (run_id, kind, seq, text, why) VALUES (?, ?, ?, ?, ?)"),
 	S(add_exit, "INSERT INTO exit_record (run_id, seq, file, line, reason, subreason, status, "
 		    "importance, timestamp, description, joined_by) "
@@ -96,6 +98,13 @@ static int bi(sqlite3_stmt *st, int i, long long v)
 
 /* Run a bound statement to its end and reset it. Each use binds every
  * parameter, so the bindings are not cleared. */
+/* A JSON number, or NULL when v is not one (null, missing). */
+static int bn(sqlite3_stmt *st, int i, const cJSON *v)
+{
+	return cJSON_IsNumber(v) ? bi(st, i, (long long)v->valuedouble)
+				 : sqlite3_bind_null(st, i);
+}
+
 static int run_stmt(sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
@@ -346,6 +355,31 @@ static int finds(sqlite3_stmt *st, const char *text)
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* The report's delegates (in the vocabulary's order) joined by '+', as
+ * schemas/history.sql's version 11 stores them: "" for none; NULL (out
+ * untouched) when the report gives null, a ring-less run's. */
+static const char *delegates_text(const cJSON *o, char *out, size_t size)
+{
+	const cJSON *a = cJSON_GetObjectItem(o, "delegates"), *x;
+	size_t n = 0;
+
+	if (!cJSON_IsArray(a))
+		return NULL;
+	out[0] = '\0';
+	cJSON_ArrayForEach(x, a)
+		if (cJSON_IsString(x) && n < size)
+			n += (size_t)snprintf(out + n, size - n, "%s%s", n ? "+" : "", x->valuestring);
+	return out;
+}
+
+/* The models resident at the run's end: NULL for a ring-less run. */
+static int bind_resident(sqlite3_stmt *st, int i, const struct run *r, const cJSON *o)
+{
+	if (r->ring == RUN_RING_NONE)
+		return sqlite3_bind_null(st, i);
+	return bi(st, i, cJSON_GetArraySize(cJSON_GetObjectItem(o, "resident_candidates")));
+}
+
 /* Returns 1 when stored, 0 when a better verdict was kept, -1 on error. */
 static int add_run(struct history_store *s, long long bundle_id, const char *source,
 		   const struct bundle *b, const struct corr_run *cr, const cJSON *o, int with_events,
@@ -355,7 +389,7 @@ static int add_run(struct history_store *s, long long bundle_id, const char *sou
 	const char *rel = inside(source, json_get_string(o, "file"));
 	const char *level = json_get_string(o, "evidence_level");
 	sqlite3_stmt *st = s->add_run;
-	char key[64], death[64] = "", package[LW_RING_PROCESS_MAX];
+	char key[64], death[64] = "", package[LW_RING_PROCESS_MAX], delegates[256];
 	const char *colon;
 	const cJSON *m = cJSON_GetObjectItem(o, "memory");
 	long long id;
@@ -414,7 +448,10 @@ static int add_run(struct history_store *s, long long bundle_id, const char *sou
 	    bt(st, 19, json_get_string(o, "classification")) || bt(st, 20, level) ||
 	    bt(st, 21, json_get_string(o, "contradiction")) || bs(st, 22, run_ring_name(r->ring)) ||
 	    bt(st, 23, death[0] ? death : NULL) || bt(st, 24, json_get_string(o, "crash_signature")) ||
-	    bt(st, 25, json_get_string(o, "crash_signed_frames")) || run_stmt(st))
+	    bt(st, 25, json_get_string(o, "crash_signed_frames")) ||
+	    bt(st, 26, delegates_text(o, delegates, sizeof(delegates))) ||
+	    bn(st, 27, cJSON_GetObjectItem(o, "runtime_version")) || bind_resident(st, 28, r, o) ||
+	    run_stmt(st))
 		return -1;
 	id = sqlite3_last_insert_rowid(s->h->db);
 	if (add_lines(s, id, "rule", cJSON_GetObjectItem(o, "rules")) ||
@@ -485,6 +522,8 @@ static int store(struct history_store *s, const char *source, const struct bundl
 	    bi(st, 9, corr_tz_assumed(&r->corr)) || bi(st, 10, (long long)r->corr.nruns) ||
 	    bi(st, 11, (long long)r->corr.nunmatched) ||
 	    bt(st, 12, scenario ? vocab_name(&vocab_scenarios, scenario) : NULL) ||
+	    bt(st, 13, or_null(b->manufacturer)) ||
+	    (r->corr.opt.sdk > 0 ? bi(st, 14, r->corr.opt.sdk) : sqlite3_bind_null(st, 14)) ||
 	    run_stmt(st))
 		return -1;
 	id = sqlite3_last_insert_rowid(s->h->db);

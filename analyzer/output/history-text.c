@@ -1,6 +1,8 @@
 /* The history's rates and regressions as text (history-text.h). */
 #include "history-text.h"
 
+#include <string.h>
+
 #include "../../src/vocab.h"
 #include "../format.h"
 
@@ -11,9 +13,10 @@ static const char *text_of(const cJSON *o, const char *key)
 	return cJSON_IsString(x) ? x->valuestring : "none";
 }
 
+/* The number o holds under key (o itself with key NULL); 0 when none. */
 static double number_of(const cJSON *o, const char *key)
 {
-	const cJSON *x = cJSON_GetObjectItem(o, key);
+	const cJSON *x = key ? cJSON_GetObjectItem(o, key) : o;
 
 	return cJSON_IsNumber(x) ? x->valuedouble : 0;
 }
@@ -70,6 +73,36 @@ static void new_crashes_text(const cJSON *new_crashes, FILE *out)
 
 static void regressions_text(const cJSON *regressions, FILE *out);
 
+/* The matrix (--by device,delegate, ...) as a table first: a column per
+ * dimension, then the cell's runs, deaths and death rate with its
+ * interval. Each cell's classes follow as for the other groupings. */
+static void matrix_text(const struct history_rates *f, FILE *out)
+{
+	size_t w[HISTORY_NDIMS] = { 0 }, i, k;
+
+	for (k = 0; k < f->ndims; k++) {
+		w[k] = strlen(history_dim_name(f->dims[k]));
+		for (i = 0; i < f->ngroups; i++)
+			if (strlen(f->groups[i].key[f->dims[k]]) > w[k])
+				w[k] = strlen(f->groups[i].key[f->dims[k]]);
+		if (w[k] > 40)
+			w[k] = 40;
+	}
+	fputc('\n', out);
+	for (k = 0; k < f->ndims; k++)
+		fprintf(out, "%-*s  ", (int)w[k], history_dim_name(f->dims[k]));
+	fputs("   runs   died    rate  95% interval\n", out);
+	for (i = 0; i < f->ngroups; i++) {
+		const struct history_group *g = &f->groups[i];
+		struct stats_interval in = stats_wilson(g->died, g->runs);
+
+		for (k = 0; k < f->ndims; k++)
+			fprintf(out, "%-*s  ", (int)w[k], fmt_text(g->key[f->dims[k]]));
+		fprintf(out, "%7lld %6lld %6.1f%%  %.1f-%.1f%%\n", g->runs, g->died,
+			100.0 * history_rate(g->died, g->runs), 100.0 * in.low, 100.0 * in.high);
+	}
+}
+
 void history_text(const char *by, const char *since, const struct history_rates *f,
 		  const cJSON *signatures, const cJSON *regressions, const cJSON *new_crashes,
 		  FILE *out)
@@ -87,11 +120,15 @@ void history_text(const char *by, const char *since, const struct history_rates 
 			fputs("\nno crash signatures: no stored run has a crash with a frame to sign\n", out);
 		signatures_text(signatures, out);
 	}
+	if (f->ndims)
+		matrix_text(f, out);
 	for (i = 0; !signatures && i < f->ngroups; i++) {
 		const struct history_group *g = &f->groups[i];
+		struct stats_interval in = stats_wilson(g->died, g->runs);
 
-		fprintf(out, "\n%s %s: %lld run%s, %lld died\n", by, fmt_text(g->name), g->runs,
-			g->runs == 1 ? "" : "s", g->died);
+		fprintf(out, "\n%s %s: %lld run%s, %lld died (%.1f%%, 95%% %.1f-%.1f%%)\n", by,
+			fmt_text(g->name), g->runs, g->runs == 1 ? "" : "s", g->died,
+			100.0 * history_rate(g->died, g->runs), 100.0 * in.low, 100.0 * in.high);
 		for (c = 1; c < HISTORY_NCLASSES; c++) {
 			const char *sep = "";
 
@@ -113,41 +150,76 @@ void history_text(const char *by, const char *since, const struct history_rates 
 	new_crashes_text(new_crashes, out);
 }
 
+/* "12.5%, 95% 4.1-30.0%": a rate and its interval (schemas/history.schema.json). */
+static void rate_text(double rate, const cJSON *interval, FILE *out)
+{
+	fprintf(out, "%.1f%%, 95%% %.1f-%.1f%%", 100.0 * rate,
+		100.0 * number_of(cJSON_GetArrayItem(interval, 0), NULL),
+		100.0 * number_of(cJSON_GetArrayItem(interval, 1), NULL));
+}
+
+/* One rise of the regressions: a regression, one not significant, or too
+ * few runs to tell. */
+static void rise_text(const cJSON *x, FILE *out)
+{
+	const char *dim = text_of(x, "dimension"), *judgement = text_of(x, "judgement");
+	const cJSON *stage;
+	const char *sep = "; in ";
+
+	fprintf(out, "  %s %s %s: ", fmt_text(text_of(x, "package")), dim,
+		fmt_text(text_of(x, "group")));
+	if (strcmp(judgement, "not_enough_runs") == 0) {
+		fprintf(out,
+			"not enough runs to tell: confirmed %s in %.0f of %.0f vs %.0f of %.0f with %s %s "
+			"(a regression needs %d runs on each side and %d deaths in the newer)\n",
+			text_of(x, "class"), number_of(x, "count"), number_of(x, "runs"),
+			number_of(x, "previous_count"), number_of(x, "previous_runs"), dim,
+			fmt_text(text_of(x, "previous")), STATS_MIN_RUNS, STATS_MIN_DEATHS);
+		return;
+	}
+	fprintf(out, "%sconfirmed %s in %.0f of %.0f runs (",
+		strcmp(judgement, "regression") == 0 ? "" : "not significant: ", text_of(x, "class"),
+		number_of(x, "count"), number_of(x, "runs"));
+	rate_text(number_of(x, "rate"), cJSON_GetObjectItem(x, "interval"), out);
+	fprintf(out, "), %s %.0f of %.0f (",
+		strcmp(judgement, "regression") == 0 ? "up from" : "against",
+		number_of(x, "previous_count"), number_of(x, "previous_runs"));
+	rate_text(number_of(x, "previous_rate"), cJSON_GetObjectItem(x, "previous_interval"), out);
+	fprintf(out, ") with %s %s; p = %.2g", dim, fmt_text(text_of(x, "previous")),
+		number_of(x, "p_value"));
+	cJSON_ArrayForEach(stage, cJSON_GetObjectItem(x, "stages")) {
+		fprintf(out, "%s%s %.0f", sep, fmt_text(stage->string), stage->valuedouble);
+		sep = ", ";
+	}
+	fputc('\n', out);
+}
+
 static void regressions_text(const cJSON *regressions, FILE *out)
 {
 	const cJSON *x;
+	int significant = 0, other = 0;
 
-	if (!cJSON_GetArraySize(regressions)) {
+	cJSON_ArrayForEach(x, regressions) {
+		if (cJSON_IsTrue(cJSON_GetObjectItem(x, "significant")))
+			significant++;
+		else
+			other++;
+	}
+	if (!significant)
 		fputs("\nregressions: none (each candidate and app version against the one before it, "
 		      "per package)\n",
 		      out);
+	else
+		fprintf(out, "\nregressions (a confirmed low_memory or native_crash rate up on the one "
+			     "before, p < %.2g by a one-sided Fisher's exact test):\n",
+			STATS_ALPHA);
+	cJSON_ArrayForEach(x, regressions)
+		if (cJSON_IsTrue(cJSON_GetObjectItem(x, "significant")))
+			rise_text(x, out);
+	if (!other)
 		return;
-	}
-	fputs("\nregressions (a confirmed low_memory or native_crash rate up on the one before):\n",
-	      out);
-	cJSON_ArrayForEach(x, regressions) {
-		const char *dim = cJSON_GetObjectItem(x, "dimension")->valuestring;
-		double count = cJSON_GetObjectItem(x, "count")->valuedouble;
-		double runs = cJSON_GetObjectItem(x, "runs")->valuedouble;
-		double pcount = cJSON_GetObjectItem(x, "previous_count")->valuedouble;
-		double pruns = cJSON_GetObjectItem(x, "previous_runs")->valuedouble;
-
-		const cJSON *stage;
-		const char *sep = "; in ";
-
-		fprintf(out,
-			"  %s %s %s: confirmed %s in %.0f of %.0f runs (%.1f%%), up from %.0f of %.0f "
-			"(%.1f%%) with %s %s",
-			fmt_text(cJSON_GetObjectItem(x, "package")->valuestring), dim,
-			fmt_text(cJSON_GetObjectItem(x, "group")->valuestring),
-			fmt_text(cJSON_GetObjectItem(x, "class")->valuestring), count, runs,
-			100.0 * cJSON_GetObjectItem(x, "rate")->valuedouble, pcount, pruns,
-			100.0 * cJSON_GetObjectItem(x, "previous_rate")->valuedouble, dim,
-			fmt_text(cJSON_GetObjectItem(x, "previous")->valuestring));
-		cJSON_ArrayForEach(stage, cJSON_GetObjectItem(x, "stages")) {
-			fprintf(out, "%s%s %.0f", sep, fmt_text(stage->string), stage->valuedouble);
-			sep = ", ";
-		}
-		fputc('\n', out);
-	}
+	fputs("\nrises that are not regressions (too few runs, or within chance):\n", out);
+	cJSON_ArrayForEach(x, regressions)
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(x, "significant")))
+			rise_text(x, out);
 }

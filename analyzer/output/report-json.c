@@ -416,6 +416,29 @@ static void native_crash_json(struct json *j, cJSON *o, const struct run_crash *
 	}
 }
 
+/* What the run ran on, as the ring's marks say (run_facts.delegates,
+ * runtime_version): null for a ring-less run, which no ring told. */
+static void delegates_json(struct json *j, cJSON *o, const struct run *r,
+			   const struct run_facts *f)
+{
+	cJSON *a;
+	int v;
+
+	if (r->ring == RUN_RING_NONE) {
+		json_null(j, o, "delegates");
+		json_null(j, o, "runtime_version");
+		return;
+	}
+	a = json_array(j, o, "delegates");
+	for (v = 1; v < 32; v++)
+		if (f->delegates >> v & 1)
+			json_text(j, a, NULL, v == 31 ? "other" : vocab_name(&vocab_delegates, v));
+	if (f->have_runtime)
+		json_u64(j, o, "runtime_version", f->runtime_version);
+	else
+		json_null(j, o, "runtime_version");
+}
+
 static void run_json(struct json *j, cJSON *runs, const struct report *rep, size_t i,
 		     int with_stages)
 {
@@ -456,6 +479,7 @@ static void run_json(struct json *j, cJSON *runs, const struct report *rep, size
 		json_null(j, o, "app_version");
 	json_digest(j, o, "candidate", f->candidate);
 	json_digest(j, o, "stable_candidate", f->stable_candidate);
+	delegates_json(j, o, r, f);
 	json_text(j, o, "outcome", ring_outcome_name(f->outcome));
 	if (ringless) {
 		json_null(j, o, "last_stage");

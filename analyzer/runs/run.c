@@ -1097,6 +1097,21 @@ static void pressure_summary(const struct run *r, struct run_pressure *p)
 	}
 }
 
+void run_delegates_text(uint32_t delegates, char *buf, size_t len)
+{
+	size_t n = 0;
+	int v;
+
+	buf[0] = '\0';
+	for (v = 1; v < 32 && n < len; v++) {
+		const char *name = v == 31 ? "other" : vocab_name(&vocab_delegates, v);
+
+		if (!(delegates >> v & 1) || !name)
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "+" : "", name);
+	}
+}
+
 void run_facts_get(const struct run *r, struct run_facts *f)
 {
 	struct run_sample s = { 0, 0 }, last = { 0, 0 };
@@ -1122,6 +1137,13 @@ void run_facts_get(const struct run *r, struct run_facts *f)
 			f->candidate = s->a;
 		if (s->type == LW_EV_CRASH)
 			f->crash_signo = s->code;
+		if (s->type == LW_EV_MARK &&
+		    (s->code == LW_MARK_DELEGATE || s->code == LW_MARK_FALLBACK))
+			f->delegates |= run_delegate_bit(s->a);
+		if (s->type == LW_EV_MARK && s->code == LW_MARK_RUNTIME_VERSION) {
+			f->have_runtime = 1;
+			f->runtime_version = s->a;
+		}
 		if (s->rss_kb)
 			f->last_rss_kb = s->rss_kb;
 		if (s->rss_kb > f->peak_kb) { /* ring_facts_add()'s rule: the first highest */

@@ -227,7 +227,27 @@ struct run_facts {
 	int64_t measured_rel_ns;       /* RUN_BUDGET_OWN: when it was reached, since the run's start */
 	int over_budget;
 	struct run_pressure pressure;
+	/* The delegates the ring's delegate and fallback marks name, as a
+	 * set (run_delegate_bit()), and the runtime version of its last
+	 * runtime_version mark (have_runtime 0: no such mark). What the app
+	 * ran on, for the history's matrix (lastwords history --by delegate,
+	 * runtime). */
+	uint32_t delegates;
+	int have_runtime;
+	uint64_t runtime_version;
 };
+
+/* The bit of a delegate (enum lw_delegate, a mark's value) in
+ * run_facts.delegates: bit v for the vocabulary's values below 31, bit
+ * 31 for any other (other, or a value this reader does not know). */
+static inline uint32_t run_delegate_bit(uint64_t v)
+{
+	return v > 0 && v < 31 ? (uint32_t)1 << v : (uint32_t)1 << 31;
+}
+
+/* The delegates of a set, by name in the vocabulary's order joined by
+ * '+' ("xnnpack+gpu"; "other" for bit 31), or "" for none. */
+void run_delegates_text(uint32_t delegates, char *buf, size_t len);
 
 #define RUN_SLOPE_WINDOW_MS 10000
 #define RUN_SLOPE_MIN_MS 100
