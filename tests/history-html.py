@@ -169,7 +169,10 @@ def figures(lw, db, page):
     check(page.top_regressions == len(regs), "%d regressions at the top for %d" %
           (page.top_regressions, len(regs)))
     for c in page.charts:
-        mine = [r for r in regs if (r["dimension"], r["package"], r["group"]) == c["key"]]
+        # Only a significant rise is drawn as a regression; every rise is
+        # listed at the top, saying which it is.
+        mine = [r for r in regs if (r["dimension"], r["package"], r["group"]) == c["key"] and
+                r["significant"]]
         check(c["highlighted"] == bool(mine) and len(c["regressions"]) == len(mine),
               "%s: highlighted %s, %d regression lines, for %d regressions" %
               (c["key"], c["highlighted"], len(c["regressions"]), len(mine)))

@@ -126,11 +126,12 @@ static void days_of(const cJSON *row, struct days *s)
 	}
 }
 
-/* The first regression of a chart from x on; NULL if none. */
+/* The first regression of a chart from x on (a significant rise; the
+ * others are listed, not drawn as regressions); NULL if none. */
 static const cJSON *regression_of(const cJSON *x, const cJSON *row)
 {
 	for (; x; x = x->next)
-		if (same_chart(x, row, 0))
+		if (same_chart(x, row, 0) && cJSON_IsTrue(cJSON_GetObjectItem(x, "significant")))
 			return x;
 	return NULL;
 }
@@ -151,9 +152,17 @@ static void regression_text(FILE *out, const cJSON *x)
 	const cJSON *st;
 	const char *sep = "; in ";
 
+	if (same(json_get_string(x, "judgement"), "not_enough_runs"))
+		fputs("not enough runs to tell: ", out);
+	else if (!cJSON_IsTrue(cJSON_GetObjectItem(x, "significant")))
+		fprintf(out, "not significant (p = %.2g): ",
+			cJSON_GetNumberValue(cJSON_GetObjectItem(x, "p_value")));
+	else
+		fprintf(out, "regression (p = %.2g): ",
+			cJSON_GetNumberValue(cJSON_GetObjectItem(x, "p_value")));
 	fputs("confirmed ", out);
 	html_esc(out, json_get_string(x, "class"));
-	fprintf(out, " in %lld of %lld runs (%.1f%%), up from %lld of %lld (%.1f%%) with ",
+	fprintf(out, " in %lld of %lld runs (%.1f%%), against %lld of %lld (%.1f%%) with ",
 		json_get_int(x, "count"), json_get_int(x, "runs"),
 		100.0 * cJSON_GetNumberValue(cJSON_GetObjectItem(x, "rate")),
 		json_get_int(x, "previous_count"), json_get_int(x, "previous_runs"),
