@@ -494,9 +494,17 @@ static char *statement(const char *queries, const char *name)
  * alone (on db, where "count-from-runs" has run: what lastwords history
  * ran before the tallies of schema version 5) stepped to their end in this
  * process: the best wall time. */
+/* Whether by is the matrix's (device, sdk, delegate, runtime, or a
+ * combination): the statement "matrix" rather than "rates". */
+static int matrix_by(const char *by)
+{
+	return strchr(by, ',') || !strcmp(by, "device") || !strcmp(by, "sdk") ||
+	       !strcmp(by, "delegate") || !strcmp(by, "runtime");
+}
+
 static double time_plain(sqlite3 *db, const char *queries, const char *by, const char *since)
 {
-	static const char *const names[] = { "totals", "rates", "regressions" };
+	const char *names[] = { "totals", matrix_by(by) ? "matrix" : "rates", "regressions" };
 	double best = 1e9, t;
 	int rep;
 	size_t i;
@@ -541,15 +549,18 @@ static void scale(const char *lastwords, const char *queries, const char *db_pat
 		"WITH RECURSIVE k(i) AS (SELECT ?1 UNION ALL SELECT i + 1 FROM k WHERE i < ?2) "
 		"INSERT INTO run (run_key, bundle_id, package, process, pid, file, start_time, end_time, "
 		"app_version, candidate, stable_candidate, outcome, last_stage, open_stage, budget_kb, "
-		"peak_kb, peak_stage, over_budget, class, evidence_level, contradiction) "
+		"peak_kb, peak_stage, over_budget, class, evidence_level, contradiction, delegates, "
+		"runtime_version, resident_models) "
 		"SELECT run_key || '-' || k.i, bundle_id, package, process, pid, file, "
 		"date(start_time, -(k.i % ?3) || ' days') || substr(start_time, 11), "
 		"date(end_time, -(k.i % ?3) || ' days') || substr(end_time, 11), "
 		"app_version + k.i % 7, candidate, stable_candidate, outcome, last_stage, "
 		"open_stage, budget_kb, peak_kb, peak_stage, over_budget, class, evidence_level, "
-		"contradiction FROM run, k WHERE instr(run_key, '-') = 0";
+		"contradiction, delegates, runtime_version + k.i % 3, resident_models "
+		"FROM run, k WHERE instr(run_key, '-') = 0";
 	static const char *const groupings[] = { "candidate", "app_version", "stage", "class",
-						 "device",    "process",     "ring" };
+						 "device",    "process",     "ring",  "sdk",
+						 "delegate",  "runtime",     "device,delegate" };
 	char out[PATH_MAX], label[96], since[32], *text;
 	sqlite3_stmt *st;
 	sqlite3 *db, *plain_db;
@@ -614,7 +625,8 @@ static void scale(const char *lastwords, const char *queries, const char *db_pat
 int main(int argc, char **argv)
 {
 	static const char *const groupings[] = { "candidate", "app_version", "stage",
-						 "class",     "device",      "process" };
+						 "class",     "device",      "process",
+						 "sdk",       "delegate",    "device,delegate" };
 	/* How many groups each grouping must give (0: at least two; class: one
 	 * per ending planned, counted below). */
 	static const unsigned groups_wanted[] = { NCANDIDATES, 3, 0, 0, NDEVICES, 2 };
