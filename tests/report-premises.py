@@ -51,6 +51,7 @@ from scenarios import read_scenario, scenario_names
 NOT_READ = {
     "bad": "rings a reader refuses (tests/analyzer-corruption.c)",
     "check": "expectations for `lastwords check`, not inputs",
+    "stats": "the statistics table of tests/history-stats.c, not inputs",
     "corpus-expect": "expected records of the evidence parsers",
     "expected": "expected outputs of dump and verify",
     "r8": "R8 mappings and the obfuscated crashes they retrace, read with --mapping "
