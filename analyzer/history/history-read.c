@@ -46,22 +46,16 @@ int history_matrix_dims(const char *by, enum history_dim dims[HISTORY_NDIMS], ch
 {
 	const char *p = by;
 	unsigned seen = 0;
-	int n = 0, any = 0;
+	int n = 0;
 	size_t len, d;
 
-	/* Whether by names one of them at all, for the message. */
-	for (d = 0; d < HISTORY_NDIMS; d++) {
-		const char *q = by;
-
-		len = strlen(dim_names[d]);
-		while ((q = strstr(q, dim_names[d])) != NULL) {
-			if ((q == by || q[-1] == ',') && (q[len] == ',' || q[len] == '\0'))
-				any = 1;
-			q += len;
-		}
+	/* A single name other than the four is another grouping's. */
+	if (!strchr(by, ',')) {
+		for (d = 0; d < HISTORY_NDIMS && strcmp(by, dim_names[d]) != 0; d++)
+			;
+		if (d == HISTORY_NDIMS)
+			return 0;
 	}
-	if (!any)
-		return 0;
 	for (;;) {
 		const char *comma = strchr(p, ',');
 
@@ -150,9 +144,12 @@ static int same_group(const struct history_rates *f, const struct history_group 
 
 	if (cols->nkeys == 1)
 		return strcmp(g->name, text_at(st, 0) ? text_at(st, 0) : "") == 0;
-	for (k = 0; k < f->ndims; k++)
-		if (strcmp(g->key[f->dims[k]], text_at(st, (int)f->dims[k]) ? text_at(st, (int)f->dims[k]) : "") != 0)
+	for (k = 0; k < f->ndims; k++) {
+		const char *key = text_at(st, (int)f->dims[k]);
+
+		if (strcmp(g->key[f->dims[k]], key ? key : "") != 0)
 			return 0;
+	}
 	return 1;
 }
 

@@ -37,8 +37,8 @@ const char *history_dim_name(enum history_dim d);
 
 /* A --by of the matrix: one or more of its dimensions, comma-separated,
  * each once. Returns how many with their dimensions in the order given
- * in dims; 0 when by names none of them (another grouping: "candidate");
- * -1 with err set when it names one of them and is not such a list
+ * in dims; 0 when by is one name and not theirs (another grouping:
+ * "candidate"); -1 with err set for a list that is not such a one
  * ("device,candidate", "sdk,sdk", "device,"). */
 int history_matrix_dims(const char *by, enum history_dim dims[HISTORY_NDIMS], char *err,
 			size_t errlen);

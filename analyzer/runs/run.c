@@ -1097,21 +1097,6 @@ static void pressure_summary(const struct run *r, struct run_pressure *p)
 	}
 }
 
-void run_delegates_text(uint32_t delegates, char *buf, size_t len)
-{
-	size_t n = 0;
-	int v;
-
-	buf[0] = '\0';
-	for (v = 1; v < 32 && n < len; v++) {
-		const char *name = v == 31 ? "other" : vocab_name(&vocab_delegates, v);
-
-		if (!(delegates >> v & 1) || !name)
-			continue;
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "+" : "", name);
-	}
-}
-
 void run_facts_get(const struct run *r, struct run_facts *f)
 {
 	struct run_sample s = { 0, 0 }, last = { 0, 0 };

@@ -245,10 +245,6 @@ static inline uint32_t run_delegate_bit(uint64_t v)
 	return v > 0 && v < 31 ? (uint32_t)1 << v : (uint32_t)1 << 31;
 }
 
-/* The delegates of a set, by name in the vocabulary's order joined by
- * '+' ("xnnpack+gpu"; "other" for bit 31), or "" for none. */
-void run_delegates_text(uint32_t delegates, char *buf, size_t len);
-
 #define RUN_SLOPE_WINDOW_MS 10000
 #define RUN_SLOPE_MIN_MS 100
 #define RUN_SLOPE_MIN_SAMPLES 5
