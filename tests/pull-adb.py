@@ -88,7 +88,7 @@ def test_complete(e):
         classes = sorted(str(x.get("classification")) for x in runs)
         check(classes == ["None", "None", "low_memory", "native_crash", "system_reclaim"],
               "complete: report verdicts %s" % classes)
-    # And into the history: the device comes from the manifest.
+    # And into the history: the device (maker and model) comes from the manifest.
     db = os.path.join(e.tmp, "history.db")
     r = run([e.lw, "ingest", "--db", db, out])
     check(r.returncode == 0 and "5 runs: 5 new" in r.stdout,
@@ -98,7 +98,7 @@ def test_complete(e):
         h = json.loads(r.stdout)
         groups = [(g["group"], g["runs"], g["died"], g["classes"]["low_memory"]["confirmed"],
                    g["classes"]["native_crash"]["confirmed"]) for g in h["groups"]]
-        check(groups == [("Pixel 7", 5, 3, 1, 1)], "complete: history by device: %s" % groups)
+        check(groups == [("Google Pixel 7", 5, 3, 1, 1)], "complete: history by device: %s" % groups)
 
 
 def test_process(e):
